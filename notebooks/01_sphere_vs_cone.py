@@ -1,0 +1,202 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Sphere vs cone: what isotropy looks like, and how to put a number on it
+#
+# **Question.** How do an isotropic cloud of vectors and a narrow cone differ, in a picture and in
+# numbers, and can a single number tell them apart?
+#
+# **Time:** about 25 minutes. **After this notebook you can** build both geometries, read isotropy
+# off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
+#
+# **Theory:** [§1 Isotropy and the narrow cone](../research/03-isotropy-anisotropy.md#1-isotropy-anisotropy-and-the-narrow-cone)
+# and [§2 Measuring isotropy](../research/03-isotropy-anisotropy.md#2-measuring-isotropy).
+
+# %%
+import numpy as np
+
+from shared import (
+    all_meters,
+    cov_eigs,
+    effective_rank,
+    make_isotropic,
+    partition_isotropy,
+    sphere_and_cone,
+)
+from shared.explorers import cone_scene, sphere_cone_explorer
+from shared.figures import SphereConeView
+
+N, D = 2000, 50  # points, dimensions
+
+# %% [markdown]
+# ## Two geometries
+#
+# * The **isotropic cloud** is a standard Gaussian: $x_i \sim \mathcal N(0, I_{50})$. Every
+#   direction carries the same variance and the mean is the origin.
+# * The **narrow cone** adds to a small Gaussian residual a large offset along one unit direction
+#   $u$, with a positive coefficient that varies from point to point:
+#   $x_i = a_i u + \sigma \varepsilon_i$, with $a_i = s\,(0.15 + 0.85\,U_i)$, $s = 4$, $\sigma = 0.1$.
+#   All points lean the same way, and $u$ also carries most of the variance.
+#
+# ## Three meters
+#
+# * **Partition isotropy** $I = \min_c Z(c) / \max_c Z(c)$ with $Z(c) = \sum_i e^{c^\top x_i}$
+#   (Arora et al. 2016; Mu & Viswanath 2018). For an isotropic cloud $Z$ barely depends on the
+#   direction $c$, so $I$ is near 1; a shared offset makes $Z$ huge along it, so $I$ falls to 0.
+#   The course evaluates $c$ over the eigenvectors of $X^\top X$ *and their negatives*, after
+#   dividing $X$ by its root-mean-square entry, so the number does not depend on arbitrary signs or
+#   on the cloud's scale (see `help(partition_isotropy)`).
+# * **Mean random cosine**: the average cosine similarity of random pairs of points.
+# * **Effective rank** (participation ratio) of the covariance eigenvalues,
+#   $PR = (\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$: how many directions actually carry variance,
+#   between 1 and $d$.
+#
+# **Predict first.** The cone lives in 50 dimensions too. Guess its effective rank before you run
+# the next cell: close to 50, about 10, or close to 1?
+
+# %%
+X_iso, X_cone = sphere_and_cone()  # one generator, seed 0: the isotropic cloud, then the cone
+for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
+    print(f"{name:12s}: partition I = {partition_isotropy(X):.3f}"
+          f"   effective rank = {effective_rank(cov_eigs(X)):.1f} / {D}")
+
+# %% [markdown]
+# The isotropic cloud scores $I = 0.690$, not 1: a finite sample of 2,000 points is never perfectly
+# round, and $I$ takes the *worst* ratio over 100 directions. Its effective rank, 48.8 of 50, says it
+# uses nearly every direction. The cone scores $I = 0.000$ and an effective rank of 2.3: it has
+# 50 axes available and puts almost all of its variance into about two.
+#
+# ## Experiment 1: the picture and the spectrum
+#
+# Project both clouds on their top two principal axes, and look at the whole covariance spectrum:
+# the eigenvalues $\lambda_k$ as fractions of the total variance.
+
+# %%
+eig_iso, eig_cone = cov_eigs(X_iso), cov_eigs(X_cone)
+print("top-5 eigenvalues as fractions of the total variance:")
+print("  isotropic  :", np.round(eig_iso[:5] / eig_iso.sum(), 3))
+print("  narrow cone:", np.round(eig_cone[:5] / eig_cone.sum(), 3))
+
+# %%
+SphereConeView(cone_scene())
+
+# %% [markdown]
+# **What you see.** The isotropic cloud is a round blob and its spectrum is flat: its top direction
+# holds 0.027 of the variance, barely more than the 1/50 = 0.020 of a perfect sphere. The cone is a
+# thin streak along PC 1, and its spectrum has one spike: the top direction holds 0.661 of the
+# variance, each of the next ones 0.009.
+#
+# **Why.** The coefficient $a_i$ along $u$ ranges from 0.6 to 4, so $u$ carries a variance of
+# about $s^2 \cdot 0.85^2/12 \approx 0.96$, against $\sigma^2 = 0.01$ for each of the 49 other
+# directions: one spike over a flat floor. That is the algebraic signature of a narrow cone.
+#
+# **Takeaway.** The covariance spectrum is the most direct picture of isotropy: flat means every
+# direction is used, one spike over a floor means a cone.
+#
+# ## Which meter lies when
+#
+# No single number captures "isotropy". Below, six meters look at seven clouds. The three new
+# ones: **entropy rank** $\exp(-\sum_k p_k \log p_k)$ with $p = \lambda / \sum \lambda$ (Roy &
+# Vetterli 2007); **IsoScore** (Rudman et al. 2022), which is algebraically
+# $(PR - 1)/(d - 1)$; and **uniformity** $\log \mathbb E\, e^{-2\|u - v\|^2}$ of the points
+# projected on the unit sphere (Wang & Isola 2020; lower is more uniform).
+#
+# A meter "calls a cloud isotropic" (✓) when its value is close to what it gives for a Gaussian
+# baseline **with the same number of points and dimensions**: partition $I$ at least half the
+# baseline's, mean cosine within 0.1 of 0, both ranks and IsoScore at least 0.8 of the
+# baseline's, uniformity within 0.5 of the baseline's.
+#
+# **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
+# equally. Which meters will notice the shift?
+
+# %%
+rng = np.random.default_rng(10)
+u = rng.standard_normal(D)
+u /= np.linalg.norm(u)
+clouds = {
+    "isotropic Gaussian": X_iso,
+    "narrow cone": X_cone,
+    "Gaussian shifted by +3": X_iso + 3.0,
+    "centred line (1 direction)": np.outer(rng.standard_normal(N), u),
+    "Gaussian scaled by 0.1": 0.1 * X_iso,
+    "Gaussian scaled by 10": 10.0 * X_iso,
+    "30 points in 50 dimensions": make_isotropic(30, D, rng),
+}
+baselines = {n: all_meters(make_isotropic(n, D, 100 + n), 11) for n in (N, 30)}
+calls_isotropic = {
+    "partition I": lambda v, b: v >= 0.5 * b,
+    "mean cosine": lambda v, b: abs(v) <= 0.1,
+    "effective rank": lambda v, b: v >= 0.8 * b,
+    "entropy rank": lambda v, b: v >= 0.8 * b,
+    "IsoScore": lambda v, b: v >= 0.8 * b,
+    "uniformity": lambda v, b: v <= b + 0.5,
+}
+print(f"{'cloud':28s}" + "".join(f"{m:>17s}" for m in calls_isotropic))
+for n, base in baselines.items():
+    print(f"{f'(baseline, n = {n})':28s}" + "".join(f"{base[m]:>17.3f}" for m in calls_isotropic))
+for name, X in clouds.items():
+    values, base = all_meters(X, 11), baselines[len(X)]
+    cells = [f"{values[m]:.3f} {'✓' if rule(values[m], base[m]) else '✗'}" for m, rule in calls_isotropic.items()]
+    print(f"{name:28s}" + "".join(f"{c:>17s}" for c in cells))
+
+# %% [markdown]
+# **What the table teaches.**
+#
+# * **No single meter suffices.** Every anisotropic cloud fools at least one meter. The centred
+#   line uses one direction, yet its mean cosine is $-0.021$: a cosine meter sees no problem. The
+#   shifted Gaussian uses all 50 directions equally, so both ranks and IsoScore call it isotropic,
+#   while its mean cosine is $0.902$.
+# * **The mean and the spread are different failures.** Partition isotropy, mean cosine and
+#   uniformity react to a shared offset (they look at the raw vectors). The two ranks and
+#   IsoScore centre the cloud first and only see how variance is spread. The cone fails both ways.
+# * **Scale.** The course's partition isotropy divides by the cloud's root-mean-square entry, so
+#   all six meters give the same numbers at scale 0.1 and 10. The original estimator does not
+#   rescale, and then scale alone moves it (next cell).
+# * **Compare with a baseline of the same size.** Thirty Gaussian points in 50 dimensions have an
+#   effective rank of 17.3, far below 50, and a partition isotropy of 0.075. Against 50 that
+#   looks like a collapse; against the baseline of 30 Gaussian points, it is exactly what
+#   randomness gives (✓).
+
+# %%
+for scale in (0.1, 1.0, 10.0):
+    print(f"Gaussian scaled by {scale:>4}: partition I without rescaling = "
+          f"{partition_isotropy(scale * X_iso, rescale=False):.3f}, with = {partition_isotropy(scale * X_iso):.3f}")
+
+# %% [markdown]
+# Without rescaling, a Gaussian shrunk to 0.1 of its size scores 0.984, and one blown up to 10
+# times scores 0.000: the same shape, opposite verdicts. That is why the course rescales.
+#
+# ## Explorer
+#
+# Move the sliders to reshape the cone; the isotropic reference stays fixed beside it. The
+# numbers next to the sliders are the three meters for both clouds.
+
+# %%
+sphere_cone_explorer()
+
+# %% [markdown]
+# **Try this.**
+# 1. Set the cone strength to 0. Which meters now match the isotropic reference, and why does
+#    the cloud stay a round blob?
+# 2. Keep the strength at 4 and raise the residual noise to 1. How do the effective rank and the
+#    spectrum change as the residual catches up with the offset?
+# 3. Push the strength to 10 with the residual at 0.01 (a needle). Which meter saturates first,
+#    and which keeps moving?
+#
+# **Where this leads.** A cone makes unrelated vectors look similar. Notebook
+# [02 · Illusory cosine similarity](02_illusory_cosine.ipynb) measures how much.

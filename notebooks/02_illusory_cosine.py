@@ -1,0 +1,131 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02 · Illusory cosine similarity: why unrelated vectors look alike
+#
+# **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
+# does a score like 0.8 still mean there?
+#
+# **Time:** about 20 minutes. **After this notebook you can** measure the random-pair cosine
+# baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
+# every cosine.
+#
+# **Theory:** [§3 Consequences](../research/03-isotropy-anisotropy.md#3-consequences-illusory-similarity-distorted-distance-rogue-dimensions).
+
+# %%
+import numpy as np
+
+from shared import cosine_terms, make_isotropic, random_cosines, sphere_and_cone, standardize
+from shared.explorers import cone_scene, cosine_explorer
+from shared.figures import CosineView
+
+# %% [markdown]
+# The cosine similarity of two vectors is the cosine of the angle between them,
+# $\cos(x, y) = x^\top y / (\|x\|\,\|y\|)$. In high dimension two independent Gaussian vectors
+# are almost orthogonal: their cosine is about $\mathcal N(0, 1/d)$, so with $d = 50$ it has a
+# standard deviation near $1/\sqrt{50} \approx 0.14$. Ethayarajh (2019) uses the mean cosine of
+# random pairs as the **anisotropy baseline** of a representation: the score any two points get
+# for free.
+#
+# **Predict first.** The cone's points differ only by their small residuals. Guess the mean cosine
+# of two random points of the cone: about 0, about 0.5, or above 0.8?
+
+# %%
+X_iso, X_cone = sphere_and_cone()  # the two clouds of notebook 01 (seed 0)
+rng = np.random.default_rng(2)
+cos_iso = random_cosines(X_iso, rng)  # 6,000 random pairs each
+cos_cone = random_cosines(X_cone, rng)
+print(f"isotropic  : mean random cosine = {cos_iso.mean():+.3f}   std = {cos_iso.std():.3f}")
+print(f"narrow cone: mean random cosine = {cos_cone.mean():+.3f}   std = {cos_cone.std():.3f}")
+
+# %%
+CosineView(cone_scene())
+
+# %% [markdown]
+# **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
+# standard deviation of 0.143, the $1/\sqrt{50}$ the theory predicts. In the cone the whole
+# histogram is shifted right: mean $+0.845$, standard deviation 0.112. Almost no pair of the cone
+# scores below 0.5.
+#
+# **Why.** Each point of the cone is $a_i u$ plus a residual of size about
+# $0.1 \cdot \sqrt{50} \approx 0.7$, while $a_i$ lies between 0.6 and 4. Two points share the
+# direction $u$ and differ only by their residuals, which are independent noise. So their angle is
+# small and their cosine high, whether or not they have anything in common.
+#
+# **Takeaway.** In an anisotropic space a cosine score has to be read against the space's own
+# baseline. In this cone, 0.8 is what two *random* points score; it says nothing about meaning.
+# Notebook 06 removes the shared direction and brings the baseline back to 0.
+#
+# ## Rogue dimensions: one coordinate that dominates every cosine
+#
+# Timkey & van Schijndel (2021) found that in Transformer language models one to three
+# coordinates ("rogue dimensions") have a huge mean and variance and carry most of every cosine.
+# The cosine splits into one term per coordinate,
+# $\cos(x, y) = \sum_k x_k y_k / (\|x\|\,\|y\|)$, so we can ask how much of each pair's cosine
+# comes from one coordinate: the share $|t_k| / \sum_j |t_j|$ of term $k$, averaged over pairs.
+#
+# Below, coordinate 7 of an isotropic Gaussian is replaced by one with mean 20 and standard
+# deviation 20. We compare three versions: raw, **centred** (the mean of every coordinate
+# subtracted) and **standardised** (every coordinate also divided by its standard deviation).
+#
+# **Predict first.** Centring removes the rogue coordinate's mean. Will it also remove its grip
+# on the cosine?
+
+# %%
+rng = np.random.default_rng(20)
+X_rogue = make_isotropic(2000, 50, rng)
+X_rogue[:, 7] = 20.0 + 20.0 * rng.standard_normal(2000)
+print(f"{'version':13s} {'mean cos':>9s} {'mean |cos|':>11s} {'share of coordinate 7':>22s}")
+for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
+                ("standardised", standardize(X_rogue)), ("isotropic", X_iso)]:
+    terms = cosine_terms(X, 21)  # (pairs, coordinates); each row sums to that pair's cosine
+    cos = terms.sum(axis=1)
+    share = np.abs(terms[:, 7]) / np.abs(terms).sum(axis=1)
+    print(f"{name:13s} {cos.mean():+9.3f} {np.abs(cos).mean():11.3f} {share.mean():22.3f}")
+
+# %% [markdown]
+# **What you see.** Raw, coordinate 7 supplies 0.835 of every pair's cosine on average, and the mean
+# cosine is $+0.408$. Centring brings the mean cosine to $+0.002$, but the cosines are still large
+# in size (mean $|\cos|$ 0.589 against 0.114 for the isotropic cloud) and 0.716 of each still comes
+# from coordinate 7: pairs now score near $+1$ or $-1$ depending on which side of its mean they fall.
+# Standardising leaves coordinate 7 a share of 0.020, which is $1/50$, like any other coordinate.
+#
+# **Why.** Centring removes a coordinate's *mean*; its *variance* still dwarfs the others', and a
+# cosine weighs coordinates by their size. Standardising equalises the variances.
+#
+# **Takeaway.** A mean cosine near 0 does not mean the cosine is healthy: look at which
+# coordinates produce it.
+#
+# ## Explorer
+#
+# Reshape the cone and watch the two cosine histograms.
+
+# %%
+cosine_explorer()
+
+# %% [markdown]
+# **Try this.**
+# 1. Lower the cone strength step by step. At roughly which strength does the cone's mean cosine
+#    fall below 0.5?
+# 2. With the strength at 4, raise the residual to 1. Why does the cone's histogram move left and
+#    widen, although the offset is unchanged?
+# 3. Set the strength to 0. Why do both histograms now coincide?
+#
+# **Where this leads.** Where does the cone come from? Notebook
+# [03 · Self-attention contraction](03_attention_contraction.ipynb) grows one from a round cloud
+# using nothing but attention.

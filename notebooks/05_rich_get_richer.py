@@ -1,0 +1,94 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 · Rich-get-richer: a feedback loop that lets a few directions eat the rest
+#
+# **Question.** If each direction grows in proportion to the variance it already has, how fast
+# does a nearly flat spectrum collapse onto a single direction?
+#
+# **Time:** about 15 minutes. **After this notebook you can** run a positive-feedback update on a
+# spectrum, track its effective rank, and explain why a tiny initial imbalance decides the winner.
+#
+# **Theory:** [§4.3 Rich-get-richer dynamics](../research/03-isotropy-anisotropy.md#43-rich-get-richer-dynamics).
+
+# %%
+import inspect
+
+from shared import effective_rank, rich_get_richer_run, rich_get_richer_step
+from shared.explorers import rich_explorer, rich_scene
+from shared.figures import RichGetRicherView
+
+D = 50
+
+# %% [markdown]
+# ## The mechanism
+#
+# Think of $\lambda_k$ as the variance a representation carries along direction $k$. The update
+# below grows every direction in proportion to the *share* of variance it already holds, then
+# rescales so that the mean stays 1. It is a cartoon of one hypothesis about training (that
+# gradient updates favour directions which already dominate), not a model of a real optimiser.
+
+# %%
+print(inspect.getsource(rich_get_richer_step))
+
+# %% [markdown]
+# We start from an almost flat spectrum, $\lambda_k = 1 + 0.05\,\varepsilon_k$ (seed 5), and run 60
+# steps with amplification rate $\eta = 0.18$. The meter is the effective rank (participation
+# ratio) of notebook 01: 50 for a flat spectrum, 1 when one direction holds everything.
+#
+# **Predict first.** The largest starting eigenvalue exceeds the mean by only about 10 %. Will 60
+# steps be enough for it to take over?
+
+# %%
+history = rich_get_richer_run(eta=0.18, steps=60, spread=0.05)  # spectra, one row per step
+print(f"effective rank: start = {effective_rank(history[0]):.1f} / {D}"
+      f"  ->  end = {effective_rank(history[-1]):.1f} / {D}")
+
+# %%
+RichGetRicherView(rich_scene())
+
+# %% [markdown]
+# **What you see.** The spectrum starts flat (step 0) and tilts more at every snapshot; by step 60
+# the top direction holds almost all the variance and the rest have dropped by many orders of
+# magnitude (left; shares below $10^{-8}$ fall off the bottom of the plot). The effective rank
+# (right) stays near 50 for a while, then falls steeply, from 49.9 at the start to 1.0 at step 60.
+#
+# **Why.** A direction with share $p_k$ grows by the factor $1 + \eta d\,p_k$. In a flat spectrum
+# every factor is about $1 + \eta$; the slightly larger directions grow slightly faster, which
+# raises their share and so their next factor. The gap between directions compounds
+# geometrically, so a 10 % edge at the start becomes total dominance. Renormalisation keeps the
+# total fixed, so what the winner gains the others lose.
+#
+# **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
+# into a one-dimensional representation. Whether real training behaves like this is debated
+# (see the theory section); the toy shows only that such a loop, if present, acts fast.
+#
+# ## Explorer
+
+# %%
+rich_explorer()
+
+# %% [markdown]
+# **Try this.**
+# 1. Set $\eta$ to 0. Why does the effective rank stay where it started?
+# 2. Set the initial spread to 0. The spectrum starts perfectly flat: does it collapse? What
+#    breaks the tie in the default run?
+# 3. Halve $\eta$ to 0.09. How many more steps does the effective rank need to reach 1?
+#
+# **Where this leads.** Three mechanisms make cones. Notebook [06 · Whitening](06_whitening.ipynb)
+# undoes one after the fact, and asks whether we should.

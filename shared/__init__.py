@@ -1,0 +1,64 @@
+"""Toolkit of the Isotropy & Anisotropy course: clouds, meters, remedies, mechanisms, figures.
+
+Importing it changes no global state; apply the course's plot style with :func:`course_style`.
+"""
+
+from .clouds import make_cone, make_isotropic, random_rotation, sphere_and_cone
+from .mechanisms import (
+    AttentionRun,
+    angular_spread,
+    attention_run,
+    attention_step,
+    frequency_pull,
+    frequency_run,
+    rich_get_richer_run,
+    rich_get_richer_step,
+    softmax_rows,
+    zipf_frequencies,
+)
+from .meters import (
+    all_meters,
+    basis_isotropy,
+    cosine_terms,
+    cov_eigs,
+    effective_rank,
+    entropy_rank,
+    isoscore,
+    partition_isotropy,
+    random_cosines,
+    uniformity,
+)
+from .pca import pca_2d, principal_axes
+from .remedies import all_but_the_top, standardize, zca_whiten
+
+__all__ = [
+    "all_meters",
+    "basis_isotropy",
+    "AttentionRun",
+    "all_but_the_top",
+    "angular_spread",
+    "attention_run",
+    "attention_step",
+    "cosine_terms",
+    "cov_eigs",
+    "effective_rank",
+    "entropy_rank",
+    "frequency_pull",
+    "frequency_run",
+    "isoscore",
+    "make_cone",
+    "make_isotropic",
+    "partition_isotropy",
+    "pca_2d",
+    "principal_axes",
+    "random_cosines",
+    "random_rotation",
+    "rich_get_richer_run",
+    "rich_get_richer_step",
+    "softmax_rows",
+    "sphere_and_cone",
+    "standardize",
+    "uniformity",
+    "zca_whiten",
+    "zipf_frequencies",
+]

@@ -1,0 +1,34 @@
+"""Principal axes with a fixed sign convention, and the 2-D projection the figures draw."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+
+def principal_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Covariance eigenvalues (descending) and their unit eigenvectors as columns.
+
+    An eigenvector's sign is an arbitrary choice of the LAPACK build. Each column is flipped so
+    that its entry of largest magnitude is positive (the convention of scikit-learn's
+    ``svd_flip``), which makes projections reproducible wherever the eigenvalues are distinct.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    Xc = X - X.mean(axis=0)
+    w, V = np.linalg.eigh(Xc.T @ Xc / len(X))
+    w, V = w[::-1], V[:, ::-1]
+    pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
+    return np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0)
+
+
+def pca_2d(X: np.ndarray) -> np.ndarray:
+    r"""Coordinates of the centred cloud on its top two principal axes, shape ``(n, 2)``.
+
+    :math:`P = (X - \bar x)\,[v_1\ v_2]`, with :math:`v_1, v_2` from :func:`principal_axes`.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    if X.shape[1] < 2:
+        raise ValueError(f"X: a 2-D projection needs at least 2 dimensions, got {X.shape[1]}")
+    _, V = principal_axes(X)
+    return (X - X.mean(axis=0)) @ V[:, :2]

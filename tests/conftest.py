@@ -1,0 +1,28 @@
+"""Shared fixtures and hypothesis settings for the toolkit tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import settings
+
+settings.register_profile("course", max_examples=40, deadline=None)
+settings.load_profile("course")
+
+
+@pytest.fixture(scope="session")
+def clouds() -> tuple[np.ndarray, np.ndarray]:
+    """The course's isotropic cloud and cone (seed 0), read-only."""
+    from shared import sphere_and_cone
+
+    X_iso, X_cone = sphere_and_cone()
+    X_iso.setflags(write=False)
+    X_cone.setflags(write=False)
+    return X_iso, X_cone
+
+
+def gaussian_cloud(seed: int, n: int, d: int, anisotropy: float = 1.0, shift: float = 0.0) -> np.ndarray:
+    """A Gaussian cloud with per-axis scales spread by ``anisotropy`` and a mean offset ``shift``."""
+    rng = np.random.default_rng(seed)
+    scales = anisotropy ** rng.uniform(-1, 1, d)
+    return rng.standard_normal((n, d)) * scales + shift * rng.standard_normal(d)

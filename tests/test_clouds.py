@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+
+from shared import make_cone, make_isotropic, random_rotation, sphere_and_cone
+
+
+def test_isotropic_cloud_has_unit_covariance():
+    X = make_isotropic(20000, 5, 1)
+    assert np.allclose(np.cov(X.T), np.eye(5), atol=0.05)
+    assert np.allclose(X.mean(axis=0), 0, atol=0.03)
+
+
+def test_cone_points_all_lean_along_one_direction():
+    X = make_cone(500, 20, 3, strength=4.0, residual=0.0)
+    u = X[0] / np.linalg.norm(X[0])
+    coeff = X @ u
+    assert np.allclose(X, np.outer(coeff, u))  # residual 0: every point lies on the ray
+    assert coeff.min() >= 0.15 * 4.0 - 1e-12 and coeff.max() <= 4.0 + 1e-12
+
+
+def test_seeds_and_generators_agree():
+    assert np.array_equal(make_cone(10, 4, 7), make_cone(10, 4, np.random.default_rng(7)))
+
+
+def test_sphere_and_cone_draws_iso_then_cone_from_one_generator():
+    rng = np.random.default_rng(0)
+    X_iso, X_cone = sphere_and_cone()
+    assert np.array_equal(X_iso, make_isotropic(2000, 50, rng))
+    assert np.array_equal(X_cone, make_cone(2000, 50, rng))
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 50])
+def test_random_rotation_is_orthogonal(d):
+    Q = random_rotation(d, 3)
+    assert np.allclose(Q.T @ Q, np.eye(d), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: make_isotropic(0, 3, 1), "n: must lie in"),
+        (lambda: make_isotropic(3, 2.5, 1), "d: expected an int"),
+        (lambda: make_cone(5, 3, 1, strength=-1.0), "strength"),
+        (lambda: make_cone(5, 3, 1, strength=0.0, residual=0.0), "at least one must be positive"),
+        (lambda: make_isotropic(3, 3, "seed"), "rng: expected a numpy.random.Generator or an int"),
+        (lambda: make_isotropic(3, 3, -1), "rng: a seed must be a non-negative int"),
+        (lambda: make_cone(5, 3, 1, residual=float("nan")), "residual"),
+    ],
+)
+def test_bad_arguments_raise_a_named_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared import (
+    angular_spread,
+    attention_run,
+    attention_step,
+    effective_rank,
+    frequency_pull,
+    frequency_run,
+    rich_get_richer_run,
+    rich_get_richer_step,
+    softmax_rows,
+    zipf_frequencies,
+)
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(-800, 800))
+def test_softmax_rows_is_stochastic_and_shift_invariant(seed, shift):
+    S = np.random.default_rng(seed).standard_normal((6, 9)) * 50
+    A = softmax_rows(S)
+    assert np.all(A >= 0) and np.allclose(A.sum(axis=1), 1)
+    assert np.allclose(softmax_rows(S + shift), A)
+
+
+def test_softmax_rows_does_not_overflow_and_keeps_its_input():
+    S = np.array([[1000.0, 0.0], [-1000.0, -1000.0]])
+    copy = S.copy()
+    assert np.allclose(softmax_rows(S), [[1.0, 0.0], [0.5, 0.5]])
+    assert np.array_equal(S, copy)
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(0, 5), st.floats(0, 1))
+def test_attention_step_stays_in_the_convex_hull(seed, beta, alpha):
+    X = np.random.default_rng(seed).standard_normal((40, 2)) + [1.0, 0.5]
+    Y = attention_step(X, beta, alpha)
+    assert np.all(Y.min(axis=0) >= X.min(axis=0) - 1e-12)  # the bounding box can only shrink
+    assert np.all(Y.max(axis=0) <= X.max(axis=0) + 1e-12)
+
+
+def test_spec_figures_of_the_attention_run():
+    run = attention_run()
+    assert f"{run.mean_cos[0]:.3f}" == "0.270"
+    assert f"{run.mean_cos[39]:.3f}" == "0.999"
+    assert run.spread[39] < run.spread[0]
+
+
+def test_a_shallow_run_extended_equals_a_deep_run():
+    deep = attention_run(12, beta=1.3)
+    grown = attention_run(3, beta=1.3).extend(12)
+    assert np.array_equal(np.array(deep.mean_cos), np.array(grown.mean_cos))
+    assert np.array_equal(deep.clouds[-1], grown.clouds[-1])
+
+
+def test_angular_spread_wraps_around_pi():
+    angles = np.array([np.pi - 0.1, -np.pi + 0.1])
+    X = np.column_stack([np.cos(angles), np.sin(angles)])
+    assert angular_spread(X) == pytest.approx(0.1)
+
+
+def test_zipf_frequencies():
+    f = zipf_frequencies(100, 1.0)
+    assert f.sum() == pytest.approx(1) and np.all(np.diff(f) < 0)
+    assert f[0] / f[9] == pytest.approx(10)
+    assert np.allclose(zipf_frequencies(5, 0.0), 0.2)
+
+
+def test_frequency_pull_shrinks_by_the_documented_factor():
+    emb = np.ones((4, 3))
+    freq = np.array([0.4, 0.3, 0.2, 0.1])
+    out = frequency_pull(emb, freq, 0.9)
+    assert np.allclose(out[:, 0], 1 - 0.9 * np.sqrt(freq / 0.4))
+
+
+def test_spec_figures_of_the_frequency_run():
+    _, emb = frequency_run()
+    norms = np.linalg.norm(emb, axis=1)
+    assert (f"{norms[0]:.2f}", f"{norms[-1]:.2f}") == ("0.72", "6.31")
+
+
+@given(st.lists(st.floats(0.2, 5), min_size=2, max_size=30), st.floats(0, 1))
+def test_rich_get_richer_keeps_the_mean_and_favours_the_rich(lam, eta):
+    lam = np.array(lam)
+    new = rich_get_richer_step(lam, eta)
+    assert new.mean() == pytest.approx(1.0)
+    assert new.max() / new.sum() >= lam.max() / lam.sum() - 1e-12
+    assert np.array_equal(np.argsort(new, kind="stable"), np.argsort(lam, kind="stable"))
+
+
+def test_spec_figures_of_the_rich_get_richer_run():
+    history = rich_get_richer_run()
+    assert history.shape == (61, 50)
+    assert (f"{effective_rank(history[0]):.1f}", f"{effective_rank(history[-1]):.1f}") == ("49.9", "1.0")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: attention_step(np.ones((3, 2)), beta=-1.0), "beta"),
+        (lambda: attention_step(np.ones((3, 2)), alpha=2.0), "alpha"),
+        (lambda: attention_run(depth=-1), "depth"),
+        (lambda: angular_spread(np.ones((3, 3))), "2-D clouds"),
+        (lambda: frequency_pull(np.ones((3, 2)), np.ones(2)), "freq: expected one frequency per row"),
+        (lambda: frequency_pull(np.ones((2, 2)), np.zeros(2)), "not all zero"),
+        (lambda: rich_get_richer_step(np.array([1.0, -1.0])), "non-negative"),
+        (lambda: zipf_frequencies(0), "vocab"),
+        (lambda: softmax_rows(np.array([[np.inf, 0.0]])), "S: contains NaN or infinite"),
+    ],
+)
+def test_bad_input_raises_a_named_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

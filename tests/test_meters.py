@@ -1,0 +1,225 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared import (
+    all_meters,
+    basis_isotropy,
+    cosine_terms,
+    cov_eigs,
+    effective_rank,
+    entropy_rank,
+    isoscore,
+    partition_isotropy,
+    random_cosines,
+    random_rotation,
+    uniformity,
+    zca_whiten,
+)
+from tests.conftest import gaussian_cloud
+
+seeds = st.integers(0, 2**32 - 1)
+shapes = st.tuples(st.integers(20, 200), st.integers(2, 12))
+spectra = st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=40).filter(lambda v: sum(v) > 0)
+
+
+# ----- the spec's figures, at the course's seeds -------------------------------------------
+
+
+def test_spec_figures_of_the_reference_clouds(clouds):
+    X_iso, X_cone = clouds
+    assert f"{partition_isotropy(X_iso):.3f}" == "0.690"
+    assert f"{partition_isotropy(X_cone):.3f}" == "0.000"
+    assert f"{effective_rank(cov_eigs(X_iso)):.1f}" == "48.8"
+    assert f"{effective_rank(cov_eigs(X_cone)):.1f}" == "2.3"
+    frac = lambda e: np.round(e[:5] / e.sum(), 3).tolist()  # noqa: E731
+    assert frac(cov_eigs(X_iso)) == [0.027, 0.025, 0.025, 0.025, 0.025]
+    assert frac(cov_eigs(X_cone)) == [0.661, 0.009, 0.009, 0.009, 0.009]
+    rng = np.random.default_rng(2)
+    c_iso, c_cone = random_cosines(X_iso, rng), random_cosines(X_cone, rng)
+    assert (f"{c_iso.mean():+.3f}", f"{c_iso.std():.3f}") == ("-0.003", "0.143")
+    assert (f"{c_cone.mean():+.3f}", f"{c_cone.std():.3f}") == ("+0.845", "0.112")
+
+
+# ----- partition isotropy -------------------------------------------------------------------
+
+
+@given(seeds, shapes, st.floats(1, 30), st.floats(0, 3))
+def test_partition_isotropy_is_in_unit_interval_and_invariant(seed, shape, aniso, shift):
+    X = gaussian_cloud(seed, *shape, anisotropy=aniso, shift=shift)
+    value = partition_isotropy(X)
+    assert 0.0 <= value <= 1.0
+    rng = np.random.default_rng(seed)
+    Q = random_rotation(X.shape[1], rng)
+    assert partition_isotropy(X @ Q) == pytest.approx(value, rel=1e-7, abs=1e-12)
+    assert partition_isotropy(X[rng.permutation(len(X))]) == pytest.approx(value, rel=1e-9, abs=1e-12)
+    assert partition_isotropy(1e-3 * X) == pytest.approx(value, rel=1e-9, abs=1e-12)
+    assert partition_isotropy(1e3 * X) == pytest.approx(value, rel=1e-9, abs=1e-12)
+
+
+@given(seeds, shapes)
+def test_partition_isotropy_ignores_eigenvector_signs(seed, shape):
+    X = gaussian_cloud(seed, *shape, anisotropy=5.0, shift=1.0)
+    _, V = np.linalg.eigh(X.T @ X)
+    signs = np.random.default_rng(seed).choice([-1.0, 1.0], size=X.shape[1])
+    assert partition_isotropy(X, directions=V * signs) == pytest.approx(partition_isotropy(X, directions=V))
+    assert partition_isotropy(X, directions=V) == pytest.approx(partition_isotropy(X))
+
+
+def test_partition_isotropy_does_not_overflow_at_any_scale():
+    X = gaussian_cloud(0, 100, 5, shift=2.0)
+    for scale in (1e-150, 1e150):
+        assert np.isfinite(partition_isotropy(scale * X))
+    assert partition_isotropy(1e3 * X, rescale=False) == 0.0  # raw: exp would overflow, log-sum-exp does not
+
+
+def test_partition_isotropy_without_rescaling_depends_on_scale(clouds):
+    X_iso, _ = clouds
+    small, big = partition_isotropy(0.01 * X_iso, rescale=False), partition_isotropy(10 * X_iso, rescale=False)
+    assert small > 0.99 and big < 0.01
+
+
+def test_partition_isotropy_refuses_a_degenerate_eigenbasis(clouds):
+    _, X_cone = clouds
+    with pytest.raises(ValueError, match="eigenvectors are not unique"):
+        partition_isotropy(zca_whiten(X_cone))
+
+
+def test_zero_eigenvalues_are_harmless():
+    rng = np.random.default_rng(1)
+    X = np.hstack([rng.standard_normal((300, 3)), np.zeros((300, 4))])  # 4 empty directions
+    assert 0 < partition_isotropy(X) < 1
+
+
+def test_basis_isotropy_spread_for_a_whitened_cloud(clouds):
+    _, X_cone = clouds
+    spread = basis_isotropy(zca_whiten(X_cone), 6, bases=20)
+    assert spread.shape == (20,)
+    assert np.all((0.9 < spread) & (spread < 1.0))
+    assert spread.max() - spread.min() > 0.01  # the estimator really does depend on the basis
+
+
+def test_basis_isotropy_matches_explicit_directions():
+    X = gaussian_cloud(2, 100, 4, shift=0.5)
+    Q = random_rotation(4, np.random.default_rng(9))
+    assert basis_isotropy(X, np.random.default_rng(9), bases=1)[0] == pytest.approx(
+        partition_isotropy(X, directions=Q)
+    )
+
+
+# ----- cosines ------------------------------------------------------------------------------
+
+
+@given(seeds, shapes, st.floats(0, 5))
+def test_cosines_lie_in_unit_interval_and_terms_add_up(seed, shape, shift):
+    X = gaussian_cloud(seed, *shape, shift=shift)
+    cos = random_cosines(X, seed, m=500)
+    assert np.all((-1 <= cos) & (cos <= 1))
+    assert np.allclose(cosine_terms(X, seed, m=500).sum(axis=1), cos)
+
+
+def test_zero_rows_give_zero_cosines_not_nan():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    cos = random_cosines(X, 0, m=300)
+    assert np.all(np.isfinite(cos))
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, 3, 300), rng.integers(0, 3, 300)
+    assert np.all(cos[(i == 0) | (j == 0)] == 0)
+
+
+def test_cosine_of_a_cloud_along_one_ray_is_one():
+    X = np.outer(np.arange(1, 11), [1.0, 2.0, -1.0])
+    assert np.allclose(random_cosines(X, 1, m=50), 1.0)
+
+
+# ----- ranks, IsoScore, uniformity -----------------------------------------------------------
+
+
+@given(spectra)
+def test_ranks_are_bounded(eigs):
+    pr, er = effective_rank(eigs), entropy_rank(eigs)
+    d = len(eigs)
+    assert 1 - 1e-9 <= pr <= d + 1e-9
+    assert 1 - 1e-9 <= er <= d + 1e-9
+    assert pr <= er + 1e-9
+
+
+@given(spectra, st.floats(1e-6, 1e6))
+def test_ranks_are_scale_invariant(eigs, scale):
+    assert effective_rank(np.array(eigs) * scale) == pytest.approx(effective_rank(eigs))
+    assert entropy_rank(np.array(eigs) * scale) == pytest.approx(entropy_rank(eigs))
+
+
+@pytest.mark.parametrize("k, d", [(1, 5), (3, 10), (50, 50)])
+def test_k_equal_directions_give_rank_k(k, d):
+    eigs = np.r_[np.full(k, 2.5), np.zeros(d - k)]
+    assert effective_rank(eigs) == pytest.approx(k)
+    assert entropy_rank(eigs) == pytest.approx(k)
+
+
+@given(seeds, shapes, st.floats(1, 30))
+def test_isoscore_is_a_rescaled_participation_ratio(seed, shape, aniso):
+    X = gaussian_cloud(seed, *shape, anisotropy=aniso)
+    d = X.shape[1]
+    assert isoscore(X) == pytest.approx((effective_rank(cov_eigs(X)) - 1) / (d - 1), abs=1e-9)
+    assert 0 <= isoscore(X) <= 1
+
+
+@pytest.mark.parametrize("k, d", [(1, 6), (3, 6), (6, 6)])
+def test_isoscore_of_k_equal_directions(k, d):
+    X = np.vstack([np.eye(d)[:k], -np.eye(d)[:k]])  # +-e_j for the first k axes: equal spread on k
+    assert np.allclose(cov_eigs(X)[:k], 1.0 / k) and np.allclose(cov_eigs(X)[k:], 0.0)
+    assert isoscore(X) == pytest.approx((k - 1) / (d - 1))
+
+
+@given(seeds, shapes, st.floats(0, 3))
+def test_uniformity_bounds(seed, shape, shift):
+    X = gaussian_cloud(seed, *shape, shift=shift)
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    cos = (U @ U.T)[np.triu_indices(len(X), 1)]
+    value = uniformity(X)
+    assert -4.0 - 1e-12 <= value <= 0.0
+    assert value >= -4.0 + 4.0 * cos.mean() - 1e-9  # Jensen
+
+
+def test_uniformity_of_one_direction_is_zero():
+    assert uniformity(np.outer(np.arange(1.0, 9.0), [3.0, 4.0])) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_all_meters_names_every_meter(clouds):
+    X_iso, _ = clouds
+    values = all_meters(X_iso, 11)
+    assert list(values) == ["partition I", "mean cosine", "effective rank", "entropy rank", "IsoScore", "uniformity"]
+    assert all(np.isfinite(v) for v in values.values())
+
+
+# ----- bad input ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: partition_isotropy(np.ones(5)), "X: expected a 2-D array"),
+        (lambda: partition_isotropy(np.array([[1.0, np.nan]])), "X: contains NaN"),
+        (lambda: partition_isotropy(np.zeros((4, 3))), "X: every entry is zero"),
+        (lambda: partition_isotropy(np.ones((4, 3)), directions=np.ones((2, 2))), "directions: expected 3 rows"),
+        (lambda: partition_isotropy(np.eye(3) + 1, directions=np.ones((3, 1))), "unit vector"),
+        (lambda: random_cosines(np.ones((1, 3)), 0), "at least 2 rows"),
+        (lambda: random_cosines(np.ones((4, 3)), 0, m=0), "m: must lie in"),
+        (lambda: random_cosines(np.ones((4, 3)), 1.5), "rng: expected"),
+        (lambda: cov_eigs(np.ones((1, 3))), "at least 2 rows"),
+        (lambda: cov_eigs(np.array([["a", "b"], ["c", "d"]])), "real numbers"),
+        (lambda: effective_rank(np.ones((2, 2))), "eigs: expected a 1-D spectrum"),
+        (lambda: effective_rank([1.0, -0.5]), "non-negative"),
+        (lambda: effective_rank([0.0, 0.0]), "all eigenvalues are zero"),
+        (lambda: entropy_rank([]), "empty"),
+        (lambda: isoscore(np.ones((5, 1))), "at least 2 dimensions"),
+        (lambda: isoscore(np.ones((5, 3))), "all eigenvalues are zero"),
+        (lambda: uniformity(np.array([[0.0, 0.0], [1.0, 1.0]])), "non-zero"),
+        (lambda: basis_isotropy(np.ones((4, 3)), 0, bases=0), "bases: must lie in"),
+    ],
+)
+def test_bad_input_raises_a_named_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,33 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared import cov_eigs, pca_2d, principal_axes
+from tests.conftest import gaussian_cloud
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(20, 200), st.integers(2, 10))
+def test_principal_axes_are_orthonormal_with_fixed_signs(seed, n, d):
+    X = gaussian_cloud(seed, n, d, anisotropy=10.0, shift=1.0)
+    w, V = principal_axes(X)
+    assert np.allclose(V.T @ V, np.eye(d), atol=1e-10)
+    assert np.allclose(w, cov_eigs(X))
+    pivots = V[np.argmax(np.abs(V), axis=0), np.arange(d)]
+    assert np.all(pivots > 0)
+    # the same axes whatever sign LAPACK gives: flipping the cloud flips nothing but the data
+    _, V_neg = principal_axes(-X)
+    assert np.allclose(V_neg, V, atol=1e-8)
+
+
+def test_pca_2d_keeps_the_top_two_variances():
+    X = gaussian_cloud(3, 500, 6, anisotropy=20.0)
+    P = pca_2d(X)
+    assert P.shape == (500, 2)
+    assert np.allclose(P.var(axis=0), cov_eigs(X)[:2])
+    assert np.allclose(P.mean(axis=0), 0, atol=1e-12)
+
+
+def test_pca_2d_needs_two_dimensions():
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        pca_2d(np.ones((5, 1)))

@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared import all_but_the_top, cov_eigs, principal_axes, random_cosines, random_rotation, standardize, zca_whiten
+from tests.conftest import gaussian_cloud
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+@given(seeds, st.integers(60, 300), st.integers(2, 10), st.floats(1, 50))
+def test_zca_gives_identity_covariance(seed, n, d, aniso):
+    X = gaussian_cloud(seed, n, d, anisotropy=aniso, shift=2.0)
+    Z = zca_whiten(X)
+    assert np.allclose(np.cov(Z.T, bias=True), np.eye(d), atol=1e-8)
+    assert np.allclose(Z.mean(axis=0), 0, atol=1e-10)
+
+
+@given(seeds, st.integers(60, 300), st.integers(2, 8), st.floats(1, 50))
+def test_zca_stays_closest_to_the_input(seed, n, d, aniso):
+    """Of all whitenings Q Sigma^(-1/2) (Q orthogonal), ZCA (Q = I) moves the points least."""
+    X = gaussian_cloud(seed, n, d, anisotropy=aniso)
+    Xc = X - X.mean(axis=0)
+    Z = zca_whiten(X)
+    w, V = principal_axes(X)
+    pca_white = Xc @ V / np.sqrt(w)
+    rotated = Z @ random_rotation(d, seed)
+    moved = lambda W: np.sum((W - Xc) ** 2)  # noqa: E731
+    assert moved(Z) <= moved(pca_white) + 1e-9
+    assert moved(Z) <= moved(rotated) + 1e-9
+
+
+def test_partial_whitening_interpolates(clouds):
+    _, X_cone = clouds
+    assert np.allclose(zca_whiten(X_cone, 0.0), X_cone - X_cone.mean(axis=0))
+    half = cov_eigs(zca_whiten(X_cone, 0.5))
+    assert np.allclose(np.sort(half)[::-1], np.sqrt(cov_eigs(X_cone)), rtol=1e-6)
+
+
+def test_whitening_refuses_a_singular_covariance():
+    X = np.random.default_rng(0).standard_normal((5, 8))  # fewer points than dimensions
+    with pytest.raises(ValueError, match="singular"):
+        zca_whiten(X)
+
+
+@given(seeds, st.integers(0, 5))
+def test_all_but_the_top_removes_the_mean_and_the_top_directions(seed, k):
+    X = gaussian_cloud(seed, 200, 8, anisotropy=20.0, shift=3.0)
+    Y = all_but_the_top(X, k)
+    assert np.allclose(Y.mean(axis=0), 0, atol=1e-10)
+    _, V = principal_axes(X)
+    assert np.allclose(Y @ V[:, :k], 0, atol=1e-9)
+    assert np.allclose(Y @ V[:, k:], (X - X.mean(axis=0)) @ V[:, k:])  # the rest untouched
+
+
+def test_all_but_the_top_with_k_0_only_centres(clouds):
+    _, X_cone = clouds
+    assert np.allclose(all_but_the_top(X_cone, 0), X_cone - X_cone.mean(axis=0))
+
+
+def test_spec_figures_after_the_remedies(clouds):
+    _, X_cone = clouds
+    from shared import partition_isotropy
+
+    rng = np.random.default_rng(6)
+    assert f"{random_cosines(X_cone, rng).mean():+.3f}" == "+0.846"
+    X_abtt = all_but_the_top(X_cone, 2)
+    assert f"{random_cosines(X_abtt, rng).mean():+.3f}" == "-0.001"
+    assert f"{partition_isotropy(X_abtt):.3f}" == "0.510"
+    assert f"{random_cosines(zca_whiten(X_cone), rng).mean():+.3f}" == "-0.001"
+
+
+def test_standardize_removes_a_rogue_coordinate():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((1000, 10))
+    X[:, 3] = 50 + 100 * X[:, 3]
+    Z = standardize(X)
+    assert np.allclose(Z.std(axis=0), 1) and np.allclose(Z.mean(axis=0), 0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: all_but_the_top(np.ones((5, 3)) + np.eye(5, 3), 4), "k: must lie in"),
+        (lambda: all_but_the_top(np.ones((5, 3)), -1), "k: must lie in"),
+        (lambda: zca_whiten(np.eye(4), 1.5), "power: must be"),
+        (lambda: standardize(np.ones((4, 2))), "coordinate 0 is constant"),
+        (lambda: zca_whiten(np.array([[1.0, np.inf], [0.0, 1.0]])), "NaN or infinite"),
+    ],
+)
+def test_bad_input_raises_a_named_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
