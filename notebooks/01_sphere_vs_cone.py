@@ -158,7 +158,7 @@ for name, X in clouds.items():
 # **What the table teaches.**
 #
 # * **No single meter suffices.** Every anisotropic cloud fools at least one meter. The centred
-#   line uses one direction, yet its mean cosine is $-0.021$: a cosine meter sees no problem. The
+#   line uses one direction, yet its mean cosine is $0.007$: a cosine meter sees no problem. The
 #   shifted Gaussian uses all 50 directions equally, so both ranks and IsoScore call it isotropic,
 #   while its mean cosine is $0.902$.
 # * **The mean and the spread are different failures.** Partition isotropy, mean cosine and

@@ -101,7 +101,7 @@ for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
 # %% [markdown]
 # **What you see.** Raw, coordinate 7 supplies 0.835 of every pair's cosine on average, and the mean
 # cosine is $+0.408$. Centring brings the mean cosine to $+0.002$, but the cosines are still large
-# in size (mean $|\cos|$ 0.589 against 0.114 for the isotropic cloud) and 0.716 of each still comes
+# in size (mean $|\cos|$ 0.589 against 0.112 for the isotropic cloud) and 0.716 of each still comes
 # from coordinate 7: pairs now score near $+1$ or $-1$ depending on which side of its mean they fall.
 # Standardising leaves coordinate 7 a share of 0.020, which is $1/50$, like any other coordinate.
 #

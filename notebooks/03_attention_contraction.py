@@ -68,7 +68,7 @@ AttentionView(attention_scene())
 
 # %% [markdown]
 # **What you see.** After one layer the tokens still point in all directions (mean cosine 0.270,
-# angular spread 1.229 rad, about 70°). By layer 10 (orange) they have bunched up; by layer 40
+# angular spread 1.224 rad, about 70°). By layer 10 (orange) they have bunched up; by layer 40
 # (red) they form a tight knot away from the origin, all pointing the same way: mean cosine 0.999,
 # angular spread 0.033 rad, about 2°. The right panel shows the two curves crossing: cosine rises
 # to 1, angular spread falls to 0.

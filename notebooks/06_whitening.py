@@ -102,7 +102,7 @@ WhiteningView(whitening_scene())
 # **What you see.** The cone starts at partition isotropy 0.000 and a mean random cosine of
 # $+0.846$. All-but-the-top with $k = 2$ lifts the isotropy to 0.510 and brings the mean cosine to
 # $-0.001$. ZCA whitening also gives a mean cosine of $-0.001$; its partition isotropy depends on
-# the basis, from 0.929 to 0.960 over 20 random eigenbases (the bar shows the median, 0.949).
+# the basis, from 0.933 to 0.963 over 20 random eigenbases (the bar shows the median, 0.954).
 # Its effective rank is 50.0 of 50 and its IsoScore 1.000, exactly, whatever the basis.
 #
 # **Why.** Nearly all of the cone's anisotropy lives in its mean and one dominant direction.
