@@ -214,8 +214,8 @@ def slider(kind: str, description: str, value: float, low: float, high: float, s
     cls = widgets.IntSlider if kind == "int" else widgets.FloatSlider
     return cls(
         value=value, min=low, max=high, step=step, description=description,
-        continuous_update=False, style={"description_width": "initial"},
-        layout=widgets.Layout(width="420px"),
+        continuous_update=False, style={"description_width": "240px"},
+        layout=widgets.Layout(width="500px"),
     )
 
 
@@ -249,7 +249,7 @@ class Explorer(widgets.VBox):
         guide = widgets.HTML(
             "<b>Try this</b><ol>" + "".join(f"<li>{html.escape(p)}</li>" for p in prompts) + "</ol>"
         )
-        panel = widgets.HBox([widgets.VBox(list(controls.values())), self.readout])
+        panel = widgets.VBox([widgets.VBox(list(controls.values())), self.readout])
         super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), panel, self.image, guide])
         for control in controls.values():
             control.observe(self._on_change, names="value")
@@ -274,12 +274,12 @@ class Explorer(widgets.VBox):
 
     def _readout_html(self) -> str:
         rows = "".join(
-            f"<tr><td><b>{html.escape(group)}</b></td>"
-            + "".join(f"<td>{html.escape(k)} = {_fmt(k, v)}</td>" for k, v in values.items())
-            + "</tr>"
+            f"<tr><td style='padding-right:1em'><b>{html.escape(group)}</b></td><td>"
+            + " &nbsp;·&nbsp; ".join(f"{html.escape(k)} {_fmt(k, v)}" for k, v in values.items())
+            + "</td></tr>"
             for group, values in self.meters().items()
         )
-        return f"<table style='font-family:monospace'>{rows}</table>"
+        return f"<table style='font-family:monospace;font-size:12px;white-space:nowrap'>{rows}</table>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         """The widget view, with the whole text form (ipywidgets would cut it at 110 characters)."""

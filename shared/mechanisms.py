@@ -186,8 +186,10 @@ def rich_get_richer_run(
     The start is nearly flat: :math:`\\lambda_k = 1 + \\text{spread}\\cdot\\varepsilon_k`,
     floored at 0.2.
     """
+    eta = _checks.real(eta, "eta", 0.0)
     steps = _checks.integer(steps, "steps", 0)
     spread = _checks.real(spread, "spread", 0.0)
+    d = _checks.integer(d, "d", 1)
     rng = _checks.as_rng(seed, "seed")
     lam = np.clip(1.0 + spread * rng.standard_normal(d), 0.2, None)
     history = [lam]

@@ -106,6 +106,9 @@ def test_spec_figures_of_the_rich_get_richer_run():
         (lambda: frequency_pull(np.ones((2, 2)), np.zeros(2)), "not all zero"),
         (lambda: rich_get_richer_step(np.array([1.0, -1.0])), "non-negative"),
         (lambda: zipf_frequencies(0), "vocab"),
+        (lambda: rich_get_richer_run(d=0), "d: must lie in"),
+        (lambda: rich_get_richer_run(eta=-0.1, steps=0), "eta"),
+        (lambda: angular_spread(np.zeros((3, 2))), "every point is at the origin"),
         (lambda: softmax_rows(np.array([[np.inf, 0.0]])), "S: contains NaN or infinite"),
     ],
 )
