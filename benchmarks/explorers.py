@@ -16,7 +16,6 @@ from collections.abc import Callable
 import numpy as np
 
 from shared import explorers
-from shared.figures import View
 
 STEPS = 12
 
@@ -51,13 +50,12 @@ def time_explorer(make: Callable[[], explorers.Explorer]) -> tuple[list[float], 
         start = time.perf_counter()
         explorer.controls[name].value = value
         fast.append(time.perf_counter() - start)
-    view_cls: type[View] = type(explorer.view)
     naive = []
     settings = {name: control.value for name, control in explorer.controls.items()}
     for name, value in plan:
         settings[name] = value
         start = time.perf_counter()
-        view = view_cls(explorer.scene_fn(**settings))
+        view = explorer.make_view(explorer.scene_fn(**settings))
         view.full_image()
         naive.append(time.perf_counter() - start)
         view.fig.clear()

@@ -19,11 +19,12 @@
 # # 06 · Whitening: pulling the cone back to a sphere (and whether to)
 #
 # **Question.** Can cheap post-processing restore isotropy and bring the cosine baseline back to
-# 0, and what can a meter honestly report for a cloud that has been whitened?
+# 0, what can a meter honestly report for a cloud that has been whitened, and should we always
+# want the most isotropic result?
 #
-# **Time:** about 25 minutes. **After this notebook you can** apply all-but-the-top and ZCA
-# whitening, read their effect on the meters, and explain why the partition isotropy of a whitened
-# cloud is a distribution, not a number.
+# **Time:** about 35 minutes. **After this notebook you can** apply all-but-the-top and ZCA
+# whitening, read their effect on the meters, explain why the partition isotropy of a whitened
+# cloud is a distribution, not a number, and measure what isotropy costs on a task.
 #
 # **Theory:** [§5 Remedies](../research/03-isotropy-anisotropy.md#5-remedies) and
 # [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).
@@ -37,9 +38,13 @@ from shared import (
     cov_eigs,
     effective_rank,
     isoscore,
+    knn_accuracy,
+    make_planted,
+    pair_auc,
     partition_isotropy,
     random_cosines,
     sphere_and_cone,
+    sweep_remedies,
     zca_whiten,
 )
 from shared.explorers import WHITENED_BASES, whitening_explorer, whitening_scene
@@ -111,18 +116,112 @@ WhiteningView(whitening_scene())
 # covariance-based meter reads perfect by construction. Partition isotropy stays below 1 because
 # a sample of 2,000 points is never perfectly round along every direction.
 #
-# **Takeaway, and the caveat.** Both remedies are cheap and repair the cosine baseline. But a meter
-# that is perfect by construction proves nothing: whitening fitted on a cloud makes every
-# covariance meter ideal *on that cloud*, including along directions that held only noise, and
-# stretches those to the same size as the signal. The literature finds that the most isotropic
-# representation is not always the most useful one (SimCSE, Gao et al. 2021; Rudman & Eickhoff
-# 2024). The aim is to widen the cone enough to make distances meaningful, not to flatten it
-# blindly.
+# **Takeaway.** Both remedies are cheap and repair the cosine baseline, and whitening makes every
+# covariance meter perfect. But a meter that is perfect by construction proves nothing about
+# whether the representation got *better*. The next section measures that.
+#
+# ## Should we whiten? Putting a number on what isotropy costs
+#
+# To measure a cost we need structure that matters. `make_planted` builds 2,000 labelled points in
+# 50 dimensions: the label (one of 5 classes) lives in 4 strong directions, a cone's shared,
+# varying offset sits on top along a fifth, and the other 45 directions hold weak noise (standard
+# deviation 0.3). The task score is the **held-out pair AUC**: for random pairs of points, how well
+# their cosine separates same-label pairs from different-label pairs (0.5 is chance, 1 is perfect).
+# Like a semantic-similarity benchmark, it compares cosines of *different* pairs on one scale.
+# We also report $k$-nearest-neighbour accuracy ($k = 10$), which only ranks neighbours of one
+# point at a time.
+#
+# Every remedy is **fitted on the first 1,000 points and scored on the other 1,000**.
+#
+# **Predict first.** Which setting will separate the labels best: raw, centring only, removing the
+# top direction, or full whitening?
+
+# %%
+planted = make_planted(2000, 50, rng=7)
+fit, held = slice(0, 1000), slice(1000, None)
+X_fit, y_fit = planted.X[fit], planted.labels[fit]
+X_held, y_held = planted.X[held], planted.labels[held]
+print(f"raw (no remedy): IsoScore = {isoscore(X_held):.3f}   mean cosine = {random_cosines(X_held, 0).mean():+.3f}"
+      f"   pair AUC = {pair_auc(X_held, y_held, 0):.3f}   kNN accuracy = {knn_accuracy(X_fit, y_fit, X_held, y_held):.3f}")
+sweep = sweep_remedies(X_fit, y_fit, X_held, y_held)  # k = 0..10, p = 0, 0.05, ..., 1
+for name, rows in sweep.items():
+    print(f"\n{name:16s} {'IsoScore':>9s} {'mean cos':>9s} {'pair AUC':>9s} {'kNN acc':>8s}")
+    for setting, iso, cos_, auc, acc in zip(*rows.values()):
+        if name == "all-but-the-top" or round(setting * 20) % 2 == 0:  # whitening: every 0.1
+            label = f"k = {setting:.0f}" if name == "all-but-the-top" else f"p = {setting:.1f}"
+            print(f"{label:16s} {iso:9.3f} {cos_:+9.3f} {auc:9.3f} {acc:8.3f}")
+
+# %%
+WhiteningView(whitening_scene(), panels=("tradeoff",))
+
+# %% [markdown]
+# **What you see.** Raw, the cloud has IsoScore 0.017 and a mean cosine of $+0.903$; its pair AUC
+# is 0.717. Centring alone ($k = 0$, $p = 0$) makes the pair AUC *worse*, 0.633: the offset's
+# variation now flips the sign of many cosines. Removing the top direction ($k = 1$) gives the
+# best score of the whole sweep, 0.935 (gold star), at an IsoScore of only 0.079. Every further
+# component removed is a label direction: by $k = 5$ all four are gone, the pair AUC is 0.506,
+# chance, and IsoScore has *risen* to 0.860. Whitening traces an arc: its pair AUC peaks at 0.742
+# ($p = 0.6$–$0.65$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The
+# circles mark the explorer's settings, $k = 2$ and $p = 1$. The most isotropic settings are
+# among the worst for the task.
+#
+# kNN accuracy tells a milder story (0.875 raw, 0.868 at $k = 1$, 0.657 at $p = 1$): ranking
+# the neighbours of one point at a time is not fooled by an offset shared by all points, but it
+# is still hurt when whitening amplifies noise or all-but-the-top deletes label directions.
+#
+# ### Two ways whitening hurts
+#
+# **It blows up the noise.** Whitening gives every direction unit variance, including the 45 that
+# held only weak noise. Measure the share of the held-out variance that lies in the 4 planted label
+# directions:
+
+# %%
+def label_share(X: np.ndarray) -> float:
+    """Fraction of the centred variance of X that lies in the planted label directions."""
+    Xc = X - X.mean(axis=0)
+    return float(np.sum((Xc @ planted.signal) ** 2) / np.sum(Xc**2))
+
+
+for name, X in [("centred", X_held), ("all-but-the-top k=1", all_but_the_top(X_held, 1, fit=X_fit)),
+                ("ZCA whitened", zca_whiten(X_held, fit=X_fit))]:
+    print(f"{name:20s}: share of variance in the 4 label directions = {label_share(X):.3f}")
+
+# %% [markdown]
+# Centred, the label directions hold 0.211 of the variance (the cone's direction holds most of the
+# rest). Removing that one direction raises the share to 0.784. Whitening lowers it to 0.081,
+# close to $4/50 = 0.08$: the label directions are now no larger than any noise direction, so
+# cosines are mostly noise.
+#
+# **It looks better on the points it was fitted to.** Whitening fitted on a set of points makes
+# that set perfectly isotropic by construction. The held-out half, transformed by the same map,
+# is not:
+
+# %%
+W_fit, W_held = zca_whiten(X_fit, fit=X_fit), zca_whiten(X_held, fit=X_fit)
+for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
+    print(f"{name:14s}: IsoScore = {isoscore(X):.3f}   effective rank = {effective_rank(cov_eigs(X)):.1f} / 50")
+
+# %% [markdown]
+# On the points it was fitted to, whitening scores a perfect 1.000 and 50.0 of 50; on new points
+# from the same distribution, 0.908 and 45.5. With 1,000 points in 50 dimensions the estimated
+# covariance is slightly off, and the smallest estimated variances, the ones whitening scales up
+# most, are off the most. Meters computed on the fitting data overstate what a remedy achieves.
+#
+# **Takeaway, and the literature.** Isotropy is not the goal; a task is. Here the best remedy
+# removes exactly the one direction that carries no label (and the rule of thumb
+# $D \approx d/100$ of Mu & Viswanath 2018 would say 0 or 1), while the most isotropic settings
+# destroy the labels. The same tension appears in real models: in SimCSE's analysis (Gao, Yao &
+# Chen 2021) whitening and flows improve uniformity but hurt alignment; Rajaee & Pilehvar (2021)
+# find that fine-tuning improves performance without making the space more isotropic; and Rudman &
+# Eickhoff (2024) find that *decreasing* isotropy during fine-tuning helps on most tasks they
+# try. Widen the cone where it hides meaning, measure on held-out data, and stop there.
 #
 # ## Explorer
 #
 # Choose how many top components all-but-the-top removes ($k$), and how strongly to whiten:
-# $\Sigma^{-p/2}$ runs from centring only ($p = 0$) to full ZCA ($p = 1$).
+# $\Sigma^{-p/2}$ runs from centring only ($p = 0$) to full ZCA ($p = 1$). The left panels apply
+# them to the cone; the right panel shows where the same $k$ and $p$ sit on the planted cloud's
+# trade-off curve (circles), with the numbers beside the sliders.
 
 # %%
 whitening_explorer()
@@ -133,6 +232,8 @@ whitening_explorer()
 #    much of the isotropy?
 # 2. Slide $p$ from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?
 # 3. At $p = 1$ the isotropy bar shows a range, not a number. Why can no single value be right?
+# 4. Move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does the held-out
+#    pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore keeps rising?
 #
 # **Where this leads.** Back to the start: open [01 · Sphere vs cone](01_sphere_vs_cone.ipynb)
 # and check which meters the remedies would fool, or read the

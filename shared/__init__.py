@@ -3,7 +3,7 @@
 Importing it changes no global state; apply the course's plot style with :func:`course_style`.
 """
 
-from .clouds import make_cone, make_isotropic, random_rotation, sphere_and_cone
+from .clouds import PlantedCloud, make_cone, make_isotropic, make_planted, random_rotation, sphere_and_cone
 from .mechanisms import (
     AttentionRun,
     angular_spread,
@@ -24,14 +24,21 @@ from .meters import (
     effective_rank,
     entropy_rank,
     isoscore,
+    knn_accuracy,
+    pair_auc,
     partition_isotropy,
     random_cosines,
     uniformity,
 )
 from .pca import pca_2d, principal_axes
-from .remedies import all_but_the_top, standardize, zca_whiten
+from .remedies import all_but_the_top, standardize, sweep_remedies, zca_whiten
 
 __all__ = [
+    "PlantedCloud",
+    "knn_accuracy",
+    "make_planted",
+    "pair_auc",
+    "sweep_remedies",
     "all_meters",
     "basis_isotropy",
     "AttentionRun",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import _checks
@@ -70,3 +72,55 @@ def sphere_and_cone(
     rng = _checks.as_rng(seed, "seed")
     X_iso = make_isotropic(n, d, rng)
     return X_iso, make_cone(n, d, rng, strength=strength, residual=residual)
+
+
+@dataclass(frozen=True)
+class PlantedCloud:
+    """A cloud with structure that matters: ``labels`` are carried by the ``signal`` directions.
+
+    ``signal`` holds the planted label directions as orthonormal columns, ``cone`` the unit
+    direction of the shared offset; every other direction is weak noise.
+    """
+
+    X: np.ndarray
+    labels: np.ndarray
+    signal: np.ndarray
+    cone: np.ndarray
+
+
+def make_planted(
+    n: int,
+    d: int,
+    rng: np.random.Generator | int,
+    classes: int = 5,
+    signal_dims: int = 4,
+    separation: float = 2.0,
+    offset: float = 30.0,
+    noise: float = 0.3,
+) -> PlantedCloud:
+    r"""Labelled points whose labels live in a few strong directions, inside a cone, plus weak noise.
+
+    In an orthonormal basis drawn at random: the first ``signal_dims`` coordinates are the class
+    mean (each :math:`\mathcal N(0, \text{separation}^2)`) plus unit Gaussian noise; the next one is
+    the cone's positive, varying offset :math:`\text{offset}\cdot(0.15 + 0.85\,U)`, as in
+    :func:`make_cone`; the remaining ``d - signal_dims - 1`` are Gaussian noise of standard deviation
+    ``noise``. A toy of the picture in which a representation stores useful information in a few
+    directions under a shared offset (Gao et al. 2019, arXiv:1907.12009), on which the cost of
+    isotropising can be measured.
+    """
+    n = _checks.integer(n, "n", 2)
+    d = _checks.integer(d, "d", 3)
+    classes = _checks.integer(classes, "classes", 2)
+    signal_dims = _checks.integer(signal_dims, "signal_dims", 1, d - 2)
+    separation = _checks.real(separation, "separation", 0.0)
+    offset = _checks.real(offset, "offset", 0.0)
+    noise = _checks.real(noise, "noise", 0.0)
+    rng = _checks.as_rng(rng)
+    labels = rng.integers(0, classes, n)
+    basis = random_rotation(d, rng)
+    means = separation * rng.standard_normal((classes, signal_dims))
+    signal = means[labels] + rng.standard_normal((n, signal_dims))
+    cone = offset * (0.15 + 0.85 * rng.random((n, 1)))
+    rest = noise * rng.standard_normal((n, d - signal_dims - 1))
+    X = np.hstack([signal, cone, rest]) @ basis.T
+    return PlantedCloud(X, labels, basis[:, :signal_dims], basis[:, signal_dims])

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
 
-from .clouds import sphere_and_cone
+from .clouds import PlantedCloud, make_planted, sphere_and_cone
 from .mechanisms import AttentionRun, attention_run, frequency_run, rich_get_richer_run
 from .meters import (
     basis_isotropy,
@@ -31,7 +31,7 @@ from .meters import (
     random_cosines,
 )
 from .pca import pca_2d
-from .remedies import all_but_the_top, zca_whiten
+from .remedies import all_but_the_top, sweep_remedies, zca_whiten
 from .figures import (
     AttentionView,
     CosineView,
@@ -180,8 +180,35 @@ def _remedied(kind: str, amount: float) -> tuple[np.ndarray, float, str, float]:
     return X, value, label, isoscore(X)
 
 
+PLANTED_SEED = 7
+
+
+@lru_cache(maxsize=1)
+def _planted_sweep() -> tuple[PlantedCloud, dict[str, dict[str, np.ndarray]]]:
+    """Notebook 06's planted cloud (2,000 points, seed 7) and its remedy sweep, fitted on the
+    first half and measured on the second."""
+    planted = make_planted(2000, 50, PLANTED_SEED)
+    fit, held = slice(0, 1000), slice(1000, None)
+    sweep = sweep_remedies(planted.X[fit], planted.labels[fit], planted.X[held], planted.labels[held])
+    return planted, sweep
+
+
+def _sweep_point(remedy: str, setting: float) -> dict[str, float]:
+    """The sweep's measurements at one setting (computed afresh if it is off the sweep's grid)."""
+    planted, sweep = _planted_sweep()
+    rows = sweep[remedy]
+    hits = np.flatnonzero(np.isclose(rows["setting"], setting, atol=1e-9))
+    if hits.size == 0:
+        fit, held = slice(0, 1000), slice(1000, None)
+        extra = {"ks": [int(setting)], "powers": []} if remedy == "all-but-the-top" else {"ks": [], "powers": [setting]}
+        rows = sweep_remedies(planted.X[fit], planted.labels[fit], planted.X[held], planted.labels[held], **extra)[remedy]
+        hits = np.array([0])
+    return {key: float(values[hits[0]]) for key, values in rows.items() if key != "setting"}
+
+
 def whitening_scene(k: int = 2, power: float = 1.0) -> dict[str, Any]:
-    """The cone before and after all-but-the-top (``k``) and partial whitening (``power``).
+    """The cone before and after all-but-the-top (``k``) and partial whitening (``power``), and
+    the same two settings on the planted cloud's trade-off curve.
 
     Random cosines come from one generator seeded 6, drawn in row order as in notebook 06.
     Where the whitened cloud's eigenvectors are not unique (``power = 1``), its isotropy bar is
@@ -201,6 +228,16 @@ def whitening_scene(k: int = 2, power: float = 1.0) -> dict[str, Any]:
         scene["cosines"][name] = cos
         meter = "partition I" if "-" not in label else f"partition I (median of {WHITENED_BASES} bases)"
         scene["meters"][name] = {meter: value, "mean cosine": float(cos.mean()), "IsoScore": iso}
+    _, sweep = _planted_sweep()
+    best = max(((name, int(np.argmax(rows["pair AUC"]))) for name, rows in sweep.items()),
+               key=lambda item: sweep[item[0]]["pair AUC"][item[1]])
+    scene["tradeoff"], scene["best"] = sweep, best
+    scene["current"] = {"all-but-the-top": _sweep_point("all-but-the-top", k), "whitening": _sweep_point("whitening", power)}
+    for remedy, label in [("all-but-the-top", f"k={k}"), ("whitening", f"p={power:.2f}")]:
+        point = scene["current"][remedy]
+        scene["meters"][f"planted cloud, {remedy} {label}"] = {
+            "held-out pair AUC": point["pair AUC"], "kNN accuracy": point["kNN accuracy"], "IsoScore": point["IsoScore"],
+        }
     return scene
 
 
@@ -235,7 +272,7 @@ class Explorer(widgets.VBox):
         self,
         title: str,
         scene: Callable[..., dict[str, Any]],
-        view_cls: type[View],
+        view: Callable[[dict[str, Any]], View],
         controls: dict[str, widgets.Widget],
         prompts: list[str],
     ) -> None:
@@ -243,7 +280,8 @@ class Explorer(widgets.VBox):
         self.scene_fn = scene
         self.controls = controls
         self.scene = scene(**self.values())
-        self.view = view_cls(self.scene)
+        self.make_view = view
+        self.view = view(self.scene)
         self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self.readout = widgets.HTML(self._readout_html())
         guide = widgets.HTML(
@@ -409,7 +447,7 @@ def whitening_explorer() -> Explorer:
     return Explorer(
         "Explorer: whitening remedy",
         whitening_scene,
-        WhiteningView,
+        partial(WhiteningView, panels=("bars", "cosines", "tradeoff")),
         {
             "k": slider("int", "all-but-the-top: components removed k", 2, 0, 10, 1),
             "power": slider("float", "whitening strength p (Σ^(-p/2))", 1.0, 0.0, 1.0, 0.05),
@@ -419,5 +457,7 @@ def whitening_explorer() -> Explorer:
             "and how much of the isotropy?",
             "Slide p from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?",
             "At p = 1 the isotropy bar shows a range, not a number. Why can no single value be right?",
+            "Move k from 0 to 5 and watch the orange circle on the trade-off curve. Why does the "
+            "held-out pair AUC peak at k = 1 and fall to chance by k = 5, while IsoScore keeps rising?",
         ],
     )

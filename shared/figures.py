@@ -420,48 +420,101 @@ class RichGetRicherView(View):
 
 
 class WhiteningView(View):
-    """Partition isotropy per remedy as bars, and the random-pair cosine distributions."""
+    """The remedies of notebook 06, as up to three panels chosen by ``panels``.
+
+    ``"bars"``: partition isotropy of the cone after each remedy; ``"cosines"``: the random-pair
+    cosine distributions; ``"tradeoff"``: on the planted cloud, held-out pair AUC against
+    IsoScore for every all-but-the-top ``k`` and whitening strength ``p``, with the best setting
+    starred and the current ``k`` and ``p`` circled.
+    """
 
     COLORS = (RED, ORANGE, GREEN)
+    TITLES = {
+        ("bars", "cosines"): "Experiment 6: remedies restore isotropy and re-centre cosine",
+        ("tradeoff",): "What isotropy costs: held-out pair AUC against IsoScore",
+        ("bars", "cosines", "tradeoff"): "Experiment 6: remedies, and what isotropy costs",
+    }
 
-    def __init__(self, scene: dict) -> None:
-        super().__init__((13.5, 5.0), 2, "Experiment 6: remedies restore isotropy and re-centre cosine")
-        ax_bar, ax_hist = self.axes
-        names = list(scene["isotropy"])
-        self.bars = ax_bar.bar(names, np.zeros(len(names)), color=self.COLORS, edgecolor="black", width=0.6)
-        self.bar_text = [ax_bar.text(i, 0, "", ha="center", fontsize=11) for i in range(len(names))]
-        self.bar_names = [
-            ax_bar.text(i, -0.03, "", ha="center", va="top", fontsize=10, clip_on=False,
-                        transform=ax_bar.get_xaxis_transform())
-            for i in range(len(names))
-        ]
-        ax_bar.set_xticks(range(len(names)), [""] * len(names))
-        ax_bar.set_xlim(-0.6, len(names) - 0.4)
-        ax_bar.set_ylim(0, 1.08)
-        ax_bar.set_ylabel("partition isotropy (1 = isotropic)")
-        ax_bar.set_title("Isotropy after each remedy")
-        zero = np.zeros(len(COSINE_BINS) - 1)
-        self.hists = [ax_hist.stairs(zero, COSINE_BINS, lw=2.2, color=c, label=n) for n, c in zip(names, self.COLORS)]
-        ax_hist.axvline(0, color="black", ls=":", lw=1)
-        ax_hist.set_xlim(-1, 1)
-        ax_hist.set_xlabel("cosine similarity of a random pair")
-        ax_hist.set_ylabel("density")
-        ax_hist.set_title("Random-pair cosine after each remedy")
-        self.moving = [*self.bars, *self.bar_text, *self.bar_names, *self.hists]
+    def __init__(self, scene: dict, panels: tuple[str, ...] = ("bars", "cosines")) -> None:
+        width = {1: 7.0, 2: 13.5, 3: 19.0}[len(panels)]
+        super().__init__((width, 5.0), len(panels), self.TITLES[panels])
+        self.panels = dict(zip(panels, self.axes))
+        for name, ax in self.panels.items():
+            getattr(self, f"_init_{name}")(ax, scene)
         self.update(scene)
 
+    def _init_bars(self, ax: Any, scene: dict) -> None:
+        names = list(scene["isotropy"])
+        self.bars = ax.bar(range(len(names)), np.zeros(len(names)), color=self.COLORS, edgecolor="black", width=0.6)
+        self.bar_text = [ax.text(i, 0, "", ha="center", fontsize=11) for i in range(len(names))]
+        self.bar_names = [
+            ax.text(i, -0.03, "", ha="center", va="top", fontsize=10, clip_on=False,
+                    transform=ax.get_xaxis_transform())
+            for i in range(len(names))
+        ]
+        ax.set_xticks(range(len(names)), [""] * len(names))
+        ax.set_xlim(-0.6, len(names) - 0.4)
+        ax.set_ylim(0, 1.08)
+        ax.set_ylabel("partition isotropy (1 = isotropic)")
+        ax.set_title("Isotropy after each remedy")
+        self.moving += [*self.bars, *self.bar_text, *self.bar_names]
+
+    def _init_cosines(self, ax: Any, scene: dict) -> None:
+        zero = np.zeros(len(COSINE_BINS) - 1)
+        self.hists = [ax.stairs(zero, COSINE_BINS, lw=2.2, color=c) for c in self.COLORS]
+        ax.axvline(0, color="black", ls=":", lw=1)
+        ax.set_xlim(-1, 1)
+        ax.set_xlabel("cosine similarity of a random pair")
+        ax.set_ylabel("density")
+        ax.set_title("Random-pair cosine after each remedy")
+        self.moving += self.hists
+
+    def _init_tradeoff(self, ax: Any, scene: dict) -> None:
+        sweep = scene["tradeoff"]
+        for (name, rows), color in zip(sweep.items(), (ORANGE, GREEN)):
+            ax.plot(rows["IsoScore"], rows["pair AUC"], "o-", ms=3.5, color=color, label=name)
+        for k in (0, 1, 2, 5):
+            rows = sweep["all-but-the-top"]
+            ax.annotate(f"k={k}", (rows["IsoScore"][k], rows["pair AUC"][k]), textcoords="offset points",
+                        xytext=(6, -10 if k == 5 else 4), fontsize=9, color=ORANGE)
+        name, i = scene["best"]
+        ax.plot(sweep[name]["IsoScore"][i], sweep[name]["pair AUC"][i], "*", ms=18, color="gold",
+                mec="black", label=f"best: {name} {_setting(name, sweep[name]['setting'][i])}")
+        self.markers = {
+            name: ax.plot([], [], "o", ms=13, mfc="none", mec=color, mew=2.5)[0]
+            for name, color in (("all-but-the-top", ORANGE), ("whitening", GREEN))
+        }
+        ax.axhline(0.5, color="black", ls=":", lw=1)
+        ax.text(1.0, 0.5, "chance ", ha="right", va="bottom", fontsize=9, transform=ax.get_yaxis_transform())
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0.45, 1.0)
+        ax.set_xlabel("IsoScore of held-out points (1 = isotropic)")
+        ax.set_ylabel("held-out pair AUC (same label vs different)")
+        ax.set_title("Planted cloud: more isotropy is not better")
+        ax.legend(loc="lower left")
+        self.moving += list(self.markers.values())
+
     def update(self, scene: dict) -> None:
-        ax_bar, ax_hist = self.axes
-        for i, (name, value) in enumerate(scene["isotropy"].items()):
-            self.bars[i].set_height(value)
-            self.bar_text[i].set_position((i, value + 0.02))
-            self.bar_text[i].set_text(scene["isotropy_label"].get(name, f"{value:.2f}"))
-            self.bar_names[i].set_text(name)
-            self.hists[i].set_label(name)
-        top = 0.0
-        for hist, cos in zip(self.hists, scene["cosines"].values()):
-            density, _ = np.histogram(cos, bins=COSINE_BINS, density=True)
-            hist.set_data(density)
-            top = max(top, density.max())
-        ax_hist.set_ylim(0, nice_limit(1.05 * top))
-        ax_hist.legend(loc="upper left")
+        if "bars" in self.panels:
+            for i, (name, value) in enumerate(scene["isotropy"].items()):
+                self.bars[i].set_height(value)
+                self.bar_text[i].set_position((i, value + 0.02))
+                self.bar_text[i].set_text(scene["isotropy_label"].get(name, f"{value:.2f}"))
+                self.bar_names[i].set_text(name)
+        if "cosines" in self.panels:
+            ax = self.panels["cosines"]
+            top = 0.0
+            for hist, (name, cos) in zip(self.hists, scene["cosines"].items()):
+                density, _ = np.histogram(cos, bins=COSINE_BINS, density=True)
+                hist.set_data(density)
+                hist.set_label(name)
+                top = max(top, density.max())
+            ax.set_ylim(0, nice_limit(1.05 * top))
+            ax.legend(loc="upper left")
+        if "tradeoff" in self.panels:
+            for name, point in scene["current"].items():
+                self.markers[name].set_data([point["IsoScore"]], [point["pair AUC"]])
+
+
+def _setting(remedy: str, value: float) -> str:
+    return f"k={int(value)}" if remedy == "all-but-the-top" else f"p={value:.2f}"

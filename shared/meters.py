@@ -253,3 +253,58 @@ def all_meters(X: np.ndarray, rng: np.random.Generator | int) -> dict[str, float
         "IsoScore": isoscore(X),
         "uniformity": uniformity(X),
     }
+
+
+def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, m: int = 20000) -> float:
+    r"""How well cosine similarity separates same-label pairs from different-label pairs (ROC AUC).
+
+    Over ``m`` random pairs of distinct rows: the probability that a same-label pair has a higher
+    cosine than a different-label pair (ties count one half; Mann-Whitney U / :math:`n_1 n_0`).
+    0.5 is chance, 1 is perfect. Like a semantic-similarity benchmark, it compares cosines *across*
+    pairs against one global scale, so a shared offset or a few dominating directions hurt it.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    labels = _labels(labels, len(X))
+    m = _checks.integer(m, "m", 2)
+    rng = _checks.as_rng(rng)
+    i = rng.integers(0, len(X), m)
+    j = (i + rng.integers(1, len(X), m)) % len(X)
+    U = _unit_rows(X)
+    score = np.einsum("ij,ij->i", U[i], U[j])
+    same = labels[i] == labels[j]
+    n_same = int(same.sum())
+    if n_same == 0 or n_same == m:
+        raise ValueError("labels: the sampled pairs need both same-label and different-label pairs")
+    ranks = np.empty(m)
+    ranks[np.argsort(score, kind="stable")] = np.arange(1, m + 1)
+    _, tie, counts = np.unique(score, return_inverse=True, return_counts=True)
+    ranks = (np.bincount(tie, weights=ranks) / counts)[tie]  # ties share their average rank
+    return float((ranks[same].sum() - n_same * (n_same + 1) / 2) / (n_same * (m - n_same)))
+
+
+def knn_accuracy(
+    X_ref: np.ndarray, y_ref: np.ndarray, X: np.ndarray, y: np.ndarray, k: int = 10
+) -> float:
+    """Share of the rows of ``X`` whose label is the majority label of their ``k`` most cosine-similar
+    rows of ``X_ref`` (a tie goes to the smallest label). A per-query ranking: unlike
+    :func:`pair_auc` it never compares cosines of different queries with each other.
+    """
+    X_ref = _checks.cloud(X_ref, name="X_ref")
+    X = _checks.cloud(X)
+    if X.shape[1] != X_ref.shape[1]:
+        raise ValueError(f"X: expected {X_ref.shape[1]} columns like X_ref, got {X.shape[1]}")
+    y_ref, y = _labels(y_ref, len(X_ref), "y_ref"), _labels(y, len(X), "y")
+    k = _checks.integer(k, "k", 1, len(X_ref))
+    sims = _unit_rows(X) @ _unit_rows(X_ref).T
+    nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    votes = np.zeros((len(X), int(y_ref.max()) + 1))
+    np.add.at(votes, (np.repeat(np.arange(len(X)), k), y_ref[nearest].ravel()), 1.0)
+    return float(np.mean(votes.argmax(axis=1) == y))
+
+
+def _labels(labels: object, n: int, name: str = "labels") -> np.ndarray:
+    """Check that ``labels`` holds ``n`` non-negative integer class labels."""
+    arr = np.asarray(labels)
+    if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer) or (n and arr.min() < 0):
+        raise ValueError(f"{name}: expected {n} non-negative integer labels, got shape {arr.shape} of {arr.dtype}")
+    return arr

@@ -50,3 +50,26 @@ def test_random_rotation_is_orthogonal(d):
 def test_bad_arguments_raise_a_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_planted_cloud_carries_labels_in_its_signal_directions():
+    from shared import make_planted
+
+    planted = make_planted(600, 20, 3, classes=4, signal_dims=3)
+    assert planted.X.shape == (600, 20) and planted.labels.shape == (600,)
+    basis = np.column_stack([planted.signal, planted.cone])
+    assert np.allclose(basis.T @ basis, np.eye(4), atol=1e-12)
+    coeff = planted.X @ planted.cone
+    assert coeff.min() >= 0.15 * 30 - 1e-9  # the cone: a positive offset for every point
+    # class means differ along the signal directions and nowhere else
+    means = np.array([planted.X[planted.labels == c].mean(axis=0) for c in range(4)])
+    spread_signal = np.ptp(means @ planted.signal, axis=0).min()
+    noise_dirs = np.linalg.svd(np.eye(20) - basis @ basis.T)[0][:, :16]
+    assert spread_signal > 1.0 > np.ptp(means @ noise_dirs, axis=0).max()
+
+
+def test_planted_cloud_refuses_too_many_signal_dims():
+    from shared import make_planted
+
+    with pytest.raises(ValueError, match="signal_dims"):
+        make_planted(10, 5, 0, signal_dims=4)

@@ -63,7 +63,7 @@ def test_sliders_report_on_release_only():
         (explorers.attention_explorer, ["mean cosine = +0.999"]),
         (explorers.frequency_explorer, ["norm, most frequent = 0.724", "norm, least frequent = 6.314"]),
         (explorers.rich_explorer, ["effective rank at step 0 = 49.9", "effective rank at step 60 = 1.0"]),
-        (explorers.whitening_explorer, ["partition I = 0.000, mean cosine = +0.846",
+        (explorers.whitening_explorer, ["partition I = 0.000, mean cosine = +0.846", "held-out pair AUC = 0.822",
                                         "partition I = 0.510, mean cosine = -0.001",
                                         "mean cosine = -0.001, IsoScore = 1.000"]),
     ],

@@ -223,3 +223,43 @@ def test_all_meters_names_every_meter(clouds):
 def test_bad_input_raises_a_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ----- task scores ----------------------------------------------------------------------------
+
+
+def test_pair_auc_extremes():
+    from shared import pair_auc
+
+    labels = np.repeat([0, 1], 50)
+    separated = np.where(labels[:, None] == 0, [1.0, 0.0], [0.0, 1.0]) + 0.01 * np.random.default_rng(0).standard_normal((100, 2))
+    assert pair_auc(separated, labels, 1) == pytest.approx(1.0)
+    noise = np.random.default_rng(2).standard_normal((2000, 5))
+    assert pair_auc(noise, np.arange(2000) % 2, 3) == pytest.approx(0.5, abs=0.02)
+    ties = np.ones((20, 3))  # every cosine equal: ties count one half
+    assert pair_auc(ties, np.arange(20) % 2, 4) == pytest.approx(0.5)
+
+
+def test_knn_accuracy_on_separated_and_random_labels():
+    from shared import knn_accuracy
+
+    rng = np.random.default_rng(5)
+    centres = np.eye(3) * 5
+    y_ref, y = rng.integers(0, 3, 300), rng.integers(0, 3, 100)
+    X_ref, X = centres[y_ref] + rng.standard_normal((300, 3)), centres[y] + rng.standard_normal((100, 3))
+    assert knn_accuracy(X_ref, y_ref, X, y) > 0.95
+    assert knn_accuracy(X_ref, rng.permutation(y_ref), X, y) < 0.6
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: __import__("shared").pair_auc(np.eye(4), np.zeros(4, int), 0), "same-label and different-label"),
+        (lambda: __import__("shared").pair_auc(np.eye(4), np.array([0.5, 1, 0, 1]), 0), "integer labels"),
+        (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(4), np.arange(4)), "columns like X_ref"),
+        (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(3), np.arange(3), k=4), "k: must lie in"),
+    ],
+)
+def test_task_scores_refuse_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

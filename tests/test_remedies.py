@@ -92,3 +92,33 @@ def test_standardize_removes_a_rogue_coordinate():
 def test_bad_input_raises_a_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_remedies_fitted_on_other_points():
+    rng = np.random.default_rng(8)
+    fit = rng.standard_normal((400, 5)) * [5, 3, 1, 1, 0.5] + 2.0
+    other = rng.standard_normal((300, 5)) * [5, 3, 1, 1, 0.5] + 2.0
+    W = zca_whiten(other, fit=fit)
+    w, V = np.linalg.eigh(np.cov(fit.T, bias=True))
+    assert np.allclose(W, (other - fit.mean(axis=0)) @ V @ np.diag(w**-0.5) @ V.T)
+    assert np.allclose(zca_whiten(fit, fit=fit), zca_whiten(fit))
+    assert np.allclose(all_but_the_top(fit, 2, fit=fit), all_but_the_top(fit, 2))
+    _, V = principal_axes(fit)
+    assert np.allclose(all_but_the_top(other, 2, fit=fit) @ V[:, :2], 0, atol=1e-9)
+    assert not np.allclose(np.cov(W.T, bias=True), np.eye(5), atol=1e-3)  # held-out points are not exactly white
+    with pytest.raises(ValueError, match="fit: expected 5 columns"):
+        zca_whiten(other, fit=fit[:, :3])
+
+
+def test_sweep_remedies_structure_and_endpoints():
+    from shared import make_planted, sweep_remedies
+
+    planted = make_planted(400, 12, 1, signal_dims=3)
+    sweep = sweep_remedies(planted.X[:200], planted.labels[:200], planted.X[200:], planted.labels[200:],
+                           ks=[0, 1], powers=[0.0, 1.0])
+    abtt, white = sweep["all-but-the-top"], sweep["whitening"]
+    assert list(abtt) == ["setting", "IsoScore", "mean cosine", "pair AUC", "kNN accuracy"]
+    assert np.allclose(abtt["setting"], [0, 1]) and np.allclose(white["setting"], [0, 1])
+    for key in ("IsoScore", "mean cosine", "pair AUC", "kNN accuracy"):  # k = 0 and p = 0 both only centre
+        assert abtt[key][0] == pytest.approx(white[key][0])
+    assert white["IsoScore"][1] > white["IsoScore"][0]
