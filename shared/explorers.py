@@ -345,8 +345,8 @@ def sphere_cone_explorer() -> Explorer:
         cone_scene,
         SphereConeView,
         {
-            "strength": slider("float", "cone strength s (shared offset)", 4.0, 0.0, 10.0, 0.25),
-            "residual": slider("float", "residual noise σ (per direction)", 0.10, 0.01, 1.0, 0.01),
+            "strength": slider("float", "s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
+            "residual": slider("float", "σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01),
         },
         [
             "Set the cone strength to 0. Which meters now match the isotropic reference, and why "
@@ -366,8 +366,8 @@ def cosine_explorer() -> Explorer:
         cone_scene,
         CosineView,
         {
-            "strength": slider("float", "cone strength s (shared offset)", 4.0, 0.0, 10.0, 0.25),
-            "residual": slider("float", "residual noise σ (per direction)", 0.10, 0.01, 1.0, 0.01),
+            "strength": slider("float", "s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
+            "residual": slider("float", "σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01),
         },
         [
             "Lower the cone strength step by step. At roughly which strength does the cone's "
@@ -386,10 +386,10 @@ def attention_explorer() -> Explorer:
         attention_scene,
         AttentionView,
         {
-            "depth": slider("int", "depth (attention layers)", 40, 1, 120, 1),
-            "beta": slider("float", "softmax sharpness β", 0.6, 0.0, 5.0, 0.1),
-            "alpha": slider("float", "step size α (residual mix)", 0.09, 0.0, 1.0, 0.01),
-            "offset": slider("float", "starting offset (distance from origin)", 0.7, 0.0, 3.0, 0.1),
+            "depth": slider("int", "depth: attention layers", 40, 1, 120, 1),
+            "beta": slider("float", "β: softmax sharpness", 0.6, 0.0, 5.0, 0.1),
+            "alpha": slider("float", "α: step size (residual mix)", 0.09, 0.0, 1.0, 0.01),
+            "offset": slider("float", "offset: start distance from origin", 0.7, 0.0, 3.0, 0.1),
         },
         [
             "Set the starting offset to 0. Where does the cloud go now, and why does the mean "
@@ -409,8 +409,8 @@ def frequency_explorer() -> Explorer:
         frequency_scene,
         FrequencyView,
         {
-            "exponent": slider("float", "Zipf exponent s (frequency ∝ rank^-s)", 1.0, 0.0, 2.0, 0.05),
-            "strength": slider("float", "pull strength γ", 0.9, 0.0, 0.99, 0.01),
+            "exponent": slider("float", "s: Zipf exponent (frequency ∝ rank⁻ˢ)", 1.0, 0.0, 2.0, 0.05),
+            "strength": slider("float", "γ: pull strength", 0.9, 0.0, 0.99, 0.01),
         },
         [
             "Set the Zipf exponent to 0 (every token equally frequent). What happens to the "
@@ -429,9 +429,9 @@ def rich_explorer() -> Explorer:
         rich_scene,
         RichGetRicherView,
         {
-            "eta": slider("float", "amplification rate η", 0.18, 0.0, 0.5, 0.01),
-            "steps": slider("int", "training steps", 60, 1, 200, 1),
-            "spread": slider("float", "initial spread of the spectrum", 0.05, 0.0, 0.3, 0.01),
+            "eta": slider("float", "η: amplification rate", 0.18, 0.0, 0.5, 0.01),
+            "steps": slider("int", "steps: training steps", 60, 1, 200, 1),
+            "spread": slider("float", "spread: initial unevenness", 0.05, 0.0, 0.3, 0.01),
         },
         [
             "Set η to 0. Why does the effective rank stay where it started?",
@@ -449,8 +449,8 @@ def whitening_explorer() -> Explorer:
         whitening_scene,
         partial(WhiteningView, panels=("bars", "cosines", "tradeoff")),
         {
-            "k": slider("int", "all-but-the-top: components removed k", 2, 0, 10, 1),
-            "power": slider("float", "whitening strength p (Σ^(-p/2))", 1.0, 0.0, 1.0, 0.05),
+            "k": slider("int", "k: top components removed", 2, 0, 10, 1),
+            "power": slider("float", "p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05),
         },
         [
             "Set k to 0 (centring only). How much of the cosine problem does centring alone fix, "

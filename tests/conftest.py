@@ -26,3 +26,16 @@ def gaussian_cloud(seed: int, n: int, d: int, anisotropy: float = 1.0, shift: fl
     rng = np.random.default_rng(seed)
     scales = anisotropy ** rng.uniform(-1, 1, d)
     return rng.standard_normal((n, d)) * scales + shift * rng.standard_normal(d)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    """After the browser tests: where their screenshots are, and the slider-to-picture latencies."""
+    from tests import test_e2e
+
+    if not test_e2e.LATENCIES:
+        return
+    terminalreporter.section("browser tests")
+    terminalreporter.write_line(f"screenshots: {test_e2e.SHOTS}")
+    for notebook, timings in test_e2e.LATENCIES.items():
+        ms = ", ".join(f"{1000 * t:.0f}" for t in timings)
+        terminalreporter.write_line(f"{notebook}: slider to new picture {ms} ms")
