@@ -38,6 +38,7 @@ from shared import (
     partition_isotropy,
     sphere_and_cone,
 )
+from shared.exercises import check
 from shared.explorers import cone_scene, sphere_cone_explorer
 from shared.figures import SphereConeView
 
@@ -197,6 +198,33 @@ sphere_cone_explorer()
 #    spectrum change as the residual catches up with the offset?
 # 3. Push the strength to 10 with the residual at 0.01 (a needle). Which meter saturates first,
 #    and which keeps moving?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **01.1 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
+
+# %%
+answer = None  # your number
+check("01.1", answer)
+
+# %% [markdown]
+# **01.2 · Compute.** Build `make_cone(2000, 50, rng=3, strength=2.0, residual=0.1)` and compute its effective rank with the toolkit.
+
+# %%
+answer = None  # your number
+check("01.2", answer)
+
+# %% [markdown]
+# **01.3 · Explain.** A Gaussian shifted by +3 on every coordinate uses all 50 directions equally. Which meter calls it isotropic? (a) partition isotropy (b) mean random cosine (c) IsoScore
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("01.3", answer)
+
+# %% [markdown]
 # **Where this leads.** A cone makes unrelated vectors look similar. Notebook
 # [02 · Illusory cosine similarity](02_illusory_cosine.ipynb) measures how much.

@@ -31,6 +31,7 @@
 import numpy as np
 
 from shared import cosine_terms, make_isotropic, random_cosines, sphere_and_cone, standardize
+from shared.exercises import check
 from shared.explorers import cone_scene, cosine_explorer
 from shared.figures import CosineView
 
@@ -125,7 +126,27 @@ cosine_explorer()
 # 2. With the strength at 4, raise the residual to 1. Why does the cone's histogram move left and
 #    widen, although the offset is unchanged?
 # 3. Set the strength to 0. Why do both histograms now coincide?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **02.1 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
+
+# %%
+answer = None  # your number
+check("02.1", answer)
+
+# %% [markdown]
+# **02.2 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset or a dominant direction (c) it uses only one dimension
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("02.2", answer)
+
+# %% [markdown]
 # **Where this leads.** Where does the cone come from? Notebook
 # [03 · Self-attention contraction](03_attention_contraction.ipynb) grows one from a round cloud
 # using nothing but attention.

@@ -31,6 +31,7 @@
 import inspect
 
 from shared import attention_run, attention_step
+from shared.exercises import check
 from shared.explorers import attention_explorer, attention_scene
 from shared.figures import AttentionView
 
@@ -94,13 +95,33 @@ attention_explorer()
 
 # %% [markdown]
 # **Try this.**
-# 1. Set the starting offset to 0. Where does the cloud go now, and why does the mean cosine no
-#    longer approach 1?
+# 1. Set the starting offset to 0, then raise the depth to 120. The cloud is centred, yet the mean
+#    cosine still climbs toward 1. Toward which point does the cloud shrink?
 # 2. Set $\alpha$ to 0. What happens at every depth, and what does that say about the residual
 #    connection?
 # 3. Raise $\beta$ to 5. Attention becomes local: does the cloud still contract to a single ray, or
 #    into several clusters first?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **03.1 · Compute.** In the default run, `attention_run()`, after which layer does the mean random cosine first exceed 0.9?
+
+# %%
+answer = None  # a layer number
+check("03.1", answer)
+
+# %% [markdown]
+# **03.2 · Explain.** Start from a centred cloud (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the cloud is centred (b) near 1, because the cloud collapses onto its own sample mean, which is not exactly the origin (c) below 0
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("03.2", answer)
+
+# %% [markdown]
 # **Where this leads.** Attention is one cause. Notebook
 # [04 · Frequency-induced collapse](04_frequency_collapse.ipynb) looks at another: how often each
 # token is seen.

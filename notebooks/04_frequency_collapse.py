@@ -32,6 +32,7 @@ import inspect
 import numpy as np
 
 from shared import frequency_pull, frequency_run, partition_isotropy
+from shared.exercises import check
 from shared.explorers import frequency_explorer, frequency_scene
 from shared.figures import FrequencyView
 
@@ -99,6 +100,26 @@ frequency_explorer()
 # 2. Set the pull strength to 0. Which picture changes and which meter does not move much? What
 #    does that tell you about partition isotropy?
 # 3. Raise the exponent to 2. Fewer tokens are frequent: how many keep a small norm?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **04.1 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
+
+# %%
+answer = None  # your number
+check("04.1", answer)
+
+# %% [markdown]
+# **04.2 · Explain.** Why does partition isotropy barely move under the frequency pull? (a) the pull shrinks tokens radially and leaves their directions random (b) partition isotropy ignores norms (c) the pull is too weak
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("04.2", answer)
+
+# %% [markdown]
 # **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) shows a third
 # route to a cone: a feedback loop in the optimisation itself.

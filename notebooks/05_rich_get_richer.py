@@ -30,6 +30,7 @@
 import inspect
 
 from shared import effective_rank, rich_get_richer_run, rich_get_richer_step
+from shared.exercises import check
 from shared.explorers import rich_explorer, rich_scene
 from shared.figures import RichGetRicherView
 
@@ -89,6 +90,26 @@ rich_explorer()
 # 2. Set the initial spread to 0. The spectrum starts perfectly flat: does it collapse? What
 #    breaks the tie in the default run?
 # 3. Halve $\eta$ to 0.09. How many more steps does the effective rank need to reach 1?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **05.1 · Compute.** In the default run, `rich_get_richer_run()`, at which step does the effective rank first fall below 2?
+
+# %%
+answer = None  # a step number
+check("05.1", answer)
+
+# %% [markdown]
+# **05.2 · Predict.** Set the initial spread to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway (b) it stays flat
+
+# %%
+answer = None  # one of "a", "b"
+check("05.2", answer)
+
+# %% [markdown]
 # **Where this leads.** Three mechanisms make cones. Notebook [06 · Whitening](06_whitening.ipynb)
 # undoes one after the fact, and asks whether we should.

@@ -47,6 +47,7 @@ from shared import (
     sweep_remedies,
     zca_whiten,
 )
+from shared.exercises import check
 from shared.explorers import WHITENED_BASES, whitening_explorer, whitening_scene
 from shared.figures import WhiteningView
 
@@ -234,7 +235,34 @@ whitening_explorer()
 # 3. At $p = 1$ the isotropy bar shows a range, not a number. Why can no single value be right?
 # 4. Move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does the held-out
 #    pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore keeps rising?
+
+# %% [markdown]
+# ## Exercises
 #
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **06.1 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. How many would it remove from 768-dimensional embeddings (a whole number)?
+
+# %%
+answer = None  # your number
+check("06.1", answer)
+
+# %% [markdown]
+# **06.2 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs (b) every unit vector is an eigenvector, so the estimator depends on an arbitrary basis (c) whitening is random
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("06.2", answer)
+
+# %% [markdown]
+# **06.3 · Compute.** On the planted cloud, which all-but-the-top $k$ gives the best held-out pair AUC? Use the `sweep` computed above.
+
+# %%
+answer = None  # a whole number
+check("06.3", answer)
+
+# %% [markdown]
 # **Where this leads.** Back to the start: open [01 · Sphere vs cone](01_sphere_vs_cone.ipynb)
 # and check which meters the remedies would fool, or read the
 # [theory](../research/03-isotropy-anisotropy.md).

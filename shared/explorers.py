@@ -392,8 +392,8 @@ def attention_explorer() -> Explorer:
             "offset": slider("float", "offset: start distance from origin", 0.7, 0.0, 3.0, 0.1),
         },
         [
-            "Set the starting offset to 0. Where does the cloud go now, and why does the mean "
-            "cosine no longer approach 1?",
+            "Set the starting offset to 0, then raise the depth to 120. The cloud is centred, yet "
+            "the mean cosine still climbs toward 1. Toward which point does the cloud shrink?",
             "Set α to 0. What happens at every depth, and what does that say about the residual "
             "connection?",
             "Raise β to 5. Attention becomes local: does the cloud still contract to a single "

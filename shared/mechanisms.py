@@ -106,9 +106,10 @@ def attention_run(
 ) -> AttentionRun:
     """Stack ``depth`` :func:`attention_step` layers on a 2-D Gaussian shifted by ``offset``.
 
-    The shift is along the unit direction of ``(1, 0.6)``. An off-centre start matters: averaging
-    pulls tokens to their weighted mean, so a centred cloud would shrink to the origin, while an
-    off-centre one converges onto a ray, which in more dimensions is a cone.
+    The shift is along the unit direction of ``(1, 0.6)``. Averaging pulls tokens to their weighted
+    mean, so the cloud shrinks toward it; seen from the origin, the tokens then all point the same
+    way, a ray, which in more dimensions is a cone. The offset sets how early that happens: a
+    centred sample still has a small mean of its own and gets there too, only later.
     """
     beta = _checks.real(beta, "beta", 0.0)
     alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
