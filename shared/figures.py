@@ -77,7 +77,6 @@ class View:
         self.moving: list[Artist] = []
         self._background: Any = None
         self._layout_key: tuple = ()
-        self._blitting = False
         self._legend_pixels: dict[int, tuple[tuple, Any]] = {}
 
     def _layout(self) -> tuple:
@@ -97,7 +96,6 @@ class View:
     def _stop_blitting(self) -> None:
         for artist in self._dynamic():
             artist.set_animated(False)
-        self._blitting = False
         self._background = None
 
     def _repr_png_(self) -> bytes:
@@ -117,9 +115,6 @@ class View:
         dynamic = self._dynamic()
         for artist in dynamic:
             artist.set_animated(True)
-        if not self._blitting:
-            self._blitting = True
-            self._background = None
         key = self._layout()
         if self._background is None or key != self._layout_key:
             with course_style():

@@ -18,9 +18,10 @@ from .meters import random_cosines
 def softmax_rows(S: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     r"""Row-wise softmax :math:`A_{ij} = e^{S_{ij}} / \sum_k e^{S_{ik}}`, shifted by the row maximum.
 
-    Subtracting :math:`\max_k S_{ik}` leaves the result unchanged and keeps ``exp`` from
-    overflowing, so any finite score matrix gives finite, row-stochastic weights. Pass
-    ``out=S`` to overwrite the scores in place (saves allocating a second ``n x n`` array).
+    The attention weights of a Transformer (Vaswani et al. 2017, arXiv:1706.03762). Subtracting
+    :math:`\max_k S_{ik}` leaves the result unchanged and keeps ``exp`` from overflowing, so any
+    finite score matrix gives finite, row-stochastic weights. Pass ``out=S`` to overwrite the
+    scores in place (saves allocating a second ``n x n`` array).
     """
     S = _checks.cloud(S, name="S")
     A = np.subtract(S, S.max(axis=1, keepdims=True), out=out)

@@ -134,13 +134,19 @@ def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000)
     The mean measures the shared offset of the cloud, not how many directions it uses (see
     :func:`effective_rank`): a centred line scores about 0 and an off-centre Gaussian scores high.
     """
+    a, b = _random_pairs(X, rng, m)
+    return np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)
+
+
+def _random_pairs(X: object, rng: np.random.Generator | int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors of ``m`` random pairs of rows, both indices drawn independently and uniformly."""
     X = _checks.cloud(X, min_rows=2)
     m = _checks.integer(m, "m", 1)
     rng = _checks.as_rng(rng)
     i = rng.integers(0, len(X), m)
     j = rng.integers(0, len(X), m)
     U = _unit_rows(X)
-    return np.clip(np.einsum("ij,ij->i", U[i], U[j]), -1.0, 1.0)
+    return U[i], U[j]
 
 
 def _unit_rows(X: np.ndarray) -> np.ndarray:
@@ -159,13 +165,8 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     arXiv:2109.04404); one or a few "rogue" coordinates carrying most of every pair's cosine is the
     failure they find in Transformer language models. A zero row contributes 0 terms.
     """
-    X = _checks.cloud(X, min_rows=2)
-    m = _checks.integer(m, "m", 1)
-    rng = _checks.as_rng(rng)
-    i = rng.integers(0, len(X), m)
-    j = rng.integers(0, len(X), m)
-    U = _unit_rows(X)
-    return U[i] * U[j]
+    a, b = _random_pairs(X, rng, m)
+    return a * b
 
 
 def effective_rank(eigs: np.ndarray) -> float:
