@@ -158,10 +158,11 @@ for name, X in clouds.items():
 # %% [markdown]
 # **What the table teaches.**
 #
-# * **No single meter suffices.** Every anisotropic cloud fools at least one meter. The centred
-#   line uses one direction, yet its mean cosine is $0.007$: a cosine meter sees no problem. The
-#   shifted Gaussian uses all 50 directions equally, so both ranks and IsoScore call it isotropic,
-#   while its mean cosine is $0.902$.
+# * **No single meter suffices.** The centred line uses one direction, yet its mean cosine is
+#   $0.007$: a cosine meter sees no problem. The shifted Gaussian leans one way (mean cosine
+#   $0.902$), yet it spreads its variance evenly, so both ranks and IsoScore call it isotropic.
+#   Partition isotropy and uniformity flag both clouds, and the cone, but cannot say which of the
+#   two failures they saw.
 # * **The mean and the spread are different failures.** Partition isotropy, mean cosine and
 #   uniformity react to a shared offset (they look at the raw vectors). The two ranks and
 #   IsoScore centre the cloud first and only see how variance is spread. The cone fails both ways.
