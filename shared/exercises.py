@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .clouds import make_cone, make_planted
+from .clouds import make_cone
+from .explorers import planted_tradeoff
 from .mechanisms import attention_run, rich_get_richer_run
 from .meters import cov_eigs, effective_rank
-from .remedies import sweep_remedies
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,8 @@ def _first(condition: np.ndarray) -> int:
 
 
 def _best_k() -> int:
-    planted = make_planted(2000, 50, 7)
-    sweep = sweep_remedies(planted.X[:1000], planted.labels[:1000], planted.X[1000:], planted.labels[1000:],
-                           ks=range(11), powers=[0.0])
-    return int(sweep["all-but-the-top"]["setting"][np.argmax(sweep["all-but-the-top"]["pair AUC"])])
+    rows = planted_tradeoff()[1]["all-but-the-top"]
+    return int(rows["setting"][np.argmax(rows["pair AUC"])])
 
 
 EXERCISES: dict[str, Exercise] = {

@@ -181,27 +181,25 @@ def _remedied(kind: str, amount: float) -> tuple[np.ndarray, float, str, float]:
 
 
 PLANTED_SEED = 7
+FIT, HELD = slice(0, 1000), slice(1000, None)
 
 
 @lru_cache(maxsize=1)
-def _planted_sweep() -> tuple[PlantedCloud, dict[str, dict[str, np.ndarray]]]:
+def planted_tradeoff() -> tuple[PlantedCloud, dict[str, dict[str, np.ndarray]]]:
     """Notebook 06's planted cloud (2,000 points, seed 7) and its remedy sweep, fitted on the
-    first half and measured on the second."""
+    first half (``FIT``) and measured on the second (``HELD``)."""
     planted = make_planted(2000, 50, PLANTED_SEED)
-    fit, held = slice(0, 1000), slice(1000, None)
-    sweep = sweep_remedies(planted.X[fit], planted.labels[fit], planted.X[held], planted.labels[held])
-    return planted, sweep
+    return planted, sweep_remedies(planted.X[FIT], planted.labels[FIT], planted.X[HELD], planted.labels[HELD])
 
 
 def _sweep_point(remedy: str, setting: float) -> dict[str, float]:
     """The sweep's measurements at one setting (computed afresh if it is off the sweep's grid)."""
-    planted, sweep = _planted_sweep()
+    planted, sweep = planted_tradeoff()
     rows = sweep[remedy]
     hits = np.flatnonzero(np.isclose(rows["setting"], setting, atol=1e-9))
     if hits.size == 0:
-        fit, held = slice(0, 1000), slice(1000, None)
-        extra = {"ks": [int(setting)], "powers": []} if remedy == "all-but-the-top" else {"ks": [], "powers": [setting]}
-        rows = sweep_remedies(planted.X[fit], planted.labels[fit], planted.X[held], planted.labels[held], **extra)[remedy]
+        grid = {"ks": [int(setting)], "powers": []} if remedy == "all-but-the-top" else {"ks": [], "powers": [setting]}
+        rows = sweep_remedies(planted.X[FIT], planted.labels[FIT], planted.X[HELD], planted.labels[HELD], **grid)[remedy]
         hits = np.array([0])
     return {key: float(values[hits[0]]) for key, values in rows.items() if key != "setting"}
 
@@ -228,7 +226,7 @@ def whitening_scene(k: int = 2, power: float = 1.0) -> dict[str, Any]:
         scene["cosines"][name] = cos
         meter = "partition I" if "-" not in label else f"partition I (median of {WHITENED_BASES} bases)"
         scene["meters"][name] = {meter: value, "mean cosine": float(cos.mean()), "IsoScore": iso}
-    _, sweep = _planted_sweep()
+    _, sweep = planted_tradeoff()
     best = max(((name, int(np.argmax(rows["pair AUC"]))) for name, rows in sweep.items()),
                key=lambda item: sweep[item[0]]["pair AUC"][item[1]])
     scene["tradeoff"], scene["best"] = sweep, best

@@ -84,3 +84,10 @@ def test_attention_depth_reuses_the_cached_run():
     deep = explorers.attention_scene(depth=30, beta=0.7)
     shallow = explorers.attention_scene(depth=10, beta=0.7)
     assert np.array_equal(shallow["mean_cos"], deep["mean_cos"][:10])
+
+
+def test_whitening_scene_off_the_sweep_grid():
+    on = explorers.whitening_scene(k=2, power=0.35)["current"]["whitening"]
+    off = explorers.whitening_scene(k=2, power=0.33)["current"]["whitening"]
+    assert all(math.isfinite(v) for v in off.values())
+    assert off != on and abs(off["pair AUC"] - on["pair AUC"]) < 0.02
