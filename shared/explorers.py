@@ -272,7 +272,6 @@ class Explorer(widgets.VBox):
         scene: Callable[..., dict[str, Any]],
         view: Callable[[dict[str, Any]], View],
         controls: dict[str, widgets.Widget],
-        prompts: list[str],
     ) -> None:
         self.title = title
         self.scene_fn = scene
@@ -282,11 +281,8 @@ class Explorer(widgets.VBox):
         self.view = view(self.scene)
         self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self.readout = widgets.HTML(self._readout_html())
-        guide = widgets.HTML(
-            "<b>Try this</b><ol>" + "".join(f"<li>{html.escape(p)}</li>" for p in prompts) + "</ol>"
-        )
         panel = widgets.VBox([widgets.VBox(list(controls.values())), self.readout])
-        super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), panel, self.image, guide])
+        super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), panel, self.image])
         for control in controls.values():
             control.observe(self._on_change, names="value")
 
@@ -346,14 +342,6 @@ def sphere_cone_explorer() -> Explorer:
             "strength": slider("float", "s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
             "residual": slider("float", "σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01),
         },
-        [
-            "Set the cone strength to 0. Which meters now match the isotropic reference, and why "
-            "does the cloud stay a round blob?",
-            "Keep the strength at 4 and raise the residual noise to 1. How do the effective rank "
-            "and the spectrum change as the residual catches up with the offset?",
-            "Push the strength to 10 with the residual at 0.01 (a needle). Which meter saturates "
-            "first, and which keeps moving?",
-        ],
     )
 
 
@@ -367,13 +355,6 @@ def cosine_explorer() -> Explorer:
             "strength": slider("float", "s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
             "residual": slider("float", "σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01),
         },
-        [
-            "Lower the cone strength step by step. At roughly which strength does the cone's "
-            "mean cosine fall below 0.5?",
-            "With the strength at 4, raise the residual to 1. Why does the cone's histogram move "
-            "left and widen, although the offset is unchanged?",
-            "Set the strength to 0. Why do both histograms now coincide?",
-        ],
     )
 
 
@@ -389,14 +370,6 @@ def attention_explorer() -> Explorer:
             "alpha": slider("float", "α: step size (residual mix)", 0.09, 0.0, 1.0, 0.01),
             "offset": slider("float", "offset: start distance from origin", 0.7, 0.0, 3.0, 0.1),
         },
-        [
-            "Set the starting offset to 0, then raise the depth to 120. The cloud is centred, yet "
-            "the mean cosine still climbs toward 1. Toward which point does the cloud shrink?",
-            "Set α to 0. What happens at every depth, and what does that say about the residual "
-            "connection?",
-            "Raise β to 5. Attention becomes local: does the cloud still contract to a single "
-            "ray, or into several clusters first?",
-        ],
     )
 
 
@@ -407,16 +380,9 @@ def frequency_explorer() -> Explorer:
         frequency_scene,
         FrequencyView,
         {
-            "exponent": slider("float", "s: Zipf exponent (frequency ∝ rank⁻ˢ)", 1.0, 0.0, 2.0, 0.05),
+            "exponent": slider("float", "s: Zipf exponent", 1.0, 0.0, 2.0, 0.05),
             "strength": slider("float", "γ: pull strength", 0.9, 0.0, 0.99, 0.01),
         },
-        [
-            "Set the Zipf exponent to 0 (every token equally frequent). What happens to the "
-            "norm curve, and why?",
-            "Set the pull strength to 0. Which picture changes and which meter does not move "
-            "much? What does that tell you about partition isotropy?",
-            "Raise the exponent to 2. Fewer tokens are frequent: how many keep a small norm?",
-        ],
     )
 
 
@@ -431,12 +397,6 @@ def rich_explorer() -> Explorer:
             "steps": slider("int", "steps: training steps", 60, 1, 200, 1),
             "spread": slider("float", "spread: initial unevenness", 0.05, 0.0, 0.3, 0.01),
         },
-        [
-            "Set η to 0. Why does the effective rank stay where it started?",
-            "Set the initial spread to 0. The spectrum starts perfectly flat: does it collapse? "
-            "What breaks the tie in the default run?",
-            "Halve η to 0.09. How many more steps does the effective rank need to reach 1?",
-        ],
     )
 
 
@@ -450,12 +410,4 @@ def whitening_explorer() -> Explorer:
             "k": slider("int", "k: top components removed", 2, 0, 10, 1),
             "power": slider("float", "p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05),
         },
-        [
-            "Set k to 0 (centring only). How much of the cosine problem does centring alone fix, "
-            "and how much of the isotropy?",
-            "Slide p from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?",
-            "At p = 1 the isotropy bar shows a range, not a number. Why can no single value be right?",
-            "Move k from 0 to 5 and watch the orange circle on the trade-off curve. Why does the "
-            "held-out pair AUC peak at k = 1 and fall to chance by k = 5, while IsoScore keeps rising?",
-        ],
     )

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from shared import (
@@ -147,6 +147,7 @@ def test_ranks_are_bounded(eigs):
 
 @given(spectra, st.floats(1e-6, 1e6))
 def test_ranks_are_scale_invariant(eigs, scale):
+    assume(max(eigs) > 1e-290)  # a scaled subnormal spectrum underflows to all zeros (refused)
     assert effective_rank(np.array(eigs) * scale) == pytest.approx(effective_rank(eigs))
     assert entropy_rank(np.array(eigs) * scale) == pytest.approx(entropy_rank(eigs))
 
