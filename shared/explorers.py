@@ -281,8 +281,7 @@ class Explorer(widgets.VBox):
         self.view = view(self.scene)
         self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self.readout = widgets.HTML(self._readout_html())
-        panel = widgets.VBox([widgets.VBox(list(controls.values())), self.readout])
-        super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), panel, self.image])
+        super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), *controls.values(), self.readout, self.image])
         for control in controls.values():
             control.observe(self._on_change, names="value")
 
