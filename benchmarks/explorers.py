@@ -1,7 +1,8 @@
 """How long each explorer takes from a slider change to a new picture.
 
 Run with ``uv run python benchmarks/explorers.py``. For every explorer, every slider is moved
-through its range in ``STEPS`` even steps (the others at their defaults) and back to its default.
+through its range in ``STEPS`` even steps (a selection slider through each option; the others at
+their defaults) and back to its default.
 Each move is timed from setting the slider's value to the new JPEG being in the ``Image`` widget,
 exactly the work the kernel does when a learner releases a slider. For comparison, the same
 moves are timed with the naive approach: build a new figure from the scene and draw all of it.
@@ -26,6 +27,7 @@ EXPLORERS: dict[str, Callable[[], explorers.Explorer]] = {
     "04 frequency": explorers.frequency_explorer,
     "05 rich-get-richer": explorers.rich_explorer,
     "06 whitening": explorers.whitening_explorer,
+    "07 real Transformer": explorers.real_explorer,
 }
 
 
@@ -33,6 +35,10 @@ def moves(explorer: explorers.Explorer) -> list[tuple[str, float]]:
     """Every slider through its range, one at a time, then back to its default."""
     out = []
     for name, control in explorer.controls.items():
+        if hasattr(control, "options"):  # a selection slider: every option in turn
+            out += [(name, option) for option in control.options if option != control.value]
+            out.append((name, control.value))
+            continue
         kind = type(control.value)
         for value in np.linspace(control.min, control.max, STEPS):
             value = kind(round(value / control.step) * control.step)

@@ -19,6 +19,7 @@ from .clouds import make_cone
 from .explorers import planted_tradeoff
 from .mechanisms import attention_run, rich_get_richer_run
 from .meters import cov_eigs, effective_rank
+from .realmodel import layer_profile
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,24 @@ EXERCISES: dict[str, Exercise] = {
         right="Removing the one direction that carries no label helps; every further one removes labels.",
         hint="Look at sweep['all-but-the-top']: which setting has the largest 'pair AUC'?",
         rel_tol=0.0,
+    ),
+    "07.1": Exercise(
+        reference=lambda: float(np.argmax(layer_profile()["mean cosine"])),
+        right="The middle layers are the most anisotropic; contrastive training flattens the last one.",
+        hint="np.argmax over profile['mean cosine'] gives the position of the largest value; position = layer.",
+        rel_tol=0.0,
+    ),
+    "07.2": Exercise(
+        reference=lambda: "a",
+        right="Mean cosine reads the shared offset; effective rank reads the covariance, which ignores the offset.",
+        hint="Write down what each meter is computed from: the raw vectors, or the vectors minus their mean?",
+        choices=("a", "b", "c"),
+    ),
+    "07.3": Exercise(
+        reference=lambda: "b",
+        right="Over most of the range, frequent words have larger input embeddings; notebook 04's sign does not hold.",
+        hint="Read the sign of the static embeddings' Spearman rho, then the median norm per frequency bin.",
+        choices=("a", "b", "c"),
     ),
 }
 

@@ -21,6 +21,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .clouds import PlantedCloud, make_planted, sphere_and_cone
+from .realmodel import REAL_REMEDIES, real_point, real_study
 from .mechanisms import AttentionRun, attention_run, frequency_run, rich_get_richer_run
 from .meters import (
     basis_isotropy,
@@ -36,6 +37,7 @@ from .figures import (
     AttentionView,
     CosineView,
     FrequencyView,
+    RealModelView,
     RichGetRicherView,
     SphereConeView,
     View,
@@ -239,6 +241,22 @@ def whitening_scene(k: int = 2, power: float = 1.0) -> dict[str, Any]:
     return scene
 
 
+def real_scene(layer: int = 6, remedy: str = "none") -> dict[str, Any]:
+    """Held-out tokens and sentences of the real model at one layer, after one remedy (notebook 07).
+
+    Remedies are fitted on the tokens of the fit half and measured on the other half. Token
+    cosines are over *all* pairs of held-out tokens from different sentences (exact, no sampling);
+    sentence vectors are the mean of their token vectors, the model's own pooling.
+    """
+    if remedy not in REAL_REMEDIES:
+        raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
+    layer = int(layer)
+    if not 0 <= layer <= real_study().enc.states.shape[0] - 1:
+        raise ValueError(f"layer: expected 0..{real_study().enc.states.shape[0] - 1}, got {layer}")
+    point = real_point(layer, remedy)
+    return {"layer": layer, "remedy": remedy, **point}
+
+
 # --------------------------------------------------------------------------------------------
 # Explorer plumbing
 # --------------------------------------------------------------------------------------------
@@ -409,4 +427,18 @@ def whitening_explorer() -> Explorer:
             "k": slider("int", "k: top components removed", 2, 0, 10, 1),
             "power": slider("float", "p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05),
         },
+    )
+
+
+def real_explorer() -> Explorer:
+    """Notebook 07: layer of all-MiniLM-L6-v2 and remedy, on held-out tokens and sentences."""
+    remedy = widgets.SelectionSlider(
+        options=list(REAL_REMEDIES), value="none", description="remedy (fitted on the other half)",
+        continuous_update=False, style={"description_width": "240px"}, layout=widgets.Layout(width="500px"),
+    )
+    return Explorer(
+        "Explorer: a real Transformer",
+        real_scene,
+        RealModelView,
+        {"layer": slider("int", "layer (0 = embedding layer)", 6, 0, 6, 1), "remedy": remedy},
     )

@@ -513,3 +513,134 @@ class WhiteningView(View):
 
 def _setting(remedy: str, value: float) -> str:
     return f"k={int(value)}" if remedy == "all-but-the-top" else f"p={value:.2f}"
+
+
+# --------------------------------------------------------------------------------------------
+# 07: a real Transformer
+# --------------------------------------------------------------------------------------------
+
+
+class LayerCurvesView(View):
+    """Per-layer meters of the real model: mean cosine beside the published curves, effective
+    rank, and rank collapse. A static figure (no explorer moves it)."""
+
+    def __init__(self, profile: dict, published: dict[str, tuple[float, ...]], dim: int) -> None:
+        super().__init__((17.0, 5.0), 3, "all-MiniLM-L6-v2, layer by layer, on the course corpus")
+        ax_cos, ax_rank, ax_collapse = self.axes
+        layers = np.arange(len(profile["mean cosine"]))
+        depth = layers / layers[-1]
+        for (name, values), style in zip(published.items(), ("s--", "^:")):
+            ax_cos.plot(np.arange(len(values)) / (len(values) - 1), values, style, color="#7f8c8d", ms=4,
+                        label=f"{name} (published, Ethayarajh 2019)")
+        ax_cos.plot(depth, profile["mean cosine"], "o-", color=RED, lw=2.4, label="MiniLM-L6 (measured here)")
+        ax_cos.set_xlim(-0.03, 1.03)
+        ax_cos.set_ylim(0, 1)
+        ax_cos.set_xlabel("relative depth (layer / number of layers)")
+        ax_cos.set_ylabel("mean cosine, words from different sentences")
+        ax_cos.set_title("Anisotropy across depth")
+        ax_cos.legend(loc="upper left")
+        n = int(profile["tokens"])
+        ax_rank.plot(layers, profile["effective rank"], "o-", color=BLUE, lw=2.4, label="MiniLM-L6 tokens")
+        ax_rank.axhline(dim / (1 + dim / n), color="black", ls=":", lw=1.2,
+                        label=f"isotropic Gaussian, same n={n:,} and d={dim}")
+        ax_rank.set_ylim(0, dim)
+        ax_rank.set_xlabel("layer (0 = embedding layer)")
+        ax_rank.set_ylabel("effective rank (participation ratio)")
+        ax_rank.set_title("Directions in use")
+        ax_rank.legend(loc="center right")
+        ax_collapse.fill_between(layers, profile["rank collapse q1"], profile["rank collapse q3"], color=GREEN,
+                                 alpha=0.25, label="middle half of sentences")
+        ax_collapse.plot(layers, profile["rank collapse"], "o-", color=GREEN, lw=2.4, label="median sentence")
+        ax_collapse.set_ylim(0, 1)
+        ax_collapse.set_xlabel("layer (0 = embedding layer)")
+        ax_collapse.set_ylabel("‖X − best rank-1‖ / ‖X‖ (0 = collapsed)")
+        ax_collapse.set_title("Tokens of one sentence: no rank collapse")
+        ax_collapse.legend(loc="lower left")
+        for ax in (ax_rank, ax_collapse):
+            ax.set_xticks(layers)
+
+
+class NormFrequencyView(View):
+    """Vector norm against word frequency: static input embeddings, and contextual vectors."""
+
+    def __init__(self, data: dict, layers: tuple[int, ...] = (0, 3, 6)) -> None:
+        super().__init__((14.0, 5.0), 2, "Norm against word frequency in a real model")
+        ax_vocab, ax_ctx = self.axes
+        from .realmodel import ZIPF_BINS
+
+        centres = ZIPF_BINS[:-1] + 0.5
+        vocab = data["vocabulary"]
+        ax_vocab.scatter(vocab["zipf"], vocab["norm"], s=3, alpha=0.15, color=BLUE, edgecolors="none",
+                         label=f"{len(vocab['zipf']):,} vocabulary words")
+        medians, counts = vocab["binned"]
+        ax_vocab.plot(centres, medians, "o-", color=INK, lw=2.4, label="median per frequency bin")
+        ax_vocab.set_xlabel("word frequency (Zipf scale: 3 = once per million words)")
+        ax_vocab.set_ylabel("input embedding norm")
+        ax_vocab.set_title(f"Static embeddings: Spearman ρ = {vocab['spearman']:+.2f}")
+        ax_vocab.legend(loc="upper left")
+        ctx = data["context"]
+        colors = mpl.colormaps["viridis"](np.linspace(0.1, 0.85, len(layers)))
+        for layer, color in zip(layers, colors):
+            medians, _ = ctx["binned"][layer]
+            ax_ctx.plot(centres, medians, "o-", color=color, lw=2.2,
+                        label=f"layer {layer}: ρ = {ctx['spearman'][layer]:+.2f}")
+        ax_ctx.set_xlabel("word frequency (Zipf scale)")
+        ax_ctx.set_ylabel("median hidden-state norm")
+        ax_ctx.set_title(f"In context ({len(ctx['zipf']):,} corpus words)")
+        ax_ctx.legend(loc="lower left")
+        for ax in self.axes:
+            ax.set_xlim(0.8, 8.2)
+
+
+class RealModelView(View):
+    """Held-out tokens and sentences at one layer after one remedy: the token-pair cosine
+    distribution, and paraphrase against unrelated sentence cosines."""
+
+    BINS = np.linspace(-1.0, 1.0, 81)
+    SENTENCE_BINS = np.linspace(-1.0, 1.0, 41)
+    # Fixed scales (they hold every layer and remedy of the course corpus), so that settings can be
+    # compared by eye and a move redraws only the bars; a taller histogram widens the scale.
+    TOKEN_TOP, SENTENCE_TOP = 12.0, 0.6
+
+    def __init__(self, scene: dict) -> None:
+        super().__init__((13.5, 5.0), 2, "A real Transformer: one layer, one remedy, held-out data")
+        ax_tok, ax_sent = self.axes
+        zero = np.zeros(len(self.BINS) - 1)
+        self.token_hist = ax_tok.stairs(zero, self.BINS, fill=True, alpha=0.6, color=RED)
+        self.token_mean = ax_tok.axvline(0, color="#7b241c", ls="--", lw=1.8)
+        ax_tok.axvline(0, color="black", ls=":", lw=1)
+        ax_tok.set_xlim(-1, 1)
+        ax_tok.set_ylim(0, 8)
+        ax_tok.set_xlabel("cosine of two tokens from different sentences")
+        ax_tok.set_ylabel("density")
+        ax_tok.set_title("Token pairs (all pairs, held-out half)")
+        zero = np.zeros(len(self.SENTENCE_BINS) - 1)
+        self.unrelated = ax_sent.stairs(zero, self.SENTENCE_BINS, fill=True, alpha=0.5, color="#7f8c8d")
+        self.paraphrase = ax_sent.stairs(zero, self.SENTENCE_BINS, fill=True, alpha=0.6, color=GREEN)
+        ax_sent.set_xlim(-1, 1)
+        ax_sent.set_ylim(0, 1)
+        ax_sent.set_xlabel("cosine of two sentence vectors")
+        ax_sent.set_ylabel("share of pairs")
+        ax_sent.set_title("Paraphrases vs unrelated sentences (held-out)")
+        self.moving = [self.token_hist, self.token_mean, self.unrelated, self.paraphrase]
+        self.update(scene)
+
+    def update(self, scene: dict) -> None:
+        ax_tok, ax_sent = self.axes
+        self.token_hist.set_data(scene["token_hist"])
+        mean = scene["meters"]["held-out tokens"]["mean cosine"]
+        self.token_mean.set_xdata([mean] * 2)
+        self.token_hist.set_label(f"layer {scene['layer']}, {scene['remedy']}")
+        self.token_mean.set_label(f"mean = {mean:+.3f}")
+        ax_tok.legend(loc="upper left")
+        ax_tok.set_ylim(0, max(self.TOKEN_TOP, nice_limit(1.05 * scene["token_hist"].max())))
+        check = scene["meters"]["held-out sentences"]
+        for stairs, values, name in [(self.unrelated, scene["unrelated"], "unrelated pairs"),
+                                     (self.paraphrase, scene["paraphrase"], "paraphrase pairs")]:
+            counts, _ = np.histogram(values, bins=self.SENTENCE_BINS)
+            stairs.set_data(counts / len(values))
+            stairs.set_label(f"{name} ({len(values)}), mean {values.mean():+.2f}")
+        self.paraphrase.set_label(self.paraphrase.get_label() + f", AUC {check['paraphrase AUC']:.3f}")
+        top = max(s.get_data().values.max() for s in (self.unrelated, self.paraphrase))
+        ax_sent.set_ylim(0, max(self.SENTENCE_TOP, nice_limit(1.05 * top)))
+        ax_sent.legend(loc="upper left")

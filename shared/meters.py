@@ -276,11 +276,35 @@ def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, 
     n_same = int(same.sum())
     if n_same == 0 or n_same == m:
         raise ValueError("labels: the sampled pairs need both same-label and different-label pairs")
-    ranks = np.empty(m)
-    ranks[np.argsort(score, kind="stable")] = np.arange(1, m + 1)
-    _, tie, counts = np.unique(score, return_inverse=True, return_counts=True)
-    ranks = (np.bincount(tie, weights=ranks) / counts)[tie]  # ties share their average rank
+    ranks = _average_ranks(score)
     return float((ranks[same].sum() - n_same * (n_same + 1) / 2) / (n_same * (m - n_same)))
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of the entries of ``x``; tied entries share their average rank."""
+    ranks = np.empty(len(x))
+    ranks[np.argsort(x, kind="stable")] = np.arange(1, len(x) + 1)
+    _, tie, counts = np.unique(x, return_inverse=True, return_counts=True)
+    return (np.bincount(tie, weights=ranks) / counts)[tie]
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    r"""Spearman's rank correlation: the Pearson correlation of the ranks of ``x`` and ``y``.
+
+    Ties share their average rank. The value lies in ``[-1, 1]``: ``+1`` when ``y`` rises with ``x``
+    in every pair, ``-1`` when it always falls; it is unchanged by any increasing transformation
+    of either variable. A constant variable has no ranking, and is refused.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape or len(x) < 2:
+        raise ValueError(f"x, y: expected two 1-D arrays of the same length >= 2, got shapes {x.shape} and {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x, y: contain NaN or infinite values")
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    if not (np.any(rx) and np.any(ry)):
+        raise ValueError("x, y: a constant variable has no rank correlation")
+    return float(np.clip(rx @ ry / np.sqrt((rx @ rx) * (ry @ ry)), -1.0, 1.0))
 
 
 def knn_accuracy(
@@ -309,3 +333,96 @@ def _labels(labels: object, n: int, name: str = "labels") -> np.ndarray:
     if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer) or (n and arr.min() < 0):
         raise ValueError(f"{name}: expected {n} non-negative integer labels, got shape {arr.shape} of {arr.dtype}")
     return arr
+
+
+def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    r"""Each coordinate's contribution to the mean cosine over *all* pairs of rows in different groups.
+
+    With unit rows :math:`u_i`, the sum over ordered pairs :math:`(i, j)` from different groups is
+    :math:`\sum_{g(i) \ne g(j)} u_i^\top u_j = \|\sum_i u_i\|^2 - \sum_g \|\sum_{i \in g} u_i\|^2`,
+    and it splits coordinate by coordinate. Dividing by the number of such pairs gives the
+    contributions :math:`c_k`, whose sum is the exact mean cosine that :func:`random_cosines`
+    estimates by sampling. Ethayarajh (2019, arXiv:1909.00512) pairs words from different
+    contexts; with a sentence index as ``groups``, so does this. The largest :math:`c_k` is the
+    "rogue dimension" of Timkey & van Schijndel (2021, arXiv:2109.04404). No sampling, so no seed:
+    the value is exact and cheap (``O(n d)``).
+    """
+    X = _checks.cloud(X, min_rows=2)
+    groups = _labels(groups, len(X), "groups")
+    _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    pairs = len(X) ** 2 - int(np.sum(sizes.astype(np.int64) ** 2))
+    if pairs == 0:
+        raise ValueError("groups: every row is in the same group, so there is no pair from different groups")
+    order = np.argsort(inverse, kind="stable")
+    U = _unit_rows(X)
+    per_group = np.add.reduceat(U[order], np.concatenate([[0], np.cumsum(sizes)[:-1]]), axis=0)
+    return (U.sum(axis=0) ** 2 - np.sum(per_group**2, axis=0)) / pairs
+
+
+def rank_collapse(X: np.ndarray) -> float:
+    r"""How far the rows of ``X`` are from one common direction: :math:`\|X - X_1\|_F / \|X\|_F`.
+
+    :math:`X_1` is the best rank-1 approximation of ``X`` (its top singular triple), so the value
+    is :math:`\sqrt{\sum_{k \ge 2} s_k^2 / \sum_k s_k^2}` from the singular values alone: 0 when
+    every row is a multiple of one vector (full collapse), up to :math:`\sqrt{1 - 1/\min(n, d)}`
+    when the energy is spread evenly. Dong, Cordonnier & Loukas (2021, arXiv:2103.03404) track
+    this residual through depth for the tokens of one sequence.
+    """
+    X = _checks.cloud(X, min_rows=1)
+    s = np.linalg.svd(X, compute_uv=False)
+    total = np.sum(s**2)
+    if total == 0:
+        raise ValueError("X: all entries are zero, so it has no direction to collapse onto")
+    return float(np.sqrt(max(total - s[0] ** 2, 0.0) / total))
+
+
+def _pair_rows(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray]:
+    """Check a set of sentence vectors and the row indices of its paraphrase pairs."""
+    S = _checks.cloud(S, min_rows=2)
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or len(pairs) < 2 or not np.issubdtype(pairs.dtype, np.integer):
+        raise ValueError(f"pairs: expected an integer array of shape (P, 2) with P >= 2, got shape {pairs.shape}")
+    if pairs.min() < 0 or pairs.max() >= len(S) or len(np.unique(pairs)) != pairs.size:
+        raise ValueError(f"pairs: expected distinct row indices of S (0..{len(S) - 1})")
+    return S, pairs
+
+
+def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cosines of the ``P`` paraphrase pairs (rows ``pairs[p]`` of ``S``), and of every *unrelated*
+    pair: two of the ``2P`` sentences that come from different paraphrase pairs."""
+    S, pairs = _pair_rows(S, pairs)
+    U = _unit_rows(S)
+    members = pairs.T.ravel()
+    group = np.tile(np.arange(len(pairs)), 2)
+    i, j = np.triu_indices(len(members), k=1)
+    other = group[i] != group[j]
+    para = np.einsum("ij,ij->i", U[pairs[:, 0]], U[pairs[:, 1]])
+    unrelated = np.einsum("ij,ij->i", U[members[i[other]]], U[members[j[other]]])
+    return para, unrelated
+
+
+def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> dict[str, float]:
+    r"""A small semantic test: are paraphrases closer than unrelated sentences?
+
+    ``S`` holds one embedding per sentence, ``pairs`` (shape ``(P, 2)``) the row indices of ``P``
+    paraphrase pairs; unrelated pairs are as in :func:`paraphrase_cosines`. Returns the mean
+    cosine of each kind, their AUC (the probability that a paraphrase pair has the higher cosine
+    of the two, over every paraphrase/unrelated combination; ties count one half), and top-1
+    retrieval: the share of the ``2P`` sentences whose most similar other row of ``S`` is their
+    paraphrase. Every pair is used, so there is no sampling.
+    """
+    para, unrelated = paraphrase_cosines(S, pairs)
+    S, pairs = _pair_rows(S, pairs)
+    wins = np.mean(para[:, None] > unrelated[None, :]) + 0.5 * np.mean(para[:, None] == unrelated[None, :])
+    U = _unit_rows(S)
+    C = U @ U.T
+    np.fill_diagonal(C, -np.inf)
+    members = pairs.T.ravel()
+    nearest = C[members].argmax(axis=1)
+    partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    return {
+        "paraphrase cosine": float(para.mean()),
+        "unrelated cosine": float(unrelated.mean()),
+        "paraphrase AUC": float(wins),
+        "top-1 retrieval": float(np.mean(nearest == partner)),
+    }

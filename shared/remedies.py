@@ -36,12 +36,16 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     k = _checks.integer(k, "k", 0, X.shape[1])
     ref = _fit_cloud(X, fit)
     Xc = X - ref.mean(axis=0)
+    if k == 0:
+        return Xc
     _, V = principal_axes(ref)
     top = V[:, :k]
     return Xc - (Xc @ top) @ top.T
 
 
-def zca_whiten(X: np.ndarray, power: float = 1.0, fit: np.ndarray | None = None) -> np.ndarray:
+def zca_whiten(
+    X: np.ndarray, power: float = 1.0, fit: np.ndarray | None = None, rank: int | None = None
+) -> np.ndarray:
     r"""ZCA whitening, or partial whitening with ``power`` :math:`p \in [0, 1]`.
 
     .. math::  z = \Sigma^{-p/2}(x - \mu) = U \Lambda^{-p/2} U^\top (x - \mu)
@@ -52,21 +56,32 @@ def zca_whiten(X: np.ndarray, power: float = 1.0, fit: np.ndarray | None = None)
     which eigenvectors LAPACK picks, even where eigenvalues repeat. BERT-whitening (Su et al. 2021,
     arXiv:2103.15316) is the PCA variant, :math:`\Lambda^{-1/2}U^\top(x-\mu)`. The mean and
     covariance are estimated on ``fit`` (default: ``X`` itself).
+
+    ``rank = r`` keeps only the top ``r`` principal directions (:math:`U_r`, :math:`\Lambda_r`) and
+    drops the rest, like the dimension reduction of Su et al. This is how to whiten a cloud that
+    lies in a flat subspace, such as the output of a LayerNorm (its rows satisfy one linear
+    equation, so their covariance has a zero eigenvalue). The projection onto the top ``r``
+    directions is well defined only when :math:`\lambda_r > \lambda_{r+1}`, which is checked.
     """
     X = _checks.cloud(X, min_rows=2)
     power = _checks.real(power, "power", 0.0, 1.0)
+    d = X.shape[1]
+    r = d if rank is None else _checks.integer(rank, "rank", 1, d)
     ref = _fit_cloud(X, fit)
     Xc = X - ref.mean(axis=0)
-    if power == 0:
+    if power == 0 and r == d:
         return Xc
     w, V = principal_axes(ref)
-    if w[-1] <= 1e-12 * w[0]:
-        rank = int(np.sum(w > 1e-12 * w[0]))
+    if w[r - 1] <= 1e-12 * w[0]:
+        kept = int(np.sum(w > 1e-12 * w[0]))
         raise ValueError(
-            f"X: its covariance is singular (rank {rank} of {X.shape[1]}), so whitening would divide "
-            "by zero; remove the empty directions first or use more points than dimensions"
+            f"X: its covariance is singular (rank {kept} of {d}), so whitening would divide "
+            f"by zero; pass rank={kept} to drop the empty directions, or use more points than dimensions"
         )
-    return Xc @ (V * w ** (-power / 2)) @ V.T
+    if r < d and w[r] >= w[r - 1] * (1 - 1e-10):
+        raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
+    U = V[:, :r]
+    return Xc @ (U * w[:r] ** (-power / 2)) @ U.T
 
 
 def standardize(X: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ FACTORIES = [
     explorers.frequency_explorer,
     explorers.rich_explorer,
     explorers.whitening_explorer,
+    explorers.real_explorer,
 ]
 
 
@@ -36,7 +37,8 @@ def test_every_slider_at_min_default_max(factory):
         default_picture, default_text = picture(explorer), repr(explorer)
         for name, control in explorer.controls.items():
             default = control.value
-            for value in [v for v in (control.min, control.max) if v != default]:
+            ends = (control.min, control.max) if hasattr(control, "min") else (control.options[0], control.options[-1])
+            for value in [v for v in ends if v != default]:
                 control.value = value
                 assert explorer.values()[name] == value
                 assert finite_meters(explorer), f"{name}={value}: {explorer.meters()}"
@@ -66,6 +68,8 @@ def test_sliders_report_on_release_only():
         (explorers.whitening_explorer, ["partition I = 0.000, mean cosine = +0.846", "held-out pair AUC = 0.822",
                                         "partition I = 0.510, mean cosine = -0.001",
                                         "mean cosine = -0.001, IsoScore = 1.000"]),
+        (explorers.real_explorer, ["[layer=6, remedy=none]", "mean cosine = +0.034",
+                                   "paraphrase AUC = 1.000, top-1 retrieval = 0.976"]),
     ],
 )
 def test_defaults_show_the_static_experiment(factory, expected):

