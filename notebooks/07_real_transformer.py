@@ -207,31 +207,34 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # Timkey & van Schijndel (2021) found that in Transformer language models one to three
 # coordinates carry most of the cosine between any two vectors. The exact mean cosine above splits
 # coordinate by coordinate, so we can ask which coordinate carries the largest part, and how much.
+# The last column names the coordinate where the mean vector is largest.
 
 # %%
-print("layer  rogue coordinate  its share of the mean cosine  mean cosine without it")
+print("layer  rogue coordinate  its share of the mean cosine  mean cosine without it  largest |mean|")
 for layer in range(len(profile["mean cosine"])):
     share = profile["rogue share"][layer]
     total = profile["mean cosine"][layer]
-    print(f"{layer:5d}  {profile['rogue coordinate'][layer]:16d}  {share:28.3f}  {total * (1 - share):+22.3f}")
+    print(f"{layer:5d}  {profile['rogue coordinate'][layer]:16d}  {share:28.3f}  {total * (1 - share):+22.3f}"
+          f"  {profile['largest mean coordinate'][layer]:14d}")
 H5 = enc.states[5][ordinary]
 mean5 = np.abs(H5.mean(axis=0))
+same_sign = np.mean(np.sign(H5[:, 223]) == np.sign(H5[:, 223].mean()))
 print(f"\nlayer 5: |mean| of coordinate 223 = {mean5[223]:.2f}; median |mean| of the other coordinates ="
-      f" {np.median(np.delete(mean5, 223)):.2f}")
+      f" {np.median(np.delete(mean5, 223)):.2f}; tokens with the mean's sign there: {same_sign:.3f}")
 gamma = model.weights["encoder.layer.5.output.LayerNorm.weight"]  # the scale of the last LayerNorm
 off = np.flatnonzero(np.abs(gamma) < 1e-6)
 print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
       f" (scales {', '.join(f'{g:.0e}' for g in np.abs(gamma[off]))}; median scale {np.median(np.abs(gamma)):.2f})")
 
 # %% [markdown]
-# **What you see.** From layer 2 to layer 5 a single coordinate, number 223, carries a third to
-# more than half of the mean cosine (0.585 at layer 5). Its mean value over all tokens is 3.40,
-# against a median of 0.06 for the other 383 coordinates: every token has a large value there,
-# with the same sign, so every pair of tokens gets a head start in its dot product. At the last
-# layer no coordinate stands out (the largest carries 0.052), and the last line shows why: the
-# final LayerNorm multiplies coordinate 223, and two others, by a scale of $10^{-9}$ or less. The
-# trained model has switched its rogue coordinate off at the output, which is part of the drop in
-# the mean cosine at layer 6.
+# **What you see.** At every layer the coordinate that carries the most cosine is the one where
+# the mean vector is largest. From layer 2 to layer 5 a single coordinate, number 223, carries a
+# third to more than half of the mean cosine (0.585 at layer 5). There the mean over all tokens
+# has size 3.40, against a median of 0.06 for the other 383 coordinates, and 0.997 of the tokens
+# share its sign: nearly every pair of tokens gets a head start in its dot product from this one
+# coordinate. At the last layer no coordinate stands out (the largest carries 0.052), and the
+# last line shows why: the final LayerNorm multiplies coordinate 223, and two others, by a scale
+# of $10^{-9}$ or less. The trained model has switched its rogue coordinate off at the output.
 #
 # **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and the
 # course's cone of notebooks 01–02 in its simplest form: one shared offset along one axis. A

@@ -162,7 +162,8 @@ def layer_profile() -> dict[str, np.ndarray]:
     * ``rank collapse``: median over sentences of :func:`~shared.meters.rank_collapse` of the
       sentence's own tokens (``[CLS]`` and ``[SEP]`` included), with its quartiles;
     * ``rogue coordinate`` and ``rogue share``: the coordinate with the largest term in the mean
-      cosine and the fraction of the mean cosine it carries (Timkey & van Schijndel 2021).
+      cosine and the fraction of the mean cosine it carries (Timkey & van Schijndel 2021);
+    * ``largest mean coordinate``: the coordinate where the mean vector is largest in size.
     """
     enc = real_study().enc
     ordinary = ~enc.special
@@ -174,12 +175,13 @@ def layer_profile() -> dict[str, np.ndarray]:
         top = int(np.argmax(terms))
         collapse = [rank_collapse(H[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
         rows.append((terms.sum(), effective_rank(cov_eigs(H[ordinary])), *np.percentile(collapse, [25, 50, 75]),
-                     top, terms[top] / terms.sum()))
+                     top, terms[top] / terms.sum(), np.argmax(np.abs(H[ordinary].mean(axis=0)))))
     cols = np.array(rows).T
     names = ["mean cosine", "effective rank", "rank collapse q1", "rank collapse", "rank collapse q3",
-             "rogue coordinate", "rogue share"]
+             "rogue coordinate", "rogue share", "largest mean coordinate"]
     out = dict(zip(names, cols))
-    out["rogue coordinate"] = out["rogue coordinate"].astype(int)
+    for name in ("rogue coordinate", "largest mean coordinate"):
+        out[name] = out[name].astype(int)
     out["tokens"] = np.array(int(ordinary.sum()))
     return out
 

@@ -118,6 +118,7 @@ def test_notebook_figures():
     assert [f"{v:+.3f}" for v in profile["mean cosine"]] == [
         "+0.070", "+0.156", "+0.189", "+0.200", "+0.215", "+0.232", "+0.032"]
     assert profile["rogue coordinate"].tolist()[2:6] == [223] * 4
+    assert np.array_equal(profile["rogue coordinate"], profile["largest mean coordinate"])
     assert np.all(np.diff(profile["rank collapse"][:5]) < 0)
     freq = norm_frequency()
     assert f"{freq['vocabulary']['spearman']:+.3f}" == "+0.810"
