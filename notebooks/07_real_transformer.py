@@ -180,9 +180,9 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # model on *relative* depth (layer divided by the number of layers).
 #
 # * **Mean cosine** rises from $+0.070$ after the embedding layer to $+0.232$ after layer 5, the
-#   same upward trend Ethayarajh reports for BERT-base, though at a third of BERT's level and far
-#   below GPT-2. Then it **drops to $+0.032$ at the last layer**: the output of this model is
-#   nearly free of a shared offset.
+#   same upward trend Ethayarajh reports for BERT-base, though lower (halfway through the model,
+#   $+0.200$ against BERT's published 0.420) and far below GPT-2. Then it **drops to $+0.032$ at
+#   the last layer**: the output of this model is nearly free of a shared offset.
 # * **Effective rank** falls from 82.0 to about 60 of 384 in layers 1–5 and climbs back to 142.7
 #   at layer 6. Even the last layer stays well below what an isotropic Gaussian of the same size
 #   would score (dotted line).
@@ -198,9 +198,9 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # of notebook 03: Dong et al. (2021) prove collapse for attention alone and show that skip
 # connections and feed-forward layers counteract it, and every block here has both.
 #
-# The comparison is about shape, not exact values: Ethayarajh averaged over words that occur in
-# several contexts of his corpus, we average over every word piece of ours, and the models differ
-# in size and training.
+# The comparison is about shape, not exact values: Ethayarajh's figures come from his own corpus
+# and his own sample of words, ours average over every word piece of this small corpus, and the
+# models differ in size and training.
 #
 # ## 3 · Rogue coordinates
 #
@@ -283,9 +283,11 @@ NormFrequencyView(freq)
 #
 # **Why.** Notebook 04's pull fixed the sign by construction; it was a caricature of one
 # training effect, not a law. What a word's norm ends up as depends on the objective and the
-# architecture. This model's vocabulary was learned by masked-word pretraining and distillation,
-# then tuned contrastively, nothing like the toy's pull; and a hidden state is not a word vector
-# at all but the output of a LayerNorm after attention has mixed in the context. A plausible
+# architecture. This model's vocabulary was learned by distilling a larger pretrained model and
+# then tuned contrastively, nothing like the toy's pull; the studies cited in
+# [§4.2](../research/03-isotropy-anisotropy.md#42-token-frequency) tie geometry to frequency in
+# different ways, in different models. And a hidden state is not a word vector at all but the
+# output of a LayerNorm after attention has mixed in the context. A plausible
 # reading of the contextual result, which this notebook does not test, is that a model whose
 # sentence vector is a plain mean of token vectors gains from giving function words little
 # weight in that mean. The general lesson stands: frequency shapes the geometry (both
@@ -332,16 +334,18 @@ for remedy in ("none", "whitening"):
 # **What you see.**
 #
 # * **Centring** takes the held-out mean cosine from $+0.201$ to $+0.003$ at layer 3 without
-#   touching the effective rank (60.5), and it costs the semantic check nothing (AUC 0.996 →
-#   0.997). The shared offset was pure baseline, as in notebook 02.
+#   touching the effective rank (60.5). Unrelated sentences drop from $+0.602$ to $+0.124$, and
+#   the AUC does not suffer (0.996 → 0.997; top-1 retrieval loses one sentence of 42, 0.929 →
+#   0.905). The shared offset was mostly baseline, as in notebook 02.
 # * **All-but-the-top** ($k = 4$) also removes the top directions, and the effective rank rises
 #   to 110.8 at no cost (AUC 0.997, top-1 retrieval 0.929, as raw).
 # * **Whitening** makes the held-out tokens most isotropic (effective rank 207.5) but is the only
 #   remedy that hurts: at layer 3 the AUC drops to 0.970 and top-1 retrieval from 0.929 to 0.857.
-#   Unrelated sentences jump to a mean cosine of $+0.580$, because whitening was fitted on
-#   ordinary tokens and blows up the directions in which `[CLS]` and `[SEP]` differ from them: their
-#   norm goes from 0.82 to 2.93 times an ordinary token's, and these two tokens are part of every
-#   sentence's mean. A remedy is only as good as the data it was fitted on.
+#   Unrelated sentences stay at a mean cosine of $+0.580$, almost the raw value. Whitening was
+#   fitted on ordinary tokens and blows up the directions in which `[CLS]` and `[SEP]` differ from
+#   them: their norm goes from 0.82 to 2.93 times an ordinary token's, and since these two tokens
+#   are part of every sentence's mean, every sentence vector gets the same large component. A
+#   remedy is only as good as the data it was fitted on.
 # * At the **last layer** nothing changes the semantic check (AUC 1.000, top-1 0.976, i.e. 41 of
 #   42, for every remedy): contrastive training has already removed the offset (mean cosine
 #   $+0.034$) that the remedies are designed to remove.
@@ -378,13 +382,13 @@ real_explorer()
 # | toy experiment | claim | this model |
 # |---|---|---|
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
-# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it at no cost to the semantic check |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase AUC |
 # | 03 attention contraction | stacked attention pulls tokens together | partly: mean cosine rises through layer 5, but tokens of a sentence stay far from rank 1 (0.752 at the end), and the last layer reverses the trend |
 # | 04 frequency collapse | frequent tokens end up small | no for static embeddings ($\rho = +0.810$); yes for hidden states ($\rho$ from $-0.627$ to $-0.851$) |
-# | 05 rich-get-richer | a few directions take over | yes in the middle layers: effective rank about 60 of 384, one coordinate carrying up to 0.585 of the mean cosine |
+# | 05 rich-get-richer | a few directions take over | the outcome, in the middle layers: effective rank about 60 of 384, one coordinate carrying up to 0.585 of the mean cosine (the training dynamics that notebook 05 models cannot be seen in a finished model) |
 # | 06 whitening | the most isotropic remedy is not the best | yes: whitening is the most isotropic and the only remedy that hurts the paraphrase check |
 #
-# One model and three hundred sentences are a small sample: these are observations about
+# One model and about three hundred sentences are a small sample: these are observations about
 # all-MiniLM-L6-v2 on this corpus, not laws. They are also a reminder that a model trained for
 # sentence similarity has, by design, fought the very effect this course is about.
 #
