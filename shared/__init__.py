@@ -1,5 +1,9 @@
 """Toolkit of the Isotropy & Anisotropy course: clouds, meters, remedies, mechanisms, figures.
 
+The real Transformer of notebook 07 lives in two submodules that are imported only when used:
+:mod:`shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus) and
+:mod:`shared.realmodel` (the notebook's measurements).
+
 Importing it changes no global state; apply the course's plot style with :func:`course_style`.
 """
 
@@ -26,6 +30,7 @@ from .meters import (
     entropy_rank,
     isoscore,
     knn_accuracy,
+    numerical_rank,
     pair_auc,
     paraphrase_check,
     paraphrase_cosines,
@@ -41,6 +46,7 @@ from .remedies import all_but_the_top, standardize, sweep_remedies, zca_whiten
 __all__ = [
     "PlantedCloud",
     "knn_accuracy",
+    "numerical_rank",
     "make_planted",
     "pair_auc",
     "sweep_remedies",

@@ -182,6 +182,17 @@ def effective_rank(eigs: np.ndarray) -> float:
     return float(lam.sum() ** 2 / np.sum(lam**2))
 
 
+def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
+    """How many eigenvalues exceed ``rtol`` times the largest: the directions a cloud occupies at all.
+
+    Unlike :func:`effective_rank` it does not weigh directions by their variance; it only tells
+    an empty direction (zero up to rounding, e.g. the one a LayerNorm output cannot move in) from
+    a used one.
+    """
+    lam = _checks.spectrum(eigs)
+    return int(np.sum(lam > rtol * lam.max()))
+
+
 def entropy_rank(eigs: np.ndarray) -> float:
     r"""Entropy effective rank (Roy & Vetterli 2007): :math:`\exp(-\sum_k p_k \log p_k)`, :math:`p = \lambda / \sum\lambda`.
 

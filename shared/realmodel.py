@@ -18,6 +18,7 @@ from .meters import (
     cov_eigs,
     cross_group_cosines,
     effective_rank,
+    numerical_rank,
     paraphrase_check,
     paraphrase_cosines,
     rank_collapse,
@@ -64,12 +65,6 @@ def real_study() -> RealStudy:
         array.setflags(write=False)
     return RealStudy(corpus, enc, fit, ordinary & fit[enc.sentence], ordinary & ~fit[enc.sentence],
                      held_sentences, held_pairs)
-
-
-def numerical_rank(eigs: np.ndarray, rtol: float = 1e-10) -> int:
-    """How many eigenvalues exceed ``rtol`` times the largest: the directions a cloud really uses."""
-    eigs = np.asarray(eigs)
-    return int(np.sum(eigs > rtol * eigs[0]))
 
 
 def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 from collections.abc import Sequence
 
 from . import _checks
-from .meters import isoscore, knn_accuracy, pair_auc, random_cosines
+from .meters import isoscore, knn_accuracy, numerical_rank, pair_auc, random_cosines
 from .pca import principal_axes
 
 
@@ -72,8 +72,10 @@ def zca_whiten(
     if power == 0 and r == d:
         return Xc
     w, V = principal_axes(ref)
-    if w[r - 1] <= 1e-12 * w[0]:
-        kept = int(np.sum(w > 1e-12 * w[0]))
+    if not w[0] > 0:
+        raise ValueError(f"{'X' if fit is None else 'fit'}: all points coincide, so there is no variance to whiten")
+    kept = numerical_rank(w)
+    if r > kept:
         raise ValueError(
             f"X: its covariance is singular (rank {kept} of {d}), so whitening would divide "
             f"by zero; pass rank={kept} to drop the empty directions, or use more points than dimensions"

@@ -146,6 +146,6 @@ def test_remedies_on_held_out_data():
 def test_whitening_a_layernorm_output_needs_its_rank():
     H = real_study().enc.states[6][real_study().fit_tokens]
     eigs = cov_eigs(H)
-    from shared.realmodel import numerical_rank
+    from shared import numerical_rank
 
     assert numerical_rank(eigs) == 381  # three directions of the last layer carry no variance

@@ -12,6 +12,7 @@ from shared import (
     effective_rank,
     entropy_rank,
     isoscore,
+    numerical_rank,
     paraphrase_check,
     paraphrase_cosines,
     partition_isotropy,
@@ -343,3 +344,12 @@ def test_spearman_with_ties_matches_the_textbook_value():
         spearman([1, 1, 1], [1, 2, 3])
     with pytest.raises(ValueError, match="same length"):
         spearman([1, 2], [1, 2, 3])
+
+
+def test_numerical_rank_counts_occupied_directions():
+    assert numerical_rank([4.0, 1e-3, 1e-14, 0.0]) == 2
+    assert numerical_rank(1e6 * np.array([4.0, 1e-3, 1e-14, 0.0])) == 2  # scale-free
+    assert numerical_rank([1.0, 1e-14], rtol=1e-15) == 2
+    X = np.random.default_rng(2).standard_normal((100, 5))
+    X -= X.mean(axis=1, keepdims=True)  # rows sum to zero: one direction is empty
+    assert numerical_rank(cov_eigs(X)) == 4

@@ -137,6 +137,8 @@ def test_whitening_a_cloud_in_a_flat_subspace():
     assert np.allclose(W.sum(axis=1), 0.0, atol=1e-9)  # it stays in the same subspace
     with pytest.raises(ValueError, match="rank: must lie in"):
         zca_whiten(X, rank=0)
+    with pytest.raises(ValueError, match="fit: all points coincide"):
+        zca_whiten(X, fit=np.ones((4, 6)))
 
 
 def test_whitening_rank_refuses_a_split_inside_a_repeated_eigenvalue():
