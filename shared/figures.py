@@ -536,7 +536,7 @@ class LayerCurvesView(View):
         ax_cos.set_xlim(-0.03, 1.03)
         ax_cos.set_ylim(0, 1)
         ax_cos.set_xlabel("relative depth (layer / number of layers)")
-        ax_cos.set_ylabel("mean cosine, words from different sentences")
+        ax_cos.set_ylabel("mean cosine of tokens from different contexts")
         ax_cos.set_title("Anisotropy across depth")
         ax_cos.legend(loc="upper left")
         n = int(profile["tokens"])
