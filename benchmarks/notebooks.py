@@ -1,0 +1,56 @@
+"""How long each notebook takes to run top to bottom, and how much memory its kernel needs.
+
+Run with ``uv run python benchmarks/notebooks.py [notebooks/07_real_transformer.ipynb ...]``
+(default: every notebook). Each notebook is executed in a fresh kernel, as "Restart kernel and
+run all" would; the time of its cells is measured inside the kernel, and so is the kernel's peak
+resident memory (``ru_maxrss``). The course's targets: every notebook in seconds; notebook 07,
+which runs a real Transformer, in under 30 s with a peak below 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMITS = {"07_real_transformer": (30.0, 1536.0)}  # seconds, MB
+START = "import time as _bench_time\n_bench_start = _bench_time.perf_counter()"
+STOP = (
+    "import resource as _bench_resource\n"
+    "print(_bench_time.perf_counter() - _bench_start, _bench_resource.getrusage(_bench_resource.RUSAGE_SELF).ru_maxrss)"
+)
+
+
+def measure(path: Path) -> tuple[float, float, float]:
+    """Seconds for the cells, seconds including the kernel's start, and peak kernel memory in MB."""
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [nbformat.v4.new_code_cell(START), *nb.cells, nbformat.v4.new_code_cell(STOP)]
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(path.parent)}}).execute()
+    total = time.perf_counter() - start
+    cells, rss_kb = map(float, nb.cells[-1].outputs[0]["text"].split())
+    return cells, total, rss_kb / 1024
+
+
+def main(paths: list[str]) -> int:
+    notebooks = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    print(f"{'notebook':28s} {'cells s':>8s} {'with kernel start s':>20s} {'peak MB':>8s}")
+    failed = False
+    for path in notebooks:
+        cells, total, peak = measure(path)
+        limit = LIMITS.get(path.stem)
+        verdict = ""
+        if limit:
+            ok = total < limit[0] and peak < limit[1]
+            failed |= not ok
+            verdict = f"  target < {limit[0]:.0f} s, < {limit[1] / 1024:.1f} GB: {'met' if ok else 'MISSED'}"
+        print(f"{path.stem:28s} {cells:8.1f} {total:20.1f} {peak:8.0f}{verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
