@@ -177,6 +177,10 @@ def encode(sentences: list[str] | tuple[str, ...], model: MiniLM | None = None) 
     model = model or load_minilm()
     encodings = model.tokenizer.encode_batch(list(sentences))
     ids = [np.array(e.ids, dtype=np.int64) for e in encodings]
+    longest = int(np.argmax([len(t) for t in ids]))
+    limit = int(model.config["max_position_embeddings"])
+    if len(ids[longest]) > limit:
+        raise ValueError(f"sentences: sentence {longest} has {len(ids[longest])} tokens; the model reads at most {limit}")
     return Encoded(
         sentences=tuple(sentences),
         tokens=tuple(t for e in encodings for t in e.tokens),

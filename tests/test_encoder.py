@@ -87,6 +87,7 @@ def test_sentence_embeddings_are_mean_pooled(model):
         (lambda m: hidden_states(m, [np.array([101, 40000, 102])]), "outside the vocabulary"),
         (lambda m: hidden_states(m, [np.arange(600) % 1000]), "1 to 512 tokens"),
         (lambda m: hidden_states(m, []), "at least one sentence"),
+        (lambda m: encode(["short", "word " * 600], m), "sentence 1 has 602 tokens; the model reads at most 512"),
     ],
 )
 def test_bad_input_raises_a_named_value_error(model, call, message):
