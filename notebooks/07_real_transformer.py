@@ -171,13 +171,17 @@ for layer in range(len(profile["mean cosine"])):
     print(f"{layer:5d}  {profile['mean cosine'][layer]:+11.3f}  {profile['effective rank'][layer]:14.1f}"
           f"  {profile['rank collapse'][layer]:.3f} ({profile['rank collapse q1'][layer]:.3f}"
           f"-{profile['rank collapse q3'][layer]:.3f})")
+sampled = random_cosines(enc.states[5][ordinary], 0).mean()
+print(f"\nlayer 5, the course's sampled meter (6,000 random pairs of tokens, seed 0): {sampled:+.3f}")
 
 # %%
 LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 
 # %% [markdown]
-# **What you see.** The published curves are from 12-layer models, so the left panel puts every
-# model on *relative* depth (layer divided by the number of layers).
+# **What you see.** The sampled meter of notebooks 01–02 lands close to the exact layer-5 value
+# (its random pairs may also come from the same sentence, which the exact mean leaves out). The
+# published curves are from 12-layer models, so the left panel puts every model on *relative*
+# depth (layer divided by the number of layers).
 #
 # * **Mean cosine** rises from $+0.070$ after the embedding layer to $+0.232$ after layer 5, the
 #   same upward trend Ethayarajh reports for BERT-base, though lower (halfway through the model,
