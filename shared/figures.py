@@ -566,9 +566,7 @@ class NormFrequencyView(View):
     def __init__(self, data: dict, layers: tuple[int, ...] = (0, 3, 6)) -> None:
         super().__init__((14.0, 5.0), 2, "Norm against word frequency in a real model")
         ax_vocab, ax_ctx = self.axes
-        from .realmodel import ZIPF_BINS
-
-        centres = ZIPF_BINS[:-1] + 0.5
+        centres = (data["zipf bins"][:-1] + data["zipf bins"][1:]) / 2
         vocab = data["vocabulary"]
         ax_vocab.scatter(vocab["zipf"], vocab["norm"], s=3, alpha=0.15, color=BLUE, edgecolors="none",
                          label=f"{len(vocab['zipf']):,} vocabulary words")

@@ -138,8 +138,6 @@ def real_point(layer: int, remedy: str) -> dict[str, Any]:
     return point
 
 
-
-
 # Ethayarajh (2019, arXiv:1909.00512): mean cosine of random words from different contexts, per
 # layer (0 = input embeddings), as in the statistics of the paper's repository.
 PUBLISHED_MEAN_COSINE = {
@@ -199,7 +197,7 @@ def norm_frequency() -> dict[str, Any]:
     ``vocabulary``: the input embedding of every whole-word, alphabetic vocabulary entry that
     wordfreq knows (static vectors, as in notebook 04). ``context``: the hidden state of every
     corpus word that is a single alphabetic token, at each layer. For each: Spearman's rank
-    correlation of norm with frequency, and the median norm per Zipf bin.
+    correlation of norm with frequency, and the median norm per Zipf bin (``zipf bins``).
     """
     from wordfreq import zipf_frequency
 
@@ -213,8 +211,9 @@ def norm_frequency() -> dict[str, Any]:
 
     enc = real_study().enc
     tokens = np.asarray(enc.tokens)
-    key = enc.sentence * 1000 + enc.word
-    _, inverse, pieces = np.unique(key, return_inverse=True, return_counts=True)
+    _, inverse, pieces = np.unique(np.column_stack([enc.sentence, enc.word]), axis=0,
+                                   return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
     single = (~enc.special) & (pieces[inverse] == 1) & np.array([t.isascii() and t.isalpha() for t in tokens])
     context_zipf = np.array([zipf_frequency(t, "en") for t in tokens[single]])
     single[np.flatnonzero(single)[context_zipf == 0]] = False
@@ -222,6 +221,7 @@ def norm_frequency() -> dict[str, Any]:
     context_norm = np.linalg.norm(enc.states[:, single], axis=2)
 
     return {
+        "zipf bins": ZIPF_BINS,
         "vocabulary": {
             "zipf": vocab_zipf, "norm": vocab_norm, "spearman": spearman(vocab_zipf, vocab_norm),
             "binned": _binned_median(vocab_zipf, vocab_norm),

@@ -1,12 +1,23 @@
 import io
+import warnings
 
 import matplotlib as mpl
 import numpy as np
 import pytest
 from PIL import Image
 
-from shared.explorers import attention_scene, cone_scene, whitening_scene
-from shared.figures import STYLE, AttentionView, SphereConeView, WhiteningView, course_style, nice_limit
+from shared.explorers import attention_scene, cone_scene, real_scene, whitening_scene
+from shared.figures import (
+    STYLE,
+    AttentionView,
+    LayerCurvesView,
+    NormFrequencyView,
+    RealModelView,
+    SphereConeView,
+    WhiteningView,
+    course_style,
+    nice_limit,
+)
 
 
 def pixels(data: bytes) -> np.ndarray:
@@ -38,6 +49,7 @@ def test_importing_and_drawing_leave_global_style_alone():
         (SphereConeView, cone_scene, dict(strength=2.0)),
         (AttentionView, attention_scene, dict(beta=2.0)),
         (WhiteningView, whitening_scene, dict(k=5)),
+        (RealModelView, real_scene, dict(layer=3, remedy="whitening")),
     ],
 )
 def test_fast_redraw_matches_a_full_redraw(view_cls, scene, moved):
@@ -57,3 +69,17 @@ def test_static_figure_is_a_png_with_a_stable_text_form():
     view = WhiteningView(whitening_scene())
     assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
     assert repr(view) == "<WhiteningView: Experiment 6: remedies restore isotropy and re-centre cosine>"
+
+
+def test_real_model_figures_draw_without_warnings():
+    from shared.realmodel import PUBLISHED_MEAN_COSINE, layer_profile, norm_frequency
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for view in (LayerCurvesView(layer_profile(), PUBLISHED_MEAN_COSINE, dim=384), NormFrequencyView(norm_frequency())):
+            assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the curves drawn are the profile's numbers, on relative depth
+    view = LayerCurvesView(layer_profile(), PUBLISHED_MEAN_COSINE, dim=384)
+    ours = view.axes[0].get_lines()[-1]
+    assert np.allclose(ours.get_xdata(), np.arange(7) / 6)
+    assert np.allclose(ours.get_ydata(), layer_profile()["mean cosine"])
