@@ -365,7 +365,8 @@ for remedy in ("none", "whitening"):
 #
 # Pick a layer and a remedy. The left panel shows the cosine of every pair of held-out tokens from
 # different sentences; the right panel, the cosines of held-out paraphrase pairs against unrelated
-# pairs. The meters above the picture are the ones in the table.
+# pairs. The meters above the picture are the ones in the table. Making the explorer computes all
+# 28 combinations of layer and remedy once (about two seconds); after that a move only redraws.
 
 # %%
 real_explorer()

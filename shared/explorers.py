@@ -431,7 +431,14 @@ def whitening_explorer() -> Explorer:
 
 
 def real_explorer() -> Explorer:
-    """Notebook 07: layer of all-MiniLM-L6-v2 and remedy, on held-out tokens and sentences."""
+    """Notebook 07: layer of all-MiniLM-L6-v2 and remedy, on held-out tokens and sentences.
+
+    All 7 x 4 settings are computed when the explorer is made (about two seconds), so that a
+    slider move only redraws the picture.
+    """
+    for layer in range(real_study().enc.states.shape[0]):
+        for name in REAL_REMEDIES:
+            real_point(layer, name)
     remedy = widgets.SelectionSlider(
         options=list(REAL_REMEDIES), value="none", description="remedy (fitted on the other half)",
         continuous_update=False, style={"description_width": "240px"}, layout=widgets.Layout(width="500px"),
