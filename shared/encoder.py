@@ -16,8 +16,8 @@ course's printed figures do not depend on the BLAS kernel. :func:`reference_diff
 the pass with hidden states computed once by the reference implementation (PyTorch +
 transformers; ``scripts/make_encoder_reference.py`` wrote ``shared/data/minilm_reference.npz``).
 
-Sentences are encoded one by one (no padding), so no attention mask is needed: the dense layers run
-on all tokens of all sentences stacked together and attention runs within each sentence.
+Sentences are not padded, so no attention mask is needed: the dense layers run on all tokens of
+all sentences stacked together, and attention runs within each sentence.
 """
 
 from __future__ import annotations
