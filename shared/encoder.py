@@ -94,6 +94,11 @@ class Encoded:
     states: np.ndarray
 
     @property
+    def starts(self) -> np.ndarray:
+        """Index of the first token of each sentence (sentences are contiguous)."""
+        return np.flatnonzero(np.diff(self.sentence, prepend=-1))
+
+    @property
     def special(self) -> np.ndarray:
         """True for the ``[CLS]`` and ``[SEP]`` tokens every sentence starts and ends with."""
         return np.isin(np.asarray(self.tokens), SPECIAL_TOKENS)
@@ -197,8 +202,7 @@ def sentence_embeddings(enc: Encoded, layer: int = -1, X: np.ndarray | None = No
     X = enc.states[layer] if X is None else _checks.cloud(X)
     if len(X) != len(enc.ids):
         raise ValueError(f"X: expected {len(enc.ids)} rows (one per token), got {len(X)}")
-    starts = np.flatnonzero(np.diff(enc.sentence, prepend=-1))  # sentences are contiguous
-    return np.add.reduceat(X, starts, axis=0) / np.diff(np.append(starts, len(X)))[:, None]
+    return np.add.reduceat(X, enc.starts, axis=0) / np.diff(np.append(enc.starts, len(X)))[:, None]
 
 
 @dataclass(frozen=True)

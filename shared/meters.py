@@ -284,11 +284,17 @@ def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, 
     U = _unit_rows(X)
     score = np.einsum("ij,ij->i", U[i], U[j])
     same = labels[i] == labels[j]
-    n_same = int(same.sum())
-    if n_same == 0 or n_same == m:
+    if same.all() or not same.any():
         raise ValueError("labels: the sampled pairs need both same-label and different-label pairs")
-    ranks = _average_ranks(score)
-    return float((ranks[same].sum() - n_same * (n_same + 1) / 2) / (n_same * (m - n_same)))
+    return _auc(score[same], score[~same])
+
+
+def _auc(positive: np.ndarray, negative: np.ndarray) -> float:
+    """Probability that a positive score beats a negative one, ties counting one half
+    (Mann-Whitney U / :math:`n_1 n_0`, from the average ranks of all scores together)."""
+    ranks = _average_ranks(np.concatenate([positive, negative]))
+    n1, n0 = len(positive), len(negative)
+    return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
 def _average_ranks(x: np.ndarray) -> np.ndarray:
@@ -398,9 +404,8 @@ def _pair_rows(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray]:
     return S, pairs
 
 
-def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cosines of the ``P`` paraphrase pairs (rows ``pairs[p]`` of ``S``), and of every *unrelated*
-    pair: two of the ``2P`` sentences that come from different paraphrase pairs."""
+def _paraphrase_parts(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Unit rows of ``S``, the checked ``pairs``, and the paraphrase and unrelated cosines."""
     S, pairs = _pair_rows(S, pairs)
     U = _unit_rows(S)
     members = pairs.T.ravel()
@@ -409,6 +414,13 @@ def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np
     other = group[i] != group[j]
     para = np.einsum("ij,ij->i", U[pairs[:, 0]], U[pairs[:, 1]])
     unrelated = np.einsum("ij,ij->i", U[members[i[other]]], U[members[j[other]]])
+    return U, pairs, para, unrelated
+
+
+def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cosines of the ``P`` paraphrase pairs (rows ``pairs[p]`` of ``S``), and of every *unrelated*
+    pair: two of the ``2P`` sentences that come from different paraphrase pairs."""
+    _, _, para, unrelated = _paraphrase_parts(S, pairs)
     return para, unrelated
 
 
@@ -422,18 +434,14 @@ def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> dict[str, float]:
     retrieval: the share of the ``2P`` sentences whose most similar other row of ``S`` is their
     paraphrase. Every pair is used, so there is no sampling.
     """
-    para, unrelated = paraphrase_cosines(S, pairs)
-    S, pairs = _pair_rows(S, pairs)
-    wins = np.mean(para[:, None] > unrelated[None, :]) + 0.5 * np.mean(para[:, None] == unrelated[None, :])
-    U = _unit_rows(S)
+    U, pairs, para, unrelated = _paraphrase_parts(S, pairs)
     C = U @ U.T
     np.fill_diagonal(C, -np.inf)
-    members = pairs.T.ravel()
-    nearest = C[members].argmax(axis=1)
+    nearest = C[pairs.T.ravel()].argmax(axis=1)
     partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
     return {
         "paraphrase cosine": float(para.mean()),
         "unrelated cosine": float(unrelated.mean()),
-        "paraphrase AUC": float(wins),
+        "paraphrase AUC": _auc(para, unrelated),
         "top-1 retrieval": float(np.mean(nearest == partner)),
     }

@@ -160,8 +160,7 @@ def layer_profile() -> dict[str, np.ndarray]:
     """
     enc = real_study().enc
     ordinary = ~enc.special
-    starts = np.flatnonzero(np.diff(enc.sentence, prepend=-1))
-    bounds = np.append(starts, len(enc.sentence))
+    bounds = np.append(enc.starts, len(enc.sentence))
     rows = []
     for H in enc.states:
         terms = cross_group_cosines(H[ordinary], enc.sentence[ordinary])
