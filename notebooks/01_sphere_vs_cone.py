@@ -30,16 +30,9 @@
 # %%
 import numpy as np
 
-from shared import (
-    all_meters,
-    cov_eigs,
-    effective_rank,
-    make_isotropic,
-    partition_isotropy,
-    sphere_and_cone,
-)
+from shared import cov_eigs, effective_rank, make_isotropic, meter_table, partition_isotropy, sphere_and_cone
 from shared.exercises import check
-from shared.explorers import cone_scene, sphere_cone_explorer
+from shared.explorers import explore, slider
 from shared.figures import SphereConeView
 
 N, D = 2000, 50  # points, dimensions
@@ -94,7 +87,7 @@ print("  isotropic  :", np.round(eig_iso[:5] / eig_iso.sum(), 3))
 print("  narrow cone:", np.round(eig_cone[:5] / eig_cone.sum(), 3))
 
 # %%
-SphereConeView(cone_scene())
+SphereConeView(X_iso, X_cone)
 
 # %% [markdown]
 # **What you see.** The isotropic cloud is a round blob and its spectrum is flat: its top direction
@@ -119,8 +112,12 @@ SphereConeView(cone_scene())
 #
 # A meter "calls a cloud isotropic" (✓) when its value is close to what it gives for a Gaussian
 # baseline **with the same number of points and dimensions**: partition $I$ at least half the
-# baseline's, mean cosine within 0.1 of 0, both ranks and IsoScore at least 0.8 of the
-# baseline's, uniformity within 0.5 of the baseline's.
+# baseline's, mean cosine within 0.1 of the baseline's, both ranks and IsoScore at least 0.8 of
+# the baseline's, uniformity within 0.5 of the baseline's. The last column names the failure:
+# a shared **offset** (the mean cosine is off the baseline) and/or a collapsed **spread** (the
+# effective rank is below 0.8 of the baseline's). `meter_table` prints it for any named clouds;
+# notebooks 03–05 use it to judge what each mechanism produces. The mean cosine here is exact,
+# over all pairs (`mean_cosine`), so the table needs no seed.
 #
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
 # equally. Which meters will notice the shift?
@@ -138,29 +135,14 @@ clouds = {
     "Gaussian scaled by 10": 10.0 * X_iso,
     "30 points in 50 dimensions": make_isotropic(30, D, rng),
 }
-baselines = {n: all_meters(make_isotropic(n, D, 100 + n), 11) for n in (N, 30)}
-calls_isotropic = {
-    "partition I": lambda v, b: v >= 0.5 * b,
-    "mean cosine": lambda v, b: abs(v) <= 0.1,
-    "effective rank": lambda v, b: v >= 0.8 * b,
-    "entropy rank": lambda v, b: v >= 0.8 * b,
-    "IsoScore": lambda v, b: v >= 0.8 * b,
-    "uniformity": lambda v, b: v <= b + 0.5,
-}
-print(f"{'cloud':28s}" + "".join(f"{m:>17s}" for m in calls_isotropic))
-for n, base in baselines.items():
-    print(f"{f'(baseline, n = {n})':28s}" + "".join(f"{base[m]:>17.3f}" for m in calls_isotropic))
-for name, X in clouds.items():
-    values, base = all_meters(X, 11), baselines[len(X)]
-    cells = [f"{values[m]:.3f} {'✓' if rule(values[m], base[m]) else '✗'}" for m, rule in calls_isotropic.items()]
-    print(f"{name:28s}" + "".join(f"{c:>17s}" for c in cells))
+print(meter_table(clouds))
 
 # %% [markdown]
 # **What the table teaches.**
 #
 # * **No single meter suffices.** The centred line uses one direction, yet its mean cosine is
-#   $0.007$: a cosine meter sees no problem. The shifted Gaussian leans one way (mean cosine
-#   $0.902$), yet it spreads its variance evenly, so both ranks and IsoScore call it isotropic.
+#   $+0.000$: a cosine meter sees no problem. The shifted Gaussian leans one way (mean cosine
+#   $+0.901$), yet it spreads its variance evenly, so both ranks and IsoScore call it isotropic.
 #   Partition isotropy and uniformity flag both clouds, and the cone, but cannot say which of the
 #   two failures they saw.
 # * **The mean and the spread are different failures.** Partition isotropy, mean cosine and
@@ -189,7 +171,10 @@ for scale in (0.1, 1.0, 10.0):
 # numbers next to the sliders are the three meters for both clouds.
 
 # %%
-sphere_cone_explorer()
+# Each move: sphere_and_cone(strength, residual) rebuilds both clouds (seed 0); SphereConeView draws them.
+explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
+        strength=slider("s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
+        residual=slider("σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01))
 
 # %% [markdown]
 # **Try this.**

@@ -32,7 +32,7 @@ import numpy as np
 
 from shared import cosine_terms, make_isotropic, random_cosines, sphere_and_cone, standardize
 from shared.exercises import check
-from shared.explorers import cone_scene, cosine_explorer
+from shared.explorers import explore, slider
 from shared.figures import CosineView
 
 # %% [markdown]
@@ -55,7 +55,7 @@ print(f"isotropic  : mean random cosine = {cos_iso.mean():+.3f}   std = {cos_iso
 print(f"narrow cone: mean random cosine = {cos_cone.mean():+.3f}   std = {cos_cone.std():.3f}")
 
 # %%
-CosineView(cone_scene())
+CosineView(cos_iso, cos_cone)
 
 # %% [markdown]
 # **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
@@ -117,7 +117,17 @@ for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
 # Reshape the cone and watch the two cosine histograms.
 
 # %%
-cosine_explorer()
+def random_pair_cosines(strength: float, residual: float) -> tuple[np.ndarray, np.ndarray]:
+    """The two clouds of notebook 01 at this strength and residual, and 6,000 random-pair cosines of each."""
+    X_iso, X_cone = sphere_and_cone(strength, residual)
+    rng = np.random.default_rng(2)
+    return random_cosines(X_iso, rng), random_cosines(X_cone, rng)
+
+
+# Each move: random_pair_cosines (above) computes; CosineView draws the two histograms.
+explore(random_pair_cosines, CosineView, title="Explorer: illusory cosine similarity",
+        strength=slider("s: cone strength (shared offset)", 4.0, 0.0, 10.0, 0.25),
+        residual=slider("σ: residual noise per direction", 0.10, 0.01, 1.0, 0.01))
 
 # %% [markdown]
 # **Try this.**

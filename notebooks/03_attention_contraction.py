@@ -32,7 +32,7 @@ import inspect
 
 from shared import attention_run, attention_step
 from shared.exercises import check
-from shared.explorers import attention_explorer, attention_scene
+from shared.explorers import explore, slider
 from shared.figures import AttentionView
 
 # %% [markdown]
@@ -61,11 +61,11 @@ print(inspect.getsource(attention_step))
 
 # %%
 run = attention_run(depth=40, beta=0.6, alpha=0.09, offset=0.7)
-print(f"after layer  1: mean pairwise cosine = {run.mean_cos[0]:.3f}   angular std = {run.spread[0]:.3f} rad")
-print(f"after layer 40: mean pairwise cosine = {run.mean_cos[39]:.3f}   angular std = {run.spread[39]:.3f} rad")
+print(f"after layer  1: mean pairwise cosine = {run.mean_cos[0]:.3f}   angular std = {run.angular_std[0]:.3f} rad")
+print(f"after layer 40: mean pairwise cosine = {run.mean_cos[39]:.3f}   angular std = {run.angular_std[39]:.3f} rad")
 
 # %%
-AttentionView(attention_scene())
+AttentionView(run)
 
 # %% [markdown]
 # **What you see.** After one layer the tokens still point in all directions (mean cosine 0.270,
@@ -91,7 +91,14 @@ AttentionView(attention_scene())
 # offset. The left panel shows the cloud at layers 0, depth/4 and depth.
 
 # %%
-attention_explorer()
+# Each move of β, α or the offset: attention_run stacks 120 layers; AttentionView draws them up to `depth`
+# (so moving the depth only redraws).
+explore(lambda beta, alpha, offset: attention_run(120, beta, alpha, offset), AttentionView,
+        title="Explorer: self-attention contraction",
+        depth=slider("depth: attention layers", 40, 1, 120, 1),
+        beta=slider("β: softmax sharpness", 0.6, 0.0, 5.0, 0.1),
+        alpha=slider("α: step size (residual mix)", 0.09, 0.0, 1.0, 0.01),
+        offset=slider("offset: start distance from origin", 0.7, 0.0, 3.0, 0.1))
 
 # %% [markdown]
 # **Try this.**

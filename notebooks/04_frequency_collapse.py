@@ -31,9 +31,9 @@ import inspect
 
 import numpy as np
 
-from shared import frequency_pull, frequency_run, partition_isotropy
+from shared import frequency_pull, make_isotropic, partition_isotropy, zipf_frequencies
 from shared.exercises import check
-from shared.explorers import frequency_explorer, frequency_scene
+from shared.explorers import explore, slider
 from shared.figures import FrequencyView
 
 # %% [markdown]
@@ -56,14 +56,15 @@ print(inspect.getsource(frequency_pull))
 # What norm will the most frequent token keep?
 
 # %%
-freq, emb = frequency_run(exponent=1.0, strength=0.9)  # rows sorted by frequency rank
+freq = zipf_frequencies(1200, exponent=1.0)  # token 0 is the most frequent
+emb = frequency_pull(make_isotropic(1200, 50, rng=4), freq, gamma=0.9)
 norms = np.linalg.norm(emb, axis=1)
 print(f"most frequent token : norm = {norms[0]:.2f}")
 print(f"least frequent token: norm = {norms[-1]:.2f}")
 print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3f}")
 
 # %%
-FrequencyView(frequency_scene())
+FrequencyView(freq, emb)
 
 # %% [markdown]
 # **What you see.** The most frequent token keeps a norm of 0.72, the least frequent 6.31: norm
@@ -91,7 +92,16 @@ FrequencyView(frequency_scene())
 # ## Explorer
 
 # %%
-frequency_explorer()
+def pulled(exponent: float, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Zipf frequencies with this exponent, and the same 1,200 isotropic tokens after the pull."""
+    freq = zipf_frequencies(1200, exponent)
+    return freq, frequency_pull(make_isotropic(1200, 50, rng=4), freq, gamma)
+
+
+# Each move: pulled (above) computes; FrequencyView draws norms and the PCA picture.
+explore(pulled, FrequencyView, title="Explorer: frequency pull",
+        exponent=slider("s: Zipf exponent", 1.0, 0.0, 2.0, 0.05),
+        gamma=slider("γ: pull strength", 0.9, 0.0, 0.99, 0.01))
 
 # %% [markdown]
 # **Try this.**

@@ -31,7 +31,7 @@ import inspect
 
 from shared import effective_rank, rich_get_richer_run, rich_get_richer_step
 from shared.exercises import check
-from shared.explorers import rich_explorer, rich_scene
+from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
 
 D = 50
@@ -56,12 +56,12 @@ print(inspect.getsource(rich_get_richer_step))
 # steps be enough for it to take over?
 
 # %%
-history = rich_get_richer_run(eta=0.18, steps=60, spread=0.05)  # spectra, one row per step
+history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
 print(f"effective rank: start = {effective_rank(history[0]):.1f} / {D}"
       f"  ->  end = {effective_rank(history[-1]):.1f} / {D}")
 
 # %%
-RichGetRicherView(rich_scene())
+RichGetRicherView(history)
 
 # %% [markdown]
 # **What you see.** The spectrum starts flat (step 0) and tilts more at every snapshot; by step 60
@@ -82,7 +82,11 @@ RichGetRicherView(rich_scene())
 # ## Explorer
 
 # %%
-rich_explorer()
+# Each move: rich_get_richer_run computes the spectra; RichGetRicherView draws them.
+explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer",
+        eta=slider("η: amplification rate", 0.18, 0.0, 0.5, 0.01),
+        steps=slider("steps: training steps", 60, 1, 200, 1),
+        unevenness=slider("u: initial unevenness", 0.05, 0.0, 0.3, 0.01))
 
 # %% [markdown]
 # **Try this.**

@@ -48,8 +48,8 @@ from shared import (
     zca_whiten,
 )
 from shared.exercises import check
-from shared.explorers import WHITENED_BASES, whitening_explorer, whitening_scene
-from shared.figures import WhiteningView
+from shared.explorers import explore, slider
+from shared.figures import WHITENED_BASES, RemedyView, TradeoffView
 
 # %% [markdown]
 # ## Two remedies
@@ -70,11 +70,12 @@ from shared.figures import WhiteningView
 _, X_cone = sphere_and_cone()  # the cone of notebook 01 (seed 0)
 X_abtt = all_but_the_top(X_cone, k=2)
 X_white = zca_whiten(X_cone)
+remedied = {"original cone": X_cone, "all-but-the-top (k=2)": X_abtt, "ZCA whitened": X_white}
 rng = np.random.default_rng(6)
-cos = {name: random_cosines(X, rng) for name, X in
-       [("original cone", X_cone), ("all-but-the-top (k=2)", X_abtt), ("ZCA whitened", X_white)]}
-for name, X in [("original cone", X_cone), ("all-but-the-top (k=2)", X_abtt)]:
-    print(f"{name:22s}: partition I = {partition_isotropy(X):.3f}   mean random cosine = {cos[name].mean():+.3f}")
+cos = {name: random_cosines(X, rng) for name, X in remedied.items()}
+for name in ("original cone", "all-but-the-top (k=2)"):
+    print(f"{name:22s}: partition I = {partition_isotropy(remedied[name]):.3f}"
+          f"   mean random cosine = {cos[name].mean():+.3f}")
 print(f"{'ZCA whitened':22s}: partition I = see below   mean random cosine = {cos['ZCA whitened'].mean():+.3f}")
 
 # %% [markdown]
@@ -96,13 +97,13 @@ except ValueError as err:
 # not use eigenvectors at all:
 
 # %%
-spread = basis_isotropy(X_white, np.random.default_rng(6), bases=WHITENED_BASES)
-print(f"partition I over {WHITENED_BASES} random eigenbases: median {np.median(spread):.3f},"
-      f" range {spread.min():.3f} to {spread.max():.3f}")
+by_basis = basis_isotropy(X_white, np.random.default_rng(6), bases=WHITENED_BASES)
+print(f"partition I over {WHITENED_BASES} random eigenbases: median {np.median(by_basis):.3f},"
+      f" range {by_basis.min():.3f} to {by_basis.max():.3f}")
 print(f"effective rank = {effective_rank(cov_eigs(X_white)):.1f} / 50   IsoScore = {isoscore(X_white):.3f}")
 
 # %%
-WhiteningView(whitening_scene())
+RemedyView(remedied, cos)
 
 # %% [markdown]
 # **What you see.** The cone starts at partition isotropy 0.000 and a mean random cosine of
@@ -145,15 +146,15 @@ X_held, y_held = planted.X[held], planted.labels[held]
 print(f"raw (no remedy): IsoScore = {isoscore(X_held):.3f}   mean cosine = {random_cosines(X_held, 0).mean():+.3f}"
       f"   pair AUC = {pair_auc(X_held, y_held, 0):.3f}   kNN accuracy = {knn_accuracy(X_fit, y_fit, X_held, y_held):.3f}")
 sweep = sweep_remedies(X_fit, y_fit, X_held, y_held)  # k = 0..10, p = 0, 0.05, ..., 1
-for name, rows in sweep.items():
-    print(f"\n{name:16s} {'IsoScore':>9s} {'mean cos':>9s} {'pair AUC':>9s} {'kNN acc':>8s}")
-    for setting, iso, cos_, auc, acc in zip(*rows.values()):
-        if name == "all-but-the-top" or round(setting * 20) % 2 == 0:  # whitening: every 0.1
-            label = f"k = {setting:.0f}" if name == "all-but-the-top" else f"p = {setting:.1f}"
-            print(f"{label:16s} {iso:9.3f} {cos_:+9.3f} {auc:9.3f} {acc:8.3f}")
+for curve in (sweep.all_but_the_top, sweep.whitening):
+    print(f"\n{curve.remedy:16s} {'IsoScore':>9s} {'mean cos':>9s} {'pair AUC':>9s} {'kNN acc':>8s}")
+    for i, setting in enumerate(curve.setting):
+        if curve.remedy == "all-but-the-top" or round(setting * 20) % 2 == 0:  # whitening: every 0.1
+            print(f"{curve.describe(i):16s} {curve.isoscore[i]:9.3f} {curve.mean_cosine[i]:+9.3f}"
+                  f" {curve.pair_auc[i]:9.3f} {curve.knn_accuracy[i]:8.3f}")
 
 # %%
-WhiteningView(whitening_scene(), panels=("tradeoff",))
+TradeoffView(sweep, k=2, power=1.0, title="Planted cloud: held-out pair AUC against IsoScore")
 
 # %% [markdown]
 # **What you see.** Raw, the cloud has IsoScore 0.017 and a mean cosine of $+0.903$; its pair AUC
@@ -216,16 +217,34 @@ for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
 # find that fine-tuning improves performance without making the space more isotropic; and Rudman &
 # Eickhoff (2024) find that *decreasing* isotropy during fine-tuning helps on most tasks they
 # try. Widen the cone where it hides meaning, measure on held-out data, and stop there.
+
+# %% [markdown]
+# ## Explorers
 #
-# ## Explorer
-#
-# Choose how many top components all-but-the-top removes ($k$), and how strongly to whiten:
-# $\Sigma^{-p/2}$ runs from centring only ($p = 0$) to full ZCA ($p = 1$). The left panels apply
-# them to the cone; the right panel shows where the same $k$ and $p$ sit on the planted cloud's
-# trade-off curve (circles), with the numbers beside the sliders.
+# The first explorer applies the remedies to the cone: all-but-the-top removes the top $k$
+# components, and partial whitening $\Sigma^{-p/2}$ runs from centring only ($p = 0$) to full ZCA
+# ($p = 1$). The second shows where the same $k$ and $p$ sit on the planted cloud's trade-off curve
+# (circles), with the held-out numbers beside the sliders.
 
 # %%
-whitening_explorer()
+def remedies_of_the_cone(k: int, power: float) -> tuple[dict, dict]:
+    """The cone after each remedy, and 6,000 random-pair cosines of each (one generator, seed 6)."""
+    clouds = {"original cone": X_cone, f"all-but-the-top (k={k})": all_but_the_top(X_cone, k),
+              "ZCA whitened" if power == 1 else f"whitened (p={power:.2f})": zca_whiten(X_cone, power)}
+    rng = np.random.default_rng(6)
+    return clouds, {name: random_cosines(X, rng) for name, X in clouds.items()}
+
+
+# Each move: remedies_of_the_cone (above) computes; RemedyView draws the bars and histograms.
+explore(remedies_of_the_cone, RemedyView, title="Explorer: remedies on the cone",
+        k=slider("k: top components removed", 2, 0, 10, 1),
+        power=slider("p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05))
+
+# %%
+# Nothing to recompute: the sweep above holds every k and p; TradeoffView circles the two chosen.
+explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the planted cloud",
+        k=slider("k: top components removed", 2, 0, 10, 1),
+        power=slider("p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05))
 
 # %% [markdown]
 # **Try this.**

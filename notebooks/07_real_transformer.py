@@ -40,13 +40,14 @@ from shared import (
 )
 from shared.encoder import encode, load_minilm, reference_difference
 from shared.exercises import check
-from shared.explorers import real_explorer, real_scene
-from shared.figures import LayerCurvesView, NormFrequencyView
+from shared.explorers import choice, explore, slider
+from shared.figures import LayerCurvesView, NormFrequencyView, RealModelView
 from shared.realmodel import (
     PUBLISHED_MEAN_COSINE,
     REAL_REMEDIES,
     layer_profile,
     norm_frequency,
+    real_point,
     real_remedy,
     real_study,
 )
@@ -98,8 +99,8 @@ enc = study.enc
 ordinary = ~enc.special
 print(f"{len(study.corpus.sentences)} sentences ({len(study.corpus.pairs)} paraphrase pairs),"
       f" {len(enc.ids):,} tokens of which {ordinary.sum():,} are not [CLS]/[SEP]")
-print(f"fit half: {study.fit.sum()} sentences, {study.fit_tokens.sum():,} tokens;"
-      f" held-out half: {(~study.fit).sum()} sentences, {study.held_tokens.sum():,} tokens,"
+print(f"fit half: {study.is_fit.sum()} sentences, {study.fit_tokens.sum():,} tokens;"
+      f" held-out half: {(~study.is_fit).sum()} sentences, {study.held_tokens.sum():,} tokens,"
       f" {len(study.held_pairs)} paraphrase pairs")
 
 # %% [markdown]
@@ -167,10 +168,10 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 # %%
 profile = layer_profile()
 print("layer  mean cosine  effective rank  rank collapse (median, quartiles)")
-for layer in range(len(profile["mean cosine"])):
-    print(f"{layer:5d}  {profile['mean cosine'][layer]:+11.3f}  {profile['effective rank'][layer]:14.1f}"
-          f"  {profile['rank collapse'][layer]:.3f} ({profile['rank collapse q1'][layer]:.3f}"
-          f"-{profile['rank collapse q3'][layer]:.3f})")
+for layer in range(len(profile.mean_cosine)):
+    print(f"{layer:5d}  {profile.mean_cosine[layer]:+11.3f}  {profile.effective_rank[layer]:14.1f}"
+          f"  {profile.rank_collapse[layer]:.3f} ({profile.rank_collapse_q1[layer]:.3f}"
+          f"-{profile.rank_collapse_q3[layer]:.3f})")
 sampled = random_cosines(enc.states[5][ordinary], 0).mean()
 print(f"\nlayer 5, the course's sampled meter (6,000 random pairs of tokens, seed 0): {sampled:+.3f}")
 
@@ -215,11 +216,11 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 
 # %%
 print("layer  rogue coordinate  its share of the mean cosine  mean cosine without it  largest |mean|")
-for layer in range(len(profile["mean cosine"])):
-    share = profile["rogue share"][layer]
-    total = profile["mean cosine"][layer]
-    print(f"{layer:5d}  {profile['rogue coordinate'][layer]:16d}  {share:28.3f}  {total * (1 - share):+22.3f}"
-          f"  {profile['largest mean coordinate'][layer]:14d}")
+for layer in range(len(profile.mean_cosine)):
+    share = profile.rogue_share[layer]
+    total = profile.mean_cosine[layer]
+    print(f"{layer:5d}  {profile.rogue_coordinate[layer]:16d}  {share:28.3f}  {total * (1 - share):+22.3f}"
+          f"  {profile.largest_mean_coordinate[layer]:14d}")
 H5 = enc.states[5][ordinary]
 mean5 = np.abs(H5.mean(axis=0))
 same_sign = np.mean(np.sign(H5[:, 223]) == np.sign(H5[:, 223].mean()))
@@ -261,15 +262,14 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 
 # %%
 freq = norm_frequency()
-vocab = freq["vocabulary"]
-print(f"static input embeddings ({len(vocab['zipf']):,} words): Spearman rho = {vocab['spearman']:+.3f}")
-medians, counts = vocab["binned"]
+vocab = freq.vocabulary
+print(f"static input embeddings ({len(vocab.zipf):,} words): Spearman rho = {vocab.spearman[0]:+.3f}")
 print("  Zipf bin     " + "".join(f"{f'{b}-{b + 1}':>8s}" for b in range(1, 8)))
-print("  words        " + "".join(f"{c:>8,d}" for c in counts))
-print("  median norm  " + "".join(f"{m:>8.2f}" for m in medians))
-context = freq["context"]
-print(f"\nhidden states ({len(context['zipf']):,} corpus words), Spearman rho by layer:")
-print("  " + "  ".join(f"layer {layer}: {rho:+.3f}" for layer, rho in enumerate(context["spearman"])))
+print("  words        " + "".join(f"{c:>8,d}" for c in vocab.counts))
+print("  median norm  " + "".join(f"{m:>8.2f}" for m in vocab.median[0]))
+context = freq.context
+print(f"\nhidden states ({len(context.zipf):,} corpus words), Spearman rho by layer:")
+print("  " + "  ".join(f"layer {layer}: {rho:+.3f}" for layer, rho in enumerate(context.spearman)))
 
 # %%
 NormFrequencyView(freq)
@@ -318,10 +318,10 @@ NormFrequencyView(freq)
 for layer in (3, 6):
     print(f"layer {layer}       mean cos  eff. rank  paraphrase  unrelated    AUC  top-1")
     for remedy in REAL_REMEDIES:
-        m = real_scene(layer, remedy)["meters"]
-        tok, sent = m["held-out tokens"], m["held-out sentences"]
-        print(f"{remedy:16s} {tok['mean cosine']:+8.3f}  {tok['effective rank']:9.1f}  {sent['paraphrase cosine']:+10.3f}"
-              f"  {sent['unrelated cosine']:+9.3f}  {sent['paraphrase AUC']:.3f}  {sent['top-1 retrieval']:.3f}")
+        point = real_point(layer, remedy)
+        check_ = point.check
+        print(f"{remedy:16s} {point.mean_cosine:+8.3f}  {point.effective_rank:9.1f}  {check_.paraphrase_cosine:+10.3f}"
+              f"  {check_.unrelated_cosine:+9.3f}  {check_.auc:.3f}  {check_.top1:.3f}")
     print()
 
 H6 = enc.states[6]
@@ -365,11 +365,15 @@ for remedy in ("none", "whitening"):
 #
 # Pick a layer and a remedy. The left panel shows the cosine of every pair of held-out tokens from
 # different sentences; the right panel, the cosines of held-out paraphrase pairs against unrelated
-# pairs. The meters above the picture are the ones in the table. Making the explorer computes all
-# 28 combinations of layer and remedy once (about two seconds); after that a move only redraws.
+# pairs. The meters above the picture are the ones in the table. The cell computes all 28
+# combinations of layer and remedy once (about two seconds); after that a move only redraws.
 
 # %%
-real_explorer()
+points = {(layer, remedy): real_point(layer, remedy) for layer in range(7) for remedy in REAL_REMEDIES}
+# Nothing to compute on a move: the 28 settings are above; RealModelView draws the chosen one.
+explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explorer: a real Transformer",
+        layer=slider("layer (0 = embedding layer)", 6, 0, 6, 1),
+        remedy=choice("remedy (fitted on the other half)", REAL_REMEDIES, "none"))
 
 # %% [markdown]
 # **Try this.**

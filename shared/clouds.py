@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -62,16 +63,24 @@ def random_rotation(d: int, rng: np.random.Generator | int) -> np.ndarray:
     return q * np.where(np.diag(r) < 0, -1.0, 1.0)
 
 
+class SphereAndCone(NamedTuple):
+    """The course's two reference clouds (:func:`sphere_and_cone`)."""
+
+    iso: np.ndarray
+    cone: np.ndarray
+
+
 def sphere_and_cone(
     strength: float = 4.0, residual: float = 0.10, n: int = 2000, d: int = 50, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """The course's two reference clouds, drawn in this order from one generator seeded ``seed``.
+) -> SphereAndCone:
+    """The course's two reference clouds, drawn in this order from one generator seeded ``seed``:
+    :func:`make_isotropic`, then :func:`make_cone` with ``strength`` and ``residual``.
 
     Notebooks 01, 02 and 06 all start from this pair, so their figures agree with one another.
     """
     rng = _checks.as_rng(seed, "seed")
     X_iso = make_isotropic(n, d, rng)
-    return X_iso, make_cone(n, d, rng, strength=strength, residual=residual)
+    return SphereAndCone(X_iso, make_cone(n, d, rng, strength=strength, residual=residual))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _checks
 from .clouds import make_isotropic
-from .meters import random_cosines
+from .meters import _meter, random_cosines
 
 
 def softmax_rows(S: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -50,8 +50,9 @@ def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.
     return X + alpha * (A @ X - X)
 
 
-def angular_spread(X: np.ndarray) -> float:
-    r"""Spread of the polar angles of a 2-D cloud, in radians, around their circular mean.
+@_meter("angular std", ".3f")
+def angular_std(X: np.ndarray) -> float:
+    r"""Standard deviation of the polar angles of a 2-D cloud, in radians, around their circular mean.
 
     The circular mean is the angle of :math:`\sum_i x_i / \|x_i\|`; each angle's difference
     from it is wrapped into :math:`(-\pi, \pi]` before the standard deviation is taken, so a
@@ -60,7 +61,7 @@ def angular_spread(X: np.ndarray) -> float:
     """
     X = _checks.cloud(X)
     if X.shape[1] != 2:
-        raise ValueError(f"X: angular spread is defined for 2-D clouds, got {X.shape[1]} columns")
+        raise ValueError(f"X: the angular standard deviation is defined for 2-D clouds, got {X.shape[1]} columns")
     z = X[:, 0] + 1j * X[:, 1]
     z = z[z != 0]
     if z.size == 0:
@@ -74,8 +75,8 @@ class AttentionRun:
     """A cloud pushed through a stack of :func:`attention_step` layers, extendable layer by layer.
 
     ``clouds[l]`` is the cloud after ``l`` layers (``clouds[0]`` is the input); ``mean_cos[l-1]``
-    and ``spread[l-1]`` are the mean random cosine (4,000 pairs) and the angular spread after
-    layer ``l``. The pairs are drawn from ``rng`` after each layer, so a run extended to ``L``
+    and ``angular_std[l-1]`` are the mean random cosine (4,000 pairs) and the angular standard
+    deviation (:func:`angular_std`, 2-D clouds only) after layer ``l``. The pairs are drawn from ``rng`` after each layer, so a run extended to ``L``
     layers is identical to one built with ``L`` layers at once.
     """
 
@@ -84,7 +85,7 @@ class AttentionRun:
     rng: np.random.Generator
     clouds: list[np.ndarray]
     mean_cos: list[float] = field(default_factory=list)
-    spread: list[float] = field(default_factory=list)
+    angular_std: list[float] = field(default_factory=list)
 
     @property
     def depth(self) -> int:
@@ -97,7 +98,8 @@ class AttentionRun:
             X = attention_step(self.clouds[-1], self.beta, self.alpha)
             self.clouds.append(X)
             self.mean_cos.append(float(random_cosines(X, self.rng, m=4000).mean()))
-            self.spread.append(angular_spread(X))
+            if X.shape[1] == 2:
+                self.angular_std.append(angular_std(X))
         return self
 
 
@@ -129,12 +131,12 @@ def zipf_frequencies(vocab: int, exponent: float = 1.0) -> np.ndarray:
     return f / f.sum()
 
 
-def frequency_pull(emb: np.ndarray, freq: np.ndarray, strength: float = 0.9) -> np.ndarray:
+def frequency_pull(emb: np.ndarray, freq: np.ndarray, gamma: float = 0.9) -> np.ndarray:
     r"""Shrink each token's embedding toward the origin, more for frequent tokens.
 
     .. math::  e_t \leftarrow \big(1 - \gamma\,\sqrt{f_t / f_{\max}}\big)\,e_t
 
-    with :math:`\gamma` = ``strength``. A token's embedding is updated on every occurrence; for a
+    with :math:`\gamma` = ``gamma``. A token's embedding is updated on every occurrence; for a
     frequent token those many updates average out into a pull toward the common centre, which
     the square root saturates. This is a caricature of the frequency bias reported by Gao et al.
     (2019, arXiv:1907.12009), Li et al. (2020, arXiv:2011.05864) and Yu et al. (2022,
@@ -146,20 +148,9 @@ def frequency_pull(emb: np.ndarray, freq: np.ndarray, strength: float = 0.9) -> 
         raise ValueError(f"freq: expected one frequency per row of emb ({len(emb)}), got shape {freq.shape}")
     if not np.all(np.isfinite(freq)) or np.any(freq < 0) or not freq.max() > 0:
         raise ValueError("freq: frequencies must be finite, non-negative and not all zero")
-    strength = _checks.real(strength, "strength", 0.0, 1.0)
+    gamma = _checks.real(gamma, "gamma", 0.0, 1.0)
     pull = np.sqrt(freq / freq.max())
-    return emb * (1.0 - strength * pull)[:, None]
-
-
-def frequency_run(
-    exponent: float = 1.0, strength: float = 0.9, vocab: int = 1200, d: int = 50, seed: int = 4
-) -> tuple[np.ndarray, np.ndarray]:
-    """Zipfian frequencies and the embeddings after :func:`frequency_pull` of an isotropic start.
-
-    Returns ``(freq, emb)``, rows in order of frequency rank (row 0 is the most frequent token).
-    """
-    freq = zipf_frequencies(vocab, exponent)
-    return freq, frequency_pull(make_isotropic(vocab, d, seed), freq, strength)
+    return emb * (1.0 - gamma * pull)[:, None]
 
 
 def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:
@@ -181,19 +172,19 @@ def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:
 
 
 def rich_get_richer_run(
-    eta: float = 0.18, steps: int = 60, spread: float = 0.05, d: int = 50, seed: int = 5
+    eta: float = 0.18, steps: int = 60, unevenness: float = 0.05, d: int = 50, seed: int = 5
 ) -> np.ndarray:
-    """Spectra over ``steps`` :func:`rich_get_richer_step` updates, shape ``(steps + 1, d)``.
+    r"""Spectra over ``steps`` :func:`rich_get_richer_step` updates, shape ``(steps + 1, d)``.
 
-    The start is nearly flat: :math:`\\lambda_k = 1 + \\text{spread}\\cdot\\varepsilon_k`,
+    The start is nearly flat: :math:`\lambda_k = 1 + u\,\varepsilon_k` with ``u = unevenness``,
     floored at 0.2.
     """
     eta = _checks.real(eta, "eta", 0.0)
     steps = _checks.integer(steps, "steps", 0)
-    spread = _checks.real(spread, "spread", 0.0)
+    unevenness = _checks.real(unevenness, "unevenness", 0.0)
     d = _checks.integer(d, "d", 1)
     rng = _checks.as_rng(seed, "seed")
-    lam = np.clip(1.0 + spread * rng.standard_normal(d), 0.2, None)
+    lam = np.clip(1.0 + unevenness * rng.standard_normal(d), 0.2, None)
     history = [lam]
     for _ in range(steps):
         lam = rich_get_richer_step(lam, eta)

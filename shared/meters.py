@@ -6,10 +6,48 @@ All take a cloud ``X`` of shape ``(n points, d dimensions)`` or its covariance s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import NamedTuple, TypeVar
+
 import numpy as np
 
 from . import _checks
-from .clouds import random_rotation
+from .clouds import make_isotropic, random_rotation
+
+_F = TypeVar("_F", bound=Callable)
+
+
+def _meter(label: str, fmt: str) -> Callable[[_F], _F]:
+    """Declare how a meter's value is named and printed: sets ``fn.label`` and ``fn.fmt``."""
+
+    def declare(fn: _F) -> _F:
+        fn.label, fn.fmt = label, fmt  # type: ignore[attr-defined]
+        return fn
+
+    return declare
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One number a figure or an explorer shows: what it is, its value, and its format."""
+
+    label: str
+    value: float
+    fmt: str = ".3f"
+
+    @property
+    def text(self) -> str:
+        """The value alone, formatted."""
+        return format(self.value, self.fmt)
+
+    def __str__(self) -> str:
+        return f"{self.label} = {self.text}"
+
+
+def read(meter: Callable, value: float, label: str | None = None) -> Reading:
+    """A :class:`Reading` of ``value``, named and formatted as ``meter`` declares (``label`` overrides the name)."""
+    return Reading(label or meter.label, float(value), meter.fmt)
 
 
 def cov_eigs(X: np.ndarray) -> np.ndarray:
@@ -32,6 +70,7 @@ def _logsumexp_columns(P: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(P - top).sum(axis=0))
 
 
+@_meter("partition I", ".3f")
 def partition_isotropy(
     X: np.ndarray, directions: np.ndarray | None = None, rescale: bool = True
 ) -> float:
@@ -124,6 +163,7 @@ def basis_isotropy(X: np.ndarray, rng: np.random.Generator | int, bases: int = 5
     return np.exp(log_z.min(axis=(0, 2)) - log_z.max(axis=(0, 2)))
 
 
+@_meter("mean random cosine", "+.3f")
 def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -> np.ndarray:
     r"""Cosine similarity of ``m`` random pairs of rows: :math:`\cos(x_i, x_j) = x_i^\top x_j / (\|x_i\|\|x_j\|)`.
 
@@ -169,6 +209,7 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     return a * b
 
 
+@_meter("effective rank", ".1f")
 def effective_rank(eigs: np.ndarray) -> float:
     r"""Participation ratio of a spectrum: :math:`PR = (\sum_k \lambda_k)^2 / \sum_k \lambda_k^2`.
 
@@ -182,6 +223,7 @@ def effective_rank(eigs: np.ndarray) -> float:
     return float(lam.sum() ** 2 / np.sum(lam**2))
 
 
+@_meter("numerical rank", "d")
 def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     """How many eigenvalues exceed ``rtol`` times the largest: the directions a cloud occupies at all.
 
@@ -193,6 +235,7 @@ def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     return int(np.sum(lam > rtol * lam.max()))
 
 
+@_meter("entropy rank", ".1f")
 def entropy_rank(eigs: np.ndarray) -> float:
     r"""Entropy effective rank (Roy & Vetterli 2007): :math:`\exp(-\sum_k p_k \log p_k)`, :math:`p = \lambda / \sum\lambda`.
 
@@ -205,6 +248,7 @@ def entropy_rank(eigs: np.ndarray) -> float:
     return float(np.exp(-np.sum(p * np.log(p))))
 
 
+@_meter("IsoScore", ".3f")
 def isoscore(X: np.ndarray) -> float:
     r"""IsoScore (Rudman, Gillman, Rayne & Eickhoff 2022, arXiv:2108.07344), in ``[0, 1]``.
 
@@ -226,6 +270,7 @@ def isoscore(X: np.ndarray) -> float:
     return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
 
 
+@_meter("uniformity", ".3f")
 def uniformity(X: np.ndarray) -> float:
     r"""Wang–Isola uniformity (2020, arXiv:2005.10242) of the rows, projected to the unit sphere.
 
@@ -245,8 +290,45 @@ def uniformity(X: np.ndarray) -> float:
     return float(-4.0 + log_mean)
 
 
-def all_meters(X: np.ndarray, rng: np.random.Generator | int) -> dict[str, float]:
-    """Every meter of the course on one cloud, by name (random cosines: 6,000 pairs from ``rng``).
+@_meter("mean cosine", "+.3f")
+def mean_cosine(X: np.ndarray) -> float:
+    r"""Exact mean cosine similarity over all pairs of distinct rows, in ``O(n d)``.
+
+    .. math::  \frac{1}{n(n-1)} \sum_{i \ne j} u_i^\top u_j = \frac{\lVert \sum_i u_i \rVert^2 - \sum_i \lVert u_i \rVert^2}{n(n-1)},
+               \qquad u_i = x_i / \lVert x_i \rVert
+
+    The anisotropy baseline of Ethayarajh (2019, arXiv:1909.00512) without sampling noise (what
+    :func:`random_cosines` estimates from random pairs). A zero row has no direction: it scores 0
+    with every other row.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    U = _unit_rows(X)
+    total = U.sum(axis=0)
+    return float((total @ total - np.sum(U * U)) / (len(U) * (len(U) - 1)))
+
+
+# The six meters of notebook 01's table, in its column order.
+METERS = (partition_isotropy, mean_cosine, effective_rank, entropy_rank, isoscore, uniformity)
+
+
+@dataclass(frozen=True)
+class Meters:
+    """Every meter of the course on one cloud (:func:`all_meters`); each field is named after its meter."""
+
+    partition_isotropy: float
+    mean_cosine: float
+    effective_rank: float
+    entropy_rank: float
+    isoscore: float
+    uniformity: float
+
+    def readings(self) -> list[Reading]:
+        """The six values, named and formatted as their meters declare."""
+        return [read(meter, getattr(self, meter.__name__)) for meter in METERS]
+
+
+def all_meters(X: np.ndarray) -> Meters:
+    """Every meter of the course on one cloud. The mean cosine is exact (all pairs), so no seed is needed.
 
     Partition isotropy is ``nan`` where it is undefined (a cloud whose eigenvectors are not
     unique, see :func:`partition_isotropy`); every other meter is always defined.
@@ -257,16 +339,103 @@ def all_meters(X: np.ndarray, rng: np.random.Generator | int) -> dict[str, float
         partition = partition_isotropy(X)
     except ValueError:
         partition = float("nan")
-    return {
-        "partition I": partition,
-        "mean cosine": float(random_cosines(X, rng).mean()),
-        "effective rank": effective_rank(eigs),
-        "entropy rank": entropy_rank(eigs),
-        "IsoScore": isoscore(X),
-        "uniformity": uniformity(X),
-    }
+    return Meters(partition, mean_cosine(X), effective_rank(eigs), entropy_rank(eigs), isoscore(X), uniformity(X))
 
 
+# When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
+# number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
+ISOTROPIC_IF: dict[str, Callable[[float, float], bool]] = {
+    "partition_isotropy": lambda value, gaussian: value >= 0.5 * gaussian,
+    "mean_cosine": lambda value, gaussian: abs(value - gaussian) <= 0.1,
+    "effective_rank": lambda value, gaussian: value >= 0.8 * gaussian,
+    "entropy_rank": lambda value, gaussian: value >= 0.8 * gaussian,
+    "isoscore": lambda value, gaussian: value >= 0.8 * gaussian,
+    "uniformity": lambda value, gaussian: value <= gaussian + 0.5,
+}
+
+
+@dataclass(frozen=True)
+class MeterRow:
+    """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and the verdicts.
+
+    ``offset`` is a shared offset that the mean cosine sees (a cone's failure); ``spread`` is
+    variance piled on a few directions that the effective rank sees (a centred line's failure).
+    """
+
+    name: str
+    meters: Meters
+    gaussian: Meters
+    isotropic: dict[str, bool]
+
+    @property
+    def offset(self) -> bool:
+        return not self.isotropic["mean_cosine"]
+
+    @property
+    def spread(self) -> bool:
+        return not self.isotropic["effective_rank"]
+
+    @property
+    def failure(self) -> str:
+        """In words: which of the two failures of notebook 01 this cloud shows."""
+        return {(True, True): "offset and spread (a cone)", (True, False): "offset only",
+                (False, True): "spread only", (False, False): "neither"}[self.offset, self.spread]
+
+
+@dataclass(frozen=True)
+class MeterTable:
+    """Notebook 01's yardstick for several clouds: every meter beside a same-size Gaussian baseline."""
+
+    rows: list[MeterRow]
+    baselines: dict[tuple[int, int], Meters]
+
+    def row(self, name: str) -> MeterRow:
+        """The row of the cloud called ``name``."""
+        for row in self.rows:
+            if row.name == name:
+                return row
+        raise ValueError(f"name: no cloud called {name!r}; the table has {[r.name for r in self.rows]}")
+
+    def __str__(self) -> str:
+        width = max(28, *(len(r.name) + 1 for r in self.rows))
+        lines = [f"{'cloud':{width}s}" + "".join(f"{m.label:>16s}" for m in METERS) + "  failure"]
+        for (n, d), base in self.baselines.items():
+            name = f"(Gaussian, n = {n:,}, d = {d})"
+            lines.append(f"{name:{width}s}" + "".join(f"{r.text:>16s}" for r in base.readings()))
+        for row in self.rows:
+            cells = [f"{r.text} {'✓' if row.isotropic[m.__name__] else '✗'}"
+                     for m, r in zip(METERS, row.meters.readings())]
+            lines.append(f"{row.name:{width}s}" + "".join(f"{c:>16s}" for c in cells) + f"  {row.failure}")
+        return "\n".join(lines)
+
+
+def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable:
+    """Measure each named cloud with :func:`all_meters` beside a Gaussian of the same ``n`` and ``d``.
+
+    The baseline for shape ``(n, d)`` is :func:`~shared.clouds.make_isotropic` ``(n, d, seed + n)``,
+    so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by the rule in
+    :data:`ISOTROPIC_IF`; the last column says which failure the cloud shows, if any: a shared
+    offset (mean cosine off the baseline) and/or a collapsed spread (effective rank below 0.8 of
+    the baseline's). A claim that a mechanism *produces* a failure needs a row for the mechanism,
+    a row for the same toy with it switched off, and the baseline.
+    """
+    if not isinstance(clouds, Mapping) or not clouds:
+        raise ValueError("clouds: expected a non-empty mapping from a name to a cloud")
+    seed = _checks.integer(seed, "seed", 0)
+    baselines: dict[tuple[int, int], Meters] = {}
+    rows = []
+    for name, X in clouds.items():
+        X = _checks.cloud(X, name=f"clouds[{name!r}]", min_rows=2)
+        shape = X.shape
+        if shape not in baselines:
+            baselines[shape] = all_meters(make_isotropic(shape[0], shape[1], seed + shape[0]))
+        values, base = all_meters(X), baselines[shape]
+        verdicts = {key: bool(rule(getattr(values, key), getattr(base, key))) for key, rule in ISOTROPIC_IF.items()}
+        rows.append(MeterRow(str(name), values, base, verdicts))
+    return MeterTable(rows, baselines)
+
+
+@_meter("pair AUC", ".3f")
 def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, m: int = 20000) -> float:
     r"""How well cosine similarity separates same-label pairs from different-label pairs (ROC AUC).
 
@@ -305,6 +474,7 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     return (np.bincount(tie, weights=ranks) / counts)[tie]
 
 
+@_meter("Spearman rho", "+.3f")
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     r"""Spearman's rank correlation: the Pearson correlation of the ranks of ``x`` and ``y``.
 
@@ -324,6 +494,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(rx @ ry / np.sqrt((rx @ rx) * (ry @ ry)), -1.0, 1.0))
 
 
+@_meter("kNN accuracy", ".3f")
 def knn_accuracy(
     X_ref: np.ndarray, y_ref: np.ndarray, X: np.ndarray, y: np.ndarray, k: int = 10
 ) -> float:
@@ -376,6 +547,7 @@ def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return (U.sum(axis=0) ** 2 - np.sum(per_group**2, axis=0)) / pairs
 
 
+@_meter("rank collapse", ".3f")
 def rank_collapse(X: np.ndarray) -> float:
     r"""How far the rows of ``X`` are from one common direction: :math:`\|X - X_1\|_F / \|X\|_F`.
 
@@ -417,14 +589,36 @@ def _paraphrase_parts(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray,
     return U, pairs, para, unrelated
 
 
-def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class ParaphraseCosines(NamedTuple):
+    """Cosines of paraphrase pairs and of unrelated pairs (:func:`paraphrase_cosines`)."""
+
+    paraphrase: np.ndarray
+    unrelated: np.ndarray
+
+
+def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> ParaphraseCosines:
     """Cosines of the ``P`` paraphrase pairs (rows ``pairs[p]`` of ``S``), and of every *unrelated*
     pair: two of the ``2P`` sentences that come from different paraphrase pairs."""
     _, _, para, unrelated = _paraphrase_parts(S, pairs)
-    return para, unrelated
+    return ParaphraseCosines(para, unrelated)
 
 
-def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> dict[str, float]:
+@dataclass(frozen=True)
+class ParaphraseCheck:
+    """:func:`paraphrase_check`: mean cosines of both kinds of pair, their AUC and top-1 retrieval."""
+
+    paraphrase_cosine: float
+    unrelated_cosine: float
+    auc: float
+    top1: float
+
+    def readings(self) -> list[Reading]:
+        return [Reading("paraphrase cosine", self.paraphrase_cosine, "+.3f"),
+                Reading("unrelated cosine", self.unrelated_cosine, "+.3f"),
+                Reading("paraphrase AUC", self.auc), Reading("top-1 retrieval", self.top1)]
+
+
+def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> ParaphraseCheck:
     r"""A small semantic test: are paraphrases closer than unrelated sentences?
 
     ``S`` holds one embedding per sentence, ``pairs`` (shape ``(P, 2)``) the row indices of ``P``
@@ -439,9 +633,5 @@ def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> dict[str, float]:
     np.fill_diagonal(C, -np.inf)
     nearest = C[pairs.T.ravel()].argmax(axis=1)
     partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    return {
-        "paraphrase cosine": float(para.mean()),
-        "unrelated cosine": float(unrelated.mean()),
-        "paraphrase AUC": _auc(para, unrelated),
-        "top-1 retrieval": float(np.mean(nearest == partner)),
-    }
+    return ParaphraseCheck(float(para.mean()), float(unrelated.mean()), _auc(para, unrelated),
+                           float(np.mean(nearest == partner)))

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import _checks
 
 
-def principal_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class PrincipalAxes(NamedTuple):
+    """Covariance eigenvalues (``variances``, descending) and unit eigenvectors (``axes``, columns)."""
+
+    variances: np.ndarray
+    axes: np.ndarray
+
+
+def principal_axes(X: np.ndarray) -> PrincipalAxes:
     r"""Covariance eigenvalues (descending) and their unit eigenvectors as columns.
 
     An eigenvector's sign is an arbitrary choice of the LAPACK build. Each column is flipped so
@@ -19,7 +28,7 @@ def principal_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w, V = np.linalg.eigh(Xc.T @ Xc / len(X))
     w, V = w[::-1], V[:, ::-1]
     pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-    return np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0)
+    return PrincipalAxes(np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0))
 
 
 def pca_2d(X: np.ndarray) -> np.ndarray:

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
+from . import _checks
 from .encoder import Corpus, Encoded, encode, load_corpus, load_minilm, sentence_embeddings, split_halves
 from .meters import (
+    ParaphraseCheck,
+    Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
+    mean_cosine,
     numerical_rank,
     paraphrase_check,
     paraphrase_cosines,
     rank_collapse,
+    read,
     spearman,
 )
 from .remedies import all_but_the_top, zca_whiten
@@ -36,15 +40,15 @@ COSINE_GRID = np.linspace(-1.0, 1.0, 81)
 class RealStudy:
     """Notebook 07's material: the corpus encoded by all-MiniLM-L6-v2, split into two halves.
 
-    ``fit`` marks the sentences a remedy is fitted on (half of the corpus, seed 7, paraphrase pairs
-    kept whole); the others are held out. ``fit_tokens``/``held_tokens`` mark the ordinary tokens
+    ``is_fit`` marks the sentences a remedy is fitted on (half of the corpus, seed 7, paraphrase
+    pairs kept whole); the others are held out. ``fit_tokens``/``held_tokens`` mark the ordinary tokens
     (not ``[CLS]``/``[SEP]``) of each half; ``held_pairs`` are the paraphrase pairs of the held-out
     half, as rows of ``held_sentences``.
     """
 
     corpus: Corpus
     enc: Encoded
-    fit: np.ndarray
+    is_fit: np.ndarray
     fit_tokens: np.ndarray
     held_tokens: np.ndarray
     held_sentences: np.ndarray
@@ -56,14 +60,14 @@ def real_study() -> RealStudy:
     """Encode the course corpus once per kernel (a few seconds) and split it (seed 7)."""
     corpus = load_corpus()
     enc = encode(corpus.sentences)
-    fit = split_halves(corpus, REAL_SEED)
+    is_fit = split_halves(corpus, REAL_SEED)
     ordinary = ~enc.special
-    held_sentences = np.flatnonzero(~fit)
+    held_sentences = np.flatnonzero(~is_fit)
     row = {sentence: i for i, sentence in enumerate(held_sentences)}
-    held_pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not fit[a]], dtype=np.int64)
-    for array in (enc.states, enc.ids, enc.sentence, enc.word, fit):
+    held_pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
+    for array in (enc.states, enc.ids, enc.sentence, enc.word, is_fit):
         array.setflags(write=False)
-    return RealStudy(corpus, enc, fit, ordinary & fit[enc.sentence], ordinary & ~fit[enc.sentence],
+    return RealStudy(corpus, enc, is_fit, ordinary & is_fit[enc.sentence], ordinary & ~is_fit[enc.sentence],
                      held_sentences, held_pairs)
 
 
@@ -102,14 +106,49 @@ def _cross_group_histogram(U: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return total / (total.sum() * (2.0 / bins))
 
 
-@lru_cache(maxsize=32)
-def real_point(layer: int, remedy: str) -> dict[str, Any]:
-    """Held-out tokens and sentences at ``layer`` after ``remedy``: the data behind :func:`real_scene`.
+@dataclass(frozen=True)
+class RealPoint:
+    """Held-out tokens and sentences of the real model at one ``layer`` after one ``remedy``.
 
-    The remedies are affine maps, so they commute with mean pooling: a sentence vector is
-    remedied directly instead of pooling remedied tokens (the same result, less work).
+    ``token_hist``: density over :data:`COSINE_GRID` of the cosines of all pairs of held-out tokens
+    from different sentences; ``mean_cosine`` their exact mean, ``effective_rank`` of their
+    covariance, and the coordinate ``rogue`` that carries the largest part ``rogue_share`` of the
+    mean cosine. ``paraphrase``/``unrelated``: sentence-pair cosines; ``check``: the paraphrase check.
+    """
+
+    layer: int
+    remedy: str
+    token_hist: np.ndarray
+    mean_cosine: float
+    effective_rank: float
+    rogue: int
+    rogue_cosine: float
+    paraphrase: np.ndarray
+    unrelated: np.ndarray
+    check: ParaphraseCheck
+
+    def readings(self) -> dict[str, list[Reading]]:
+        return {
+            "held-out tokens": [read(mean_cosine, self.mean_cosine), read(effective_rank, self.effective_rank),
+                                Reading(f"cosine carried by coordinate {self.rogue}", self.rogue_cosine)],
+            "held-out sentences": self.check.readings(),
+        }
+
+
+@lru_cache(maxsize=32)
+def real_point(layer: int, remedy: str) -> RealPoint:
+    """Held-out tokens and sentences at ``layer`` (0 = embedding layer) after ``remedy``.
+
+    Remedies are fitted on the tokens of the fit half and measured on the other half. Token
+    cosines are over *all* pairs of held-out tokens from different sentences (exact, no sampling);
+    sentence vectors are the mean of their token vectors, the model's own pooling. The remedies
+    are affine maps, so they commute with mean pooling: a sentence vector is remedied directly
+    instead of pooling remedied tokens (the same result, less work).
     """
     study = real_study()
+    layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
+    if remedy not in REAL_REMEDIES:
+        raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
     H = study.enc.states[layer]
     held_rows = int(study.held_tokens.sum())
     pooled = sentence_embeddings(study.enc, layer)[study.held_sentences]
@@ -118,24 +157,13 @@ def real_point(layer: int, remedy: str) -> dict[str, Any]:
     groups = study.enc.sentence[study.held_tokens]
     contributions = cross_group_cosines(held, groups)
     top = int(np.argmax(contributions))
-    paraphrase, unrelated = paraphrase_cosines(S, study.held_pairs)
-    point = {
-        "token_hist": _cross_group_histogram(held / np.linalg.norm(held, axis=1, keepdims=True), groups),
-        "paraphrase": paraphrase,
-        "unrelated": unrelated,
-        "meters": {
-            "held-out tokens": {
-                "mean cosine": float(contributions.sum()),
-                "effective rank": effective_rank(cov_eigs(held)),
-                f"cosine carried by coordinate {top}": float(contributions[top]),
-            },
-            "held-out sentences": paraphrase_check(S, study.held_pairs),
-        },
-    }
-    for value in point.values():
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
-    return point
+    cosines = paraphrase_cosines(S, study.held_pairs)
+    hist = _cross_group_histogram(held / np.linalg.norm(held, axis=1, keepdims=True), groups)
+    for array in (hist, cosines.paraphrase, cosines.unrelated):
+        array.setflags(write=False)
+    return RealPoint(layer, remedy, hist, float(contributions.sum()), effective_rank(cov_eigs(held)), top,
+                     float(contributions[top]), cosines.paraphrase, cosines.unrelated,
+                     paraphrase_check(S, study.held_pairs))
 
 
 # Ethayarajh (2019, arXiv:1909.00512): mean cosine of random words from different contexts, per
@@ -146,18 +174,35 @@ PUBLISHED_MEAN_COSINE = {
 }
 
 
-@lru_cache(maxsize=1)
-def layer_profile() -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class LayerProfile:
     """Per layer (0 = embedding layer, 1..6 = encoder layers), over all sentences of the corpus:
 
-    * ``mean cosine``: exact mean cosine of ordinary tokens from different sentences;
-    * ``effective rank``: participation ratio of their covariance;
-    * ``rank collapse``: median over sentences of :func:`~shared.meters.rank_collapse` of the
-      sentence's own tokens (``[CLS]`` and ``[SEP]`` included), with its quartiles;
-    * ``rogue coordinate`` and ``rogue share``: the coordinate with the largest term in the mean
+    * ``mean_cosine``: exact mean cosine of ordinary tokens from different sentences;
+    * ``effective_rank``: participation ratio of their covariance;
+    * ``rank_collapse`` (median over sentences of :func:`~shared.meters.rank_collapse` of the
+      sentence's own tokens, ``[CLS]`` and ``[SEP]`` included), with quartiles ``rank_collapse_q1``
+      and ``rank_collapse_q3``;
+    * ``rogue_coordinate`` and ``rogue_share``: the coordinate with the largest term in the mean
       cosine and the fraction of the mean cosine it carries (Timkey & van Schijndel 2021);
-    * ``largest mean coordinate``: the coordinate where the mean vector is largest in size.
+    * ``largest_mean_coordinate``: the coordinate where the mean vector is largest in size;
+    * ``tokens``: how many ordinary tokens were measured.
     """
+
+    mean_cosine: np.ndarray
+    effective_rank: np.ndarray
+    rank_collapse_q1: np.ndarray
+    rank_collapse: np.ndarray
+    rank_collapse_q3: np.ndarray
+    rogue_coordinate: np.ndarray
+    rogue_share: np.ndarray
+    largest_mean_coordinate: np.ndarray
+    tokens: int
+
+
+@lru_cache(maxsize=1)
+def layer_profile() -> LayerProfile:
+    """The :class:`LayerProfile` of the course corpus."""
     enc = real_study().enc
     ordinary = ~enc.special
     bounds = np.append(enc.starts, len(enc.sentence))
@@ -168,14 +213,10 @@ def layer_profile() -> dict[str, np.ndarray]:
         collapse = [rank_collapse(H[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
         rows.append((terms.sum(), effective_rank(cov_eigs(H[ordinary])), *np.percentile(collapse, [25, 50, 75]),
                      top, terms[top] / terms.sum(), np.argmax(np.abs(H[ordinary].mean(axis=0)))))
-    cols = np.array(rows).T
-    names = ["mean cosine", "effective rank", "rank collapse q1", "rank collapse", "rank collapse q3",
-             "rogue coordinate", "rogue share", "largest mean coordinate"]
-    out = dict(zip(names, cols))
-    for name in ("rogue coordinate", "largest mean coordinate"):
-        out[name] = out[name].astype(int)
-    out["tokens"] = np.array(int(ordinary.sum()))
-    return out
+    cols = list(np.array(rows).T)
+    for i in (5, 7):  # coordinates are indices
+        cols[i] = cols[i].astype(int)
+    return LayerProfile(*cols, tokens=int(ordinary.sum()))
 
 
 ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words
@@ -189,15 +230,42 @@ def _binned_median(zipf: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np
     return medians, counts
 
 
-@lru_cache(maxsize=1)
-def norm_frequency() -> dict[str, Any]:
-    """Vector norm against word frequency (wordfreq's Zipf scale), for notebook 04's claim.
+@dataclass(frozen=True)
+class FrequencyNorms:
+    """Norms of words against their frequency: one row of ``norm`` per set of vectors (a layer).
 
-    ``vocabulary``: the input embedding of every whole-word, alphabetic vocabulary entry that
-    wordfreq knows (static vectors, as in notebook 04). ``context``: the hidden state of every
-    corpus word that is a single alphabetic token, at each layer. For each: Spearman's rank
-    correlation of norm with frequency, and the median norm per Zipf bin (``zipf bins``).
+    ``zipf``: each word's frequency on wordfreq's Zipf scale; ``spearman[r]``: Spearman's rho of
+    ``norm[r]`` with ``zipf``; ``median[r]`` and ``counts``: median norm and word count per Zipf bin.
     """
+
+    zipf: np.ndarray
+    norm: np.ndarray
+    spearman: np.ndarray
+    median: np.ndarray
+    counts: np.ndarray
+
+
+def _frequency_norms(zipf: np.ndarray, norms: np.ndarray) -> FrequencyNorms:
+    norms = np.atleast_2d(norms)
+    binned = [_binned_median(zipf, n) for n in norms]
+    return FrequencyNorms(zipf, norms, np.array([spearman(zipf, n) for n in norms]),
+                          np.array([m for m, _ in binned]), binned[0][1])
+
+
+@dataclass(frozen=True)
+class NormFrequency:
+    """:func:`norm_frequency`: ``vocabulary`` (static input embeddings, one row) and ``context``
+    (hidden states of corpus words, one row per layer), on the Zipf bins ``zipf_bins``."""
+
+    zipf_bins: np.ndarray
+    vocabulary: FrequencyNorms
+    context: FrequencyNorms
+
+
+@lru_cache(maxsize=1)
+def static_norm_frequency() -> FrequencyNorms:
+    """Input-embedding norm against word frequency for every whole-word, alphabetic vocabulary
+    entry of all-MiniLM-L6-v2 that wordfreq knows (static vectors, one per word type)."""
     from wordfreq import zipf_frequency
 
     model = load_minilm()
@@ -205,8 +273,18 @@ def norm_frequency() -> dict[str, Any]:
     zipf = np.array([zipf_frequency(model.vocab[i], "en") for i in words])
     known = zipf > 0
     rows = np.array(words)[known]
-    vocab_zipf = zipf[known]
-    vocab_norm = np.linalg.norm(model.weights["embeddings.word_embeddings.weight"][rows], axis=1)
+    norms = np.linalg.norm(model.weights["embeddings.word_embeddings.weight"][rows], axis=1)
+    return _frequency_norms(zipf[known], norms)
+
+
+@lru_cache(maxsize=1)
+def norm_frequency() -> NormFrequency:
+    """Vector norm against word frequency (wordfreq's Zipf scale), for notebook 04's claim.
+
+    ``vocabulary``: :func:`static_norm_frequency`. ``context``: the hidden state of every corpus
+    word that is a single alphabetic token, at each layer.
+    """
+    from wordfreq import zipf_frequency
 
     enc = real_study().enc
     tokens = np.asarray(enc.tokens)
@@ -218,16 +296,4 @@ def norm_frequency() -> dict[str, Any]:
     single[np.flatnonzero(single)[context_zipf == 0]] = False
     context_zipf = context_zipf[context_zipf > 0]
     context_norm = np.linalg.norm(enc.states[:, single], axis=2)
-
-    return {
-        "zipf bins": ZIPF_BINS,
-        "vocabulary": {
-            "zipf": vocab_zipf, "norm": vocab_norm, "spearman": spearman(vocab_zipf, vocab_norm),
-            "binned": _binned_median(vocab_zipf, vocab_norm),
-        },
-        "context": {
-            "zipf": context_zipf, "norm": context_norm,
-            "spearman": np.array([spearman(context_zipf, n) for n in context_norm]),
-            "binned": [_binned_median(context_zipf, n) for n in context_norm],
-        },
-    }
+    return NormFrequency(ZIPF_BINS, static_norm_frequency(), _frequency_norms(context_zipf, context_norm))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
-from collections.abc import Sequence
-
 from . import _checks
-from .meters import isoscore, knn_accuracy, numerical_rank, pair_auc, random_cosines
+from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
 from .pca import principal_axes
 
 
@@ -99,6 +100,53 @@ def standardize(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / sd
 
 
+@dataclass(frozen=True)
+class RemedyCurve:
+    """One remedy of a :class:`Sweep`: for each ``setting`` (``k`` or ``p``), what it does on held-out data."""
+
+    remedy: str
+    setting: np.ndarray
+    isoscore: np.ndarray
+    mean_cosine: np.ndarray
+    pair_auc: np.ndarray
+    knn_accuracy: np.ndarray
+
+    def index(self, setting: float) -> int:
+        """Position of ``setting`` in the sweep (a ``ValueError`` if the sweep did not measure it)."""
+        hits = np.flatnonzero(np.isclose(self.setting, float(setting), rtol=0.0, atol=1e-9))
+        if hits.size == 0:
+            raise ValueError(f"setting: {self.remedy} was not measured at {setting}; "
+                             f"the sweep has {self.setting.tolist()}")
+        return int(hits[0])
+
+    def describe(self, i: int) -> str:
+        """The setting at position ``i`` as the notebooks write it: ``k=2`` or ``p=0.35``."""
+        value = self.setting[i]
+        return f"k={int(value)}" if self.remedy == "all-but-the-top" else f"p={value:.2f}"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """:func:`sweep_remedies`: all-but-the-top for every ``k`` and partial whitening for every ``p``."""
+
+    all_but_the_top: RemedyCurve
+    whitening: RemedyCurve
+
+    def curve(self, remedy: str) -> RemedyCurve:
+        """The curve of ``"all-but-the-top"`` or ``"whitening"``."""
+        if remedy not in REMEDIES:
+            raise ValueError(f"remedy: expected one of {REMEDIES}, got {remedy!r}")
+        return self.all_but_the_top if remedy == "all-but-the-top" else self.whitening
+
+    def best(self) -> tuple[str, int]:
+        """The remedy and the position of its setting with the highest held-out pair AUC."""
+        return max(((name, int(np.argmax(self.curve(name).pair_auc))) for name in REMEDIES),
+                   key=lambda item: self.curve(item[0]).pair_auc[item[1]])
+
+
+REMEDIES = ("all-but-the-top", "whitening")
+
+
 def sweep_remedies(
     X_fit: np.ndarray,
     y_fit: np.ndarray,
@@ -107,18 +155,18 @@ def sweep_remedies(
     ks: Sequence[int] = range(11),
     powers: Sequence[float] = tuple(np.round(np.linspace(0.0, 1.0, 21), 2)),
     seed: int = 0,
-) -> dict[str, dict[str, np.ndarray]]:
+) -> Sweep:
     """All-but-the-top for every ``k`` and partial whitening for every ``power``, fitted on
     ``X_fit`` and measured on the held-out ``X_eval``.
 
-    For each remedy (``"all-but-the-top"``, ``"whitening"``) and setting: IsoScore, mean random
-    cosine (6,000 pairs, seed ``seed``), :func:`pair_auc` (20,000 pairs, seed ``seed``) and
-    :func:`knn_accuracy` (``k = 10``, held-out points against the transformed fit points).
-    Every setting sees the same pairs, so differences come from the remedy alone.
+    For each setting: IsoScore, the exact mean cosine (:func:`~shared.meters.mean_cosine`),
+    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) and
+    :func:`~shared.meters.knn_accuracy` (``k = 10``, held-out points against the transformed fit
+    points). Every setting sees the same pairs, so differences come from the remedy alone.
     """
     X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
     X_eval = _checks.cloud(X_eval, name="X_eval", min_rows=2)
-    out: dict[str, dict[str, np.ndarray]] = {}
+    curves = []
     for name, settings, apply in [
         ("all-but-the-top", list(ks), lambda X, k: all_but_the_top(X, int(k), fit=X_fit)),
         ("whitening", list(powers), lambda X, p: zca_whiten(X, float(p), fit=X_fit)),
@@ -126,13 +174,8 @@ def sweep_remedies(
         rows = []
         for setting in settings:
             ref, ev = apply(X_fit, setting), apply(X_eval, setting)
-            rows.append((
-                setting,
-                isoscore(ev),
-                float(random_cosines(ev, seed).mean()),
-                pair_auc(ev, y_eval, seed),
-                knn_accuracy(ref, y_fit, ev, y_eval),
-            ))
-        cols = np.array(rows, dtype=float).T
-        out[name] = dict(zip(["setting", "IsoScore", "mean cosine", "pair AUC", "kNN accuracy"], cols))
-    return out
+            rows.append((setting, isoscore(ev), mean_cosine(ev), pair_auc(ev, y_eval, seed),
+                         knn_accuracy(ref, y_fit, ev, y_eval)))
+        cols = np.array(rows, dtype=float).reshape(len(settings), 5).T
+        curves.append(RemedyCurve(name, *cols))
+    return Sweep(*curves)

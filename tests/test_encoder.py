@@ -18,8 +18,7 @@ from shared.encoder import (
     sentence_embeddings,
     split_halves,
 )
-from shared.realmodel import REAL_REMEDIES, layer_profile, norm_frequency, real_study
-from shared.explorers import real_scene
+from shared.realmodel import REAL_REMEDIES, layer_profile, norm_frequency, real_point, real_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,32 +115,35 @@ def test_split_keeps_pairs_whole_and_is_reproducible():
 
 def test_notebook_figures():
     profile = layer_profile()
-    assert [f"{v:+.3f}" for v in profile["mean cosine"]] == [
+    assert [f"{v:+.3f}" for v in profile.mean_cosine] == [
         "+0.070", "+0.156", "+0.189", "+0.200", "+0.215", "+0.232", "+0.032"]
-    assert profile["rogue coordinate"].tolist()[2:6] == [223] * 4
-    assert np.array_equal(profile["rogue coordinate"], profile["largest mean coordinate"])
-    assert np.all(np.diff(profile["rank collapse"][:5]) < 0)
+    assert profile.rogue_coordinate.tolist()[2:6] == [223] * 4
+    assert np.array_equal(profile.rogue_coordinate, profile.largest_mean_coordinate)
+    assert np.all(np.diff(profile.rank_collapse[:5]) < 0)
     freq = norm_frequency()
-    assert f"{freq['vocabulary']['spearman']:+.3f}" == "+0.810"
-    assert np.all(freq["context"]["spearman"] < -0.6)
+    assert f"{freq.vocabulary.spearman[0]:+.3f}" == "+0.810"
+    assert np.all(freq.context.spearman < -0.6)
 
 
 def test_remedies_on_held_out_data():
     study = real_study()
     assert not np.any(study.fit_tokens & study.held_tokens)
     assert np.array_equal(study.fit_tokens | study.held_tokens, ~study.enc.special)
-    raw, centred = real_scene(3, "none")["meters"], real_scene(3, "centring")["meters"]
+    raw, centred = real_point(3, "none"), real_point(3, "centring")
     # centring moves the offset, not the shape
-    assert raw["held-out tokens"]["effective rank"] == pytest.approx(centred["held-out tokens"]["effective rank"])
-    assert abs(centred["held-out tokens"]["mean cosine"]) < 0.01 < raw["held-out tokens"]["mean cosine"]
+    assert raw.effective_rank == pytest.approx(centred.effective_rank)
+    assert abs(centred.mean_cosine) < 0.01 < raw.mean_cosine
     for remedy in REAL_REMEDIES:
-        scene = real_scene(6, remedy)
-        assert scene["token_hist"].sum() > 0
-        assert 0.5 < scene["meters"]["held-out sentences"]["paraphrase AUC"] <= 1.0
+        point = real_point(6, remedy)
+        assert point.token_hist.sum() > 0
+        assert 0.5 < point.check.auc <= 1.0
     with pytest.raises(ValueError, match="remedy: expected one of"):
-        real_scene(3, "magic")
-    with pytest.raises(ValueError, match="layer: expected 0..6"):
-        real_scene(7)
+        real_point(3, "magic")
+    for bad in (7, -1):
+        with pytest.raises(ValueError, match="layer: must lie in"):
+            real_point(bad, "none")
+    with pytest.raises(ValueError, match="layer: expected an int"):
+        real_point(2.7, "none")
 
 
 def test_whitening_a_layernorm_output_needs_its_rank():

@@ -59,4 +59,4 @@ def test_each_notebook_ends_with_two_to_four_unanswered_exercises(notebook):
     assert 2 <= len(asked) <= 4
     assert all(ex.startswith(notebook.stem[:2]) and ex in EXERCISES for ex in asked)
     assert text.count("answer = None") == len(asked), "stored exercise cells hold the unanswered stub"
-    assert text.index("## Exercises") > text.index("_explorer()")
+    assert text.index("## Exercises") > text.index("explore(")

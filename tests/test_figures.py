@@ -6,18 +6,32 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from shared.explorers import attention_scene, cone_scene, real_scene, whitening_scene
+from shared import (
+    all_but_the_top,
+    attention_run,
+    make_planted,
+    pca_2d,
+    random_cosines,
+    rich_get_richer_run,
+    sphere_and_cone,
+    sweep_remedies,
+    zca_whiten,
+)
 from shared.figures import (
     STYLE,
     AttentionView,
+    CosineView,
     LayerCurvesView,
     NormFrequencyView,
     RealModelView,
+    RemedyView,
+    RichGetRicherView,
     SphereConeView,
-    WhiteningView,
+    TradeoffView,
     course_style,
     nice_limit,
 )
+from tests.notebook_cells import run
 
 
 def pixels(data: bytes) -> np.ndarray:
@@ -36,39 +50,97 @@ def test_nice_limit_refuses_non_positive():
 
 def test_importing_and_drawing_leave_global_style_alone():
     before = dict(mpl.rcParams)
-    SphereConeView(cone_scene())._repr_png_()
+    SphereConeView(*sphere_and_cone())._repr_png_()
     assert dict(mpl.rcParams) == before
     with course_style():
         assert mpl.rcParams["axes.facecolor"] == STYLE["axes.facecolor"]
     assert mpl.rcParams["axes.facecolor"] == before["axes.facecolor"]
 
 
-@pytest.mark.parametrize(
-    "view_cls, scene, moved",
-    [
-        (SphereConeView, cone_scene, dict(strength=2.0)),
-        (AttentionView, attention_scene, dict(beta=2.0)),
-        (WhiteningView, whitening_scene, dict(k=5)),
-        (RealModelView, real_scene, dict(layer=3, remedy="whitening")),
-    ],
-)
-def test_fast_redraw_matches_a_full_redraw(view_cls, scene, moved):
+def remedies(k: int, power: float) -> tuple[dict, dict]:
+    _, X = sphere_and_cone()
+    clouds = {"cone": X, "abtt": all_but_the_top(X, k), "whitened": zca_whiten(X, power)}
+    rng = np.random.default_rng(6)
+    return clouds, {name: random_cosines(C, rng) for name, C in clouds.items()}
+
+
+def planted_sweep(seed: int):
+    planted = make_planted(600, 20, seed)
+    return sweep_remedies(planted.X[:300], planted.labels[:300], planted.X[300:], planted.labels[300:])
+
+
+def real(layer: int, remedy: str):
+    from shared.realmodel import real_point
+
+    return (real_point(layer, remedy),)
+
+
+CASES = {
+    "sphere and cone": (SphereConeView, lambda: sphere_and_cone(), lambda: sphere_and_cone(2.0)),
+    "cosines": (CosineView, lambda: (random_cosines(sphere_and_cone().iso, 2), random_cosines(sphere_and_cone().cone, 2)),
+                lambda: (random_cosines(sphere_and_cone(1.0).iso, 2), random_cosines(sphere_and_cone(1.0).cone, 2))),
+    "attention": (AttentionView, lambda: (attention_run(40),), lambda: (attention_run(40, beta=2.0),)),
+    "rich-get-richer": (RichGetRicherView, lambda: (rich_get_richer_run(),), lambda: (rich_get_richer_run(0.1, 90),)),
+    "remedies": (RemedyView, lambda: remedies(2, 1.0), lambda: remedies(5, 0.5)),
+    "trade-off": (TradeoffView, lambda: (planted_sweep(1),), lambda: (planted_sweep(2),)),
+    "real model": (RealModelView, lambda: real(6, "none"), lambda: real(3, "whitening")),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_fast_redraw_matches_a_full_redraw(name):
     """Blitting only the moving artists must give the picture a full redraw gives."""
-    view = view_cls(scene())
+    view_cls, before, after = CASES[name]
+    view = view_cls(*before())
     view.image()
-    view.update(scene(**moved))
+    view.update(*after())
     fast = pixels(view.image())
-    fresh = view_cls(scene(**moved))
+    fresh = view_cls(*after())
     fresh.image()  # lay out the same way (layout is frozen after the first draw)
     full = pixels(fresh.full_image())
     assert fast.shape == full.shape
     assert np.abs(fast - full).mean() < 1.0, "blitted picture differs from a full redraw"
+    assert view.readings() == fresh.readings()
+
+
+def test_a_view_draws_the_arrays_it_is_given():
+    X_iso, X_cone = sphere_and_cone()
+    view = SphereConeView(X_iso, X_cone)
+    assert np.allclose(view.iso.get_offsets(), pca_2d(X_iso))
+    assert np.allclose(view.cone.get_offsets(), pca_2d(X_cone))
+    squashed = X_iso * np.r_[np.ones(25), np.full(25, 0.01)]
+    view.update(squashed, X_cone)
+    assert np.allclose(view.iso.get_offsets(), pca_2d(squashed))
+    assert view.readings()["isotropic"][1].value < 26
+
+
+def test_editing_a_notebook_data_cell_changes_its_figure():
+    """A learner who edits the cell that builds the clouds sees the figure follow."""
+    def figures(edit=None) -> list[bytes]:
+        return [v._repr_png_() for v in run("01_sphere_vs_cone", edit) if isinstance(v, SphereConeView)]
+
+    original = figures()
+    edited = figures(lambda source: source.replace("X_iso, X_cone = sphere_and_cone()",
+                                                   "X_iso, X_cone = sphere_and_cone(strength=1.0)"))
+    assert len(original) == len(edited) == 1
+    assert original[0] != edited[0]
+    assert np.abs(pixels(original[0]) - pixels(edited[0])).mean() > 1.0
 
 
 def test_static_figure_is_a_png_with_a_stable_text_form():
-    view = WhiteningView(whitening_scene())
+    view = RemedyView(*remedies(2, 1.0))
     assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert repr(view) == "<WhiteningView: Experiment 6: remedies restore isotropy and re-centre cosine>"
+    assert repr(view) == "<RemedyView: Experiment 6: remedies restore isotropy and re-centre cosine>"
+
+
+def test_views_refuse_data_they_cannot_draw():
+    with pytest.raises(ValueError, match="depth: expected 1..40"):
+        AttentionView(attention_run(40), depth=41)
+    clouds, cos = remedies(2, 1.0)
+    with pytest.raises(ValueError, match="cosines: expected the same 3 names"):
+        RemedyView(clouds, {"cone": cos["cone"]})
+    with pytest.raises(ValueError, match="setting: whitening was not measured at 0.33"):
+        TradeoffView(planted_sweep(1), k=2, power=0.33)
 
 
 def test_real_model_figures_draw_without_warnings():
@@ -82,4 +154,4 @@ def test_real_model_figures_draw_without_warnings():
     view = LayerCurvesView(layer_profile(), PUBLISHED_MEAN_COSINE, dim=384)
     ours = view.axes[0].get_lines()[-1]
     assert np.allclose(ours.get_xdata(), np.arange(7) / 6)
-    assert np.allclose(ours.get_ydata(), layer_profile()["mean cosine"])
+    assert np.allclose(ours.get_ydata(), layer_profile().mean_cosine)

@@ -4,12 +4,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shared import (
-    angular_spread,
+    angular_std,
     attention_run,
     attention_step,
     effective_rank,
     frequency_pull,
-    frequency_run,
+    make_isotropic,
     rich_get_richer_run,
     rich_get_richer_step,
     softmax_rows,
@@ -44,7 +44,7 @@ def test_spec_figures_of_the_attention_run():
     run = attention_run()
     assert f"{run.mean_cos[0]:.3f}" == "0.270"
     assert f"{run.mean_cos[39]:.3f}" == "0.999"
-    assert run.spread[39] < run.spread[0]
+    assert run.angular_std[39] < run.angular_std[0]
 
 
 def test_a_shallow_run_extended_equals_a_deep_run():
@@ -54,10 +54,10 @@ def test_a_shallow_run_extended_equals_a_deep_run():
     assert np.array_equal(deep.clouds[-1], grown.clouds[-1])
 
 
-def test_angular_spread_wraps_around_pi():
+def test_angular_std_wraps_around_pi():
     angles = np.array([np.pi - 0.1, -np.pi + 0.1])
     X = np.column_stack([np.cos(angles), np.sin(angles)])
-    assert angular_spread(X) == pytest.approx(0.1)
+    assert angular_std(X) == pytest.approx(0.1)
 
 
 def test_zipf_frequencies():
@@ -74,8 +74,8 @@ def test_frequency_pull_shrinks_by_the_documented_factor():
     assert np.allclose(out[:, 0], 1 - 0.9 * np.sqrt(freq / 0.4))
 
 
-def test_spec_figures_of_the_frequency_run():
-    _, emb = frequency_run()
+def test_spec_figures_of_the_frequency_pull():
+    emb = frequency_pull(make_isotropic(1200, 50, 4), zipf_frequencies(1200, 1.0), gamma=0.9)
     norms = np.linalg.norm(emb, axis=1)
     assert (f"{norms[0]:.2f}", f"{norms[-1]:.2f}") == ("0.72", "6.31")
 
@@ -101,14 +101,14 @@ def test_spec_figures_of_the_rich_get_richer_run():
         (lambda: attention_step(np.ones((3, 2)), beta=-1.0), "beta"),
         (lambda: attention_step(np.ones((3, 2)), alpha=2.0), "alpha"),
         (lambda: attention_run(depth=-1), "depth"),
-        (lambda: angular_spread(np.ones((3, 3))), "2-D clouds"),
+        (lambda: angular_std(np.ones((3, 3))), "2-D clouds"),
         (lambda: frequency_pull(np.ones((3, 2)), np.ones(2)), "freq: expected one frequency per row"),
         (lambda: frequency_pull(np.ones((2, 2)), np.zeros(2)), "not all zero"),
         (lambda: rich_get_richer_step(np.array([1.0, -1.0])), "non-negative"),
         (lambda: zipf_frequencies(0), "vocab"),
         (lambda: rich_get_richer_run(d=0), "d: must lie in"),
         (lambda: rich_get_richer_run(eta=-0.1, steps=0), "eta"),
-        (lambda: angular_spread(np.zeros((3, 2))), "every point is at the origin"),
+        (lambda: angular_std(np.zeros((3, 2))), "every point is at the origin"),
         (lambda: softmax_rows(np.array([[np.inf, 0.0]])), "S: contains NaN or infinite"),
     ],
 )

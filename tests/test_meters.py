@@ -1,9 +1,12 @@
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from shared import (
+    METERS,
     all_meters,
     basis_isotropy,
     cosine_terms,
@@ -12,6 +15,8 @@ from shared import (
     effective_rank,
     entropy_rank,
     isoscore,
+    mean_cosine,
+    meter_table,
     numerical_rank,
     paraphrase_check,
     paraphrase_cosines,
@@ -196,9 +201,41 @@ def test_uniformity_of_one_direction_is_zero():
 
 def test_all_meters_names_every_meter(clouds):
     X_iso, _ = clouds
-    values = all_meters(X_iso, 11)
-    assert list(values) == ["partition I", "mean cosine", "effective rank", "entropy rank", "IsoScore", "uniformity"]
-    assert all(np.isfinite(v) for v in values.values())
+    values = all_meters(X_iso)
+    readings = values.readings()
+    assert [r.label for r in readings] == ["partition I", "mean cosine", "effective rank", "entropy rank", "IsoScore",
+                                           "uniformity"]
+    assert all(np.isfinite(r.value) for r in readings)
+    assert [f.name for f in fields(values)] == [m.__name__ for m in METERS]
+    assert str(readings[2]) == f"effective rank = {values.effective_rank:.1f}"
+
+
+@given(seeds, st.integers(2, 60), st.integers(1, 6), st.floats(-3, 3))
+def test_mean_cosine_is_the_mean_over_all_distinct_pairs(seed, n, d, shift):
+    X = np.random.default_rng(seed).standard_normal((n, d)) + shift
+    X[0] = 0.0  # a zero row scores 0 with every other row
+    U = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-300)
+    C = U @ U.T
+    assert mean_cosine(X) == pytest.approx(C[~np.eye(n, dtype=bool)].mean(), abs=1e-12)
+
+
+def test_meter_table_names_each_failure(clouds):
+    X_iso, X_cone = clouds
+    u = np.eye(50)[0]
+    table = meter_table({"sphere": X_iso, "cone": X_cone, "shifted": X_iso + 3.0,
+                         "line": np.outer(np.random.default_rng(0).standard_normal(2000), u)})
+    assert [row.failure for row in table.rows] == [
+        "neither", "offset and spread (a cone)", "offset only", "spread only"]
+    assert list(table.baselines) == [(2000, 50)]
+    assert table.row("cone").meters.mean_cosine > 0.8 and table.row("cone").gaussian == table.baselines[2000, 50]
+    text = str(table)
+    assert "(Gaussian, n = 2,000, d = 50)" in text and "spread only" in text
+    with pytest.raises(ValueError, match="name: no cloud called 'ball'"):
+        table.row("ball")
+    with pytest.raises(ValueError, match="clouds: expected a non-empty mapping"):
+        meter_table({})
+    with pytest.raises(ValueError, match=r"clouds\['bad'\]: expected a 2-D array"):
+        meter_table({"bad": np.ones(3)})
 
 
 # ----- bad input ------------------------------------------------------------------------------
@@ -316,12 +353,12 @@ def test_paraphrase_check_on_clear_and_on_shuffled_pairs():
     S = np.repeat(centres, 2, axis=0) + 0.05 * rng.standard_normal((12, 20))
     pairs = np.arange(12).reshape(6, 2)
     clear = paraphrase_check(S, pairs)
-    assert clear["paraphrase AUC"] == 1.0 and clear["top-1 retrieval"] == 1.0
-    assert clear["paraphrase cosine"] > 0.99 > clear["unrelated cosine"]
+    assert clear.auc == 1.0 and clear.top1 == 1.0
+    assert clear.paraphrase_cosine > 0.99 > clear.unrelated_cosine
     para, unrelated = paraphrase_cosines(S, pairs)
     assert (len(para), len(unrelated)) == (6, 12 * 11 // 2 - 6)
     wrong = paraphrase_check(S, np.array([[0, 2], [1, 4], [3, 6], [5, 8], [7, 10], [9, 11]]))
-    assert wrong["paraphrase AUC"] < 0.5 and wrong["top-1 retrieval"] == 0.0
+    assert wrong.auc < 0.5 and wrong.top1 == 0.0
     with pytest.raises(ValueError, match="distinct row indices"):
         paraphrase_check(S, np.array([[0, 1], [1, 2]]))
 

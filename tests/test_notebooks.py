@@ -64,7 +64,7 @@ def test_header_states_question_time_and_theory_link(path):
 def test_every_notebook_has_a_prediction_an_explorer_and_prompts(path):
     text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
     assert "**Predict first.**" in text
-    assert "_explorer()" in text
+    assert "explore(" in text
     assert "**Try this.**" in text
     assert "**Where this leads.**" in text
 

@@ -116,12 +116,19 @@ def test_sweep_remedies_structure_and_endpoints():
     planted = make_planted(400, 12, 1, signal_dims=3)
     sweep = sweep_remedies(planted.X[:200], planted.labels[:200], planted.X[200:], planted.labels[200:],
                            ks=[0, 1], powers=[0.0, 1.0])
-    abtt, white = sweep["all-but-the-top"], sweep["whitening"]
-    assert list(abtt) == ["setting", "IsoScore", "mean cosine", "pair AUC", "kNN accuracy"]
-    assert np.allclose(abtt["setting"], [0, 1]) and np.allclose(white["setting"], [0, 1])
-    for key in ("IsoScore", "mean cosine", "pair AUC", "kNN accuracy"):  # k = 0 and p = 0 both only centre
-        assert abtt[key][0] == pytest.approx(white[key][0])
-    assert white["IsoScore"][1] > white["IsoScore"][0]
+    abtt, white = sweep.all_but_the_top, sweep.whitening
+    assert (abtt.remedy, white.remedy) == ("all-but-the-top", "whitening")
+    assert np.allclose(abtt.setting, [0, 1]) and np.allclose(white.setting, [0, 1])
+    for key in ("isoscore", "mean_cosine", "pair_auc", "knn_accuracy"):  # k = 0 and p = 0 both only centre
+        assert getattr(abtt, key)[0] == pytest.approx(getattr(white, key)[0])
+    assert white.isoscore[1] > white.isoscore[0]
+    assert white.index(1.0) == 1 and white.describe(1) == "p=1.00" and abtt.describe(1) == "k=1"
+    with pytest.raises(ValueError, match="setting: whitening was not measured at 0.5"):
+        white.index(0.5)
+    name, i = sweep.best()
+    assert sweep.curve(name).pair_auc[i] == max(abtt.pair_auc.max(), white.pair_auc.max())
+    with pytest.raises(ValueError, match="remedy: expected one of"):
+        sweep.curve("flow")
 
 
 def test_whitening_a_cloud_in_a_flat_subspace():

@@ -1,0 +1,59 @@
+"""Run a notebook's code cells as a learner would, and keep what each cell displays.
+
+Used by the tests (explorers driven through their sliders, figures that follow an edited data
+cell) and by ``benchmarks/explorers.py``. A cell "displays" the value of its last line when that
+line is an expression, as in Jupyter. Cells run in one namespace, from the top, in a working
+directory of the notebooks folder, and stop before the exercises.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def code_cells(stem: str) -> list[str]:
+    """Sources of the code cells of ``notebooks/<stem>.py`` that come before its exercises."""
+    cells = []
+    for cell in jupytext.read(NOTEBOOKS / f"{stem}.py").cells:
+        if cell.cell_type == "markdown" and "## Exercises" in cell.source:
+            break
+        if cell.cell_type == "code":
+            cells.append(cell.source)
+    return cells
+
+
+def run(stem: str, edit: Callable[[str], str] | None = None) -> list[object]:
+    """Execute the notebook's cells (each passed through ``edit`` first) and return what they display."""
+    namespace: dict = {"__name__": "__notebook__"}
+    shown: list[object] = []
+    cwd = os.getcwd()
+    os.chdir(NOTEBOOKS)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for source in code_cells(stem):
+                tree = ast.parse(edit(source) if edit else source)
+                last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                body = tree.body[:-1] if last else tree.body
+                exec(compile(ast.Module(body, []), stem, "exec"), namespace)  # noqa: S102 - the course's own notebooks
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), stem, "eval"), namespace)  # noqa: S307
+                    if value is not None:
+                        shown.append(value)
+    finally:
+        os.chdir(cwd)
+    return shown
+
+
+def stems() -> list[str]:
+    """The notebooks, by file name without extension."""
+    return sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
