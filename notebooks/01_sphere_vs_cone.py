@@ -21,6 +21,17 @@
 # **Question.** How do an isotropic cloud of vectors and a narrow cone differ, in a picture and in
 # numbers, and can a single number tell them apart?
 #
+# **What this course is about.** A trained model turns text into vectors: a vector per word type
+# (the *word embeddings* of its input layer), a vector per token in context at every layer (the
+# *hidden states*), and, pooled from those, a vector per sentence that search and retrieval
+# systems compare by cosine similarity. A set of such vectors is **isotropic** when no direction
+# of the space is special: the vectors are centred on the origin and spread equally in every
+# direction, like samples of a standard Gaussian. Trained models often break both halves of that
+# sentence: their vectors share a large common offset and crowd into a few directions, a
+# **narrow cone**. This notebook builds both geometries and the meters that tell them apart; the
+# rest of the course asks where cones come from, what they do to cosine similarity, and how to
+# undo them.
+#
 # **Time:** about 25 minutes. **After this notebook you can** build both geometries, read isotropy
 # off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
 #
@@ -55,7 +66,8 @@ N, D = 2000, 50  # points, dimensions
 #   The course evaluates $c$ over the eigenvectors of $X^\top X$ *and their negatives*, after
 #   dividing $X$ by its root-mean-square entry, so the number does not depend on arbitrary signs or
 #   on the cloud's scale (see `help(partition_isotropy)`).
-# * **Mean random cosine**: the average cosine similarity of random pairs of points.
+# * **Mean cosine**: the average cosine similarity of two points, estimated from random pairs or
+#   computed exactly over all pairs.
 # * **Effective rank** (participation ratio) of the covariance eigenvalues,
 #   $PR = (\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$: how many directions actually carry variance,
 #   between 1 and $d$.
@@ -91,13 +103,22 @@ SphereConeView(X_iso, X_cone)
 
 # %% [markdown]
 # **What you see.** The isotropic cloud is a round blob and its spectrum is flat: its top direction
-# holds 0.027 of the variance, barely more than the 1/50 = 0.020 of a perfect sphere. The cone is a
-# thin streak along PC 1, and its spectrum has one spike: the top direction holds 0.661 of the
-# variance, each of the next ones 0.009.
+# holds 0.027 of the variance, barely more than a perfect sphere would give it (computed below).
+# The cone is a thin streak along PC 1, and its spectrum has one spike: the top direction holds
+# 0.661 of the variance, each of the next ones 0.009.
 #
-# **Why.** The coefficient $a_i$ along $u$ ranges from 0.6 to 4, so $u$ carries a variance of
-# about $s^2 \cdot 0.85^2/12 \approx 0.96$, against $\sigma^2 = 0.01$ for each of the 49 other
-# directions: one spike over a flat floor. That is the algebraic signature of a narrow cone.
+# **Why.** The numbers follow from how the two clouds were built:
+
+# %%
+s, sigma = 4.0, 0.10  # the cone's strength and residual
+print(f"a perfect sphere: every direction holds 1/{D} = {1 / D:.3f} of the variance")
+print(f"the cone's coefficient a = s (0.15 + 0.85 U) runs from {s * 0.15:.1f} to {s:.1f},"
+      f" a variance of s^2 0.85^2 / 12 = {s**2 * 0.85**2 / 12:.2f} along u")
+print(f"each of the other {D - 1} directions: sigma^2 = {sigma**2:.2f}")
+
+# %% [markdown]
+# The direction $u$ carries a variance of 0.96 against 0.01 for each of the 49 others: one spike
+# over a flat floor. That is the algebraic signature of a narrow cone.
 #
 # **Takeaway.** The covariance spectrum is the most direct picture of isotropy: flat means every
 # direction is used, one spike over a floor means a cone.
@@ -111,13 +132,12 @@ SphereConeView(X_iso, X_cone)
 # projected on the unit sphere (Wang & Isola 2020; lower is more uniform).
 #
 # A meter "calls a cloud isotropic" (✓) when its value is close to what it gives for a Gaussian
-# baseline **with the same number of points and dimensions**: partition $I$ at least half the
-# baseline's, mean cosine within 0.1 of the baseline's, both ranks and IsoScore at least 0.8 of
-# the baseline's, uniformity within 0.5 of the baseline's. The last column names the failure:
-# a shared **offset** (the mean cosine is off the baseline) and/or a collapsed **spread** (the
-# effective rank is below 0.8 of the baseline's). `meter_table` prints it for any named clouds;
-# notebooks 03–05 use it to judge what each mechanism produces. The mean cosine here is exact,
-# over all pairs (`mean_cosine`), so the table needs no seed.
+# baseline **with the same number of points and dimensions**; the rule for each meter is printed
+# under the table. The last column names the failure: a shared **offset** (the mean cosine is off
+# the baseline) and/or a collapsed **spread** (the effective rank is well below the baseline's).
+# `meter_table` prints this table for any named clouds; notebooks 03–05 use it to judge what each
+# mechanism produces. The mean cosine here is exact, over all pairs (`mean_cosine`), so the table
+# needs no seed.
 #
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
 # equally. Which meters will notice the shift?

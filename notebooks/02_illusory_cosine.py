@@ -19,7 +19,7 @@
 # # 02 · Illusory cosine similarity: why unrelated vectors look alike
 #
 # **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
-# does a score like 0.8 still mean there?
+# does a high score still mean there?
 #
 # **Time:** about 20 minutes. **After this notebook you can** measure the random-pair cosine
 # baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
@@ -39,12 +39,12 @@ from shared.figures import CosineView
 # The cosine similarity of two vectors is the cosine of the angle between them,
 # $\cos(x, y) = x^\top y / (\|x\|\,\|y\|)$. In high dimension two independent Gaussian vectors
 # are almost orthogonal: their cosine is about $\mathcal N(0, 1/d)$, so with $d = 50$ it has a
-# standard deviation near $1/\sqrt{50} \approx 0.14$. Ethayarajh (2019) uses the mean cosine of
+# standard deviation near $1/\sqrt{50}$. Ethayarajh (2019) uses the mean cosine of
 # random pairs as the **anisotropy baseline** of a representation: the score any two points get
 # for free.
 #
 # **Predict first.** The cone's points differ only by their small residuals. Guess the mean cosine
-# of two random points of the cone: about 0, about 0.5, or above 0.8?
+# of two random points of the cone: about 0, about a half, or close to 1?
 
 # %%
 X_iso, X_cone = sphere_and_cone()  # the two clouds of notebook 01 (seed 0)
@@ -53,23 +53,32 @@ cos_iso = random_cosines(X_iso, rng)  # 6,000 random pairs each
 cos_cone = random_cosines(X_cone, rng)
 print(f"isotropic  : mean random cosine = {cos_iso.mean():+.3f}   std = {cos_iso.std():.3f}")
 print(f"narrow cone: mean random cosine = {cos_cone.mean():+.3f}   std = {cos_cone.std():.3f}")
+print(f"theory for two independent directions in d = 50: std = 1/sqrt(50) = {1 / np.sqrt(50):.3f}")
+print(f"share of the cone's pairs with a cosine below 0.5: {np.mean(cos_cone < 0.5):.3f}")
 
 # %%
 CosineView(cos_iso, cos_cone)
 
 # %% [markdown]
 # **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
-# standard deviation of 0.143, the $1/\sqrt{50}$ the theory predicts. In the cone the whole
-# histogram is shifted right: mean $+0.845$, standard deviation 0.112. Almost no pair of the cone
-# scores below 0.5.
+# standard deviation of 0.143, close to the 0.141 the theory predicts. In the cone the whole
+# histogram is shifted right: mean $+0.845$, standard deviation 0.112, and only a small share of
+# pairs (printed above) score below one half.
 #
-# **Why.** Each point of the cone is $a_i u$ plus a residual of size about
-# $0.1 \cdot \sqrt{50} \approx 0.7$, while $a_i$ lies between 0.6 and 4. Two points share the
-# direction $u$ and differ only by their residuals, which are independent noise. So their angle is
-# small and their cosine high, whether or not they have anything in common.
+# **Why.** Compare the two parts of a point of the cone:
+
+# %%
+print(f"shared part a_i u: a_i runs from {4.0 * 0.15:.1f} to {4.0:.1f} (notebook 01)")
+print(f"residual: norm about sigma sqrt(d) = 0.1 sqrt(50) = {0.1 * np.sqrt(50):.2f}")
+
+# %% [markdown]
+# Two points share the direction $u$, which carries most of their length, and differ only by
+# their residuals, which are independent noise. So their angle is small and their cosine high,
+# whether or not they have anything in common.
 #
 # **Takeaway.** In an anisotropic space a cosine score has to be read against the space's own
-# baseline. In this cone, 0.8 is what two *random* points score; it says nothing about meaning.
+# baseline. In this cone, $+0.845$ is what two *random* points score on average; a score of that
+# size says nothing about meaning.
 # Notebook 06 removes the shared direction and brings the baseline back to 0.
 #
 # ## Rogue dimensions: one coordinate that dominates every cosine
@@ -103,7 +112,8 @@ for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
 # **What you see.** Raw, coordinate 7 supplies 0.835 of every pair's cosine on average, and the mean
 # cosine is $+0.408$. Centring brings the mean cosine to $+0.002$, but the cosines are still large
 # in size (mean $|\cos|$ 0.589 against 0.112 for the isotropic cloud) and 0.716 of each still comes
-# from coordinate 7: pairs now score near $+1$ or $-1$ depending on which side of its mean they fall.
+# from coordinate 7: whether a pair scores high or low, positive or negative, is decided mostly by
+# which side of coordinate 7's mean its two points fall.
 # Standardising leaves coordinate 7 a share of 0.020, which is $1/50$, like any other coordinate.
 #
 # **Why.** Centring removes a coordinate's *mean*; its *variance* still dwarfs the others', and a
@@ -132,7 +142,7 @@ explore(random_pair_cosines, CosineView, title="Explorer: illusory cosine simila
 # %% [markdown]
 # **Try this.**
 # 1. Lower the cone strength step by step. At roughly which strength does the cone's mean cosine
-#    fall below 0.5?
+#    fall below one half?
 # 2. With the strength at 4, raise the residual to 1. Why does the cone's histogram move left and
 #    widen, although the offset is unchanged?
 # 3. Set the strength to 0. Why do both histograms now coincide?
@@ -150,7 +160,7 @@ answer = None  # your number
 check("02.1", answer)
 
 # %% [markdown]
-# **02.2 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset or a dominant direction (c) it uses only one dimension
+# **02.2 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction
 
 # %%
 answer = None  # one of "a", "b", "c"

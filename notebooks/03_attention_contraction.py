@@ -16,21 +16,22 @@
 # ---
 
 # %% [markdown]
-# # 03 · Self-attention contraction: stacking layers squeezes a cloud into a cone
+# # 03 · Self-attention contraction: stacking layers squeezes a sequence onto one ray
 #
-# **Question.** If every layer replaces each token by a weighted average of all tokens, what do
-# forty such layers do to the angles between tokens?
+# **Question.** If every layer replaces each token by a weighted average of the tokens of its
+# sequence, what do forty such layers do to the angles between tokens, and does that give the
+# tokens of *different* sequences a shared cone?
 #
-# **Time:** about 20 minutes. **After this notebook you can** write a bare self-attention update,
-# explain why averaging can only contract a cloud, and say what an off-centre start has to do with
-# a cone.
+# **Time:** about 25 minutes. **After this notebook you can** write a bare self-attention update,
+# explain why averaging can only contract a sequence, classify its end state with notebook 01's
+# meter table, and say what a cone shared across sequences would need.
 #
 # **Theory:** [§4.1 Self-attention as a contraction](../research/03-isotropy-anisotropy.md#41-self-attention-as-a-contraction).
 
 # %%
-import inspect
+import numpy as np
 
-from shared import attention_run, attention_step
+from shared import attention_run, attention_sequences, meter_table, softmax_rows
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import AttentionView
@@ -40,74 +41,145 @@ from shared.figures import AttentionView
 #
 # Strip a self-attention layer to its core: queries, keys and values are the tokens themselves,
 # the attention weights are a row-wise softmax of the scaled dot products, and a residual
-# connection mixes a fraction $\alpha$ of the average into each token:
+# connection keeps part of each token:
 #
-# $$X \leftarrow X + \alpha\,\big(\operatorname{softmax}(\beta X X^\top)\,X - X\big).$$
+# $$X \leftarrow X + \alpha\,\big(\operatorname{softmax}(\beta X X^\top)\,X - X\big)
+#   = (1 - \alpha)\,X + \alpha\,\operatorname{softmax}(\beta X X^\top)\,X .$$
 #
-# Each row of the softmax is a set of positive weights summing to 1, so $\operatorname{softmax}(\cdot)X$
-# puts every token inside the convex hull of the cloud. This is the toolkit's code, printed from
-# its source:
-
-# %%
-print(inspect.getsource(attention_step))
-
-# %% [markdown]
-# We start from 300 tokens in 2-D: a standard Gaussian shifted by 0.7 along the direction
-# $(1, 0.6)/\|(1, 0.6)\|$, then apply 40 layers with $\beta = 0.6$ and $\alpha = 0.09$. After every
-# layer we record the mean cosine of 4,000 random pairs and the spread (standard deviation) of
-# the tokens' polar angles.
+# Each row of the softmax is a set of positive weights summing to 1, so
+# $\operatorname{softmax}(\cdot)X$ puts every token inside the convex hull of its sequence, and so
+# does the mix with $(1 - \alpha)X$. The toolkit's `attention_step` computes exactly this.
 #
-# **Predict first.** After 40 layers, will the mean cosine be near 0.3, near 0.7 or near 1?
+# We start from one sequence of 300 tokens in 2-D: a standard Gaussian shifted by 0.7 along the
+# direction $(1, 0.6)/\|(1, 0.6)\|$, then apply 40 layers with $\beta = 0.6$ and $\alpha = 0.09$.
+# After every layer we record the mean cosine of random pairs of tokens and the standard deviation
+# of the tokens' polar angles.
+#
+# **Predict first.** After 40 layers, will the mean cosine be near 0, about halfway, or near 1?
 
 # %%
 run = attention_run(depth=40, beta=0.6, alpha=0.09, offset=0.7)
 print(f"after layer  1: mean pairwise cosine = {run.mean_cos[0]:.3f}   angular std = {run.angular_std[0]:.3f} rad")
 print(f"after layer 40: mean pairwise cosine = {run.mean_cos[39]:.3f}   angular std = {run.angular_std[39]:.3f} rad")
 
+# %% [markdown]
+# Two settings deserve a number before we look. The residual keeps $1 - \alpha$ of each token at
+# every layer, so $\alpha = 0.09$ is a *strong* skip connection, not a weak one. And $\beta = 0.6$
+# does not make the weights uniform: for each token, compare its largest weight with the uniform
+# weight $1/300$.
+
+# %%
+X0 = run.clouds[0]
+weights = softmax_rows(0.6 * X0 @ X0.T)  # the attention weights of the first layer
+largest = weights.max(axis=1) * len(X0)  # each token's largest weight, in units of the uniform 1/300
+print(f"share of each token kept by the skip connection per layer: 1 - alpha = {1 - 0.09:.2f}")
+print(f"largest attention weight / uniform weight: median {np.median(largest):.1f},"
+      f" range {largest.min():.1f} to {largest.max():.1f}")
+
 # %%
 AttentionView(run)
 
 # %% [markdown]
 # **What you see.** After one layer the tokens still point in all directions (mean cosine 0.270,
-# angular spread 1.224 rad, about 70°). By layer 10 (orange) they have bunched up; by layer 40
-# (red) they form a tight knot away from the origin, all pointing the same way: mean cosine 0.999,
-# angular spread 0.033 rad, about 2°. The right panel shows the two curves crossing: cosine rises
-# to 1, angular spread falls to 0.
+# angular standard deviation 1.224 rad, about 70°). By layer 10 (orange) they have bunched up; by
+# layer 40 (red) they form a tight knot away from the origin, all pointing the same way: mean
+# cosine 0.999, angular standard deviation 0.033 rad, about 2°.
 #
-# **Why.** A softmax average lies inside the convex hull of the tokens, so each layer shrinks the
-# cloud toward a weighted centre. Because the cloud starts *off* the origin, that centre is not the
-# origin: the tokens converge onto one ray, and every cosine tends to 1. With $\beta = 0.6$ the
-# weights are almost uniform, so the whole cloud moves as one; Dong, Cordonnier & Loukas (2021)
-# prove that pure attention loses rank doubly exponentially with depth, and Geshkovski et al.
-# (2023) describe tokens as particles that cluster over depth.
+# **Why.** Each layer applies the matrix $(1 - \alpha)I + \alpha\,\operatorname{softmax}(\cdot)$,
+# whose rows are positive and sum to 1: a weighted average of the tokens. Averaging shrinks the
+# sequence toward a weighted centre, and because the sequence starts *off* the origin, that centre
+# is not the origin: the tokens converge onto one ray, and every cosine tends to 1. The skip
+# connection keeps 91 % of each token per layer and slows the shrinking, but cannot stop it, since
+# a mix of a token with an average is still an average. The weights are far from uniform (the
+# median token's largest weight is 6.6 times the uniform one), so nearby tokens pull hardest,
+# yet every row still averages over the whole sequence.
 #
-# **Takeaway.** Averaging is contractive, and depth compounds it. Real Transformers resist this
-# with skip connections, MLPs and LayerNorm, which Dong et al. show counteract the collapse; this
-# toy has only a weak residual mix ($\alpha$) and no MLP.
+# Dong, Cordonnier & Loukas (2021) prove that pure attention loses rank doubly exponentially with
+# depth, and that skip connections and MLPs stop this degeneration. In their blocks the attention
+# output passes through learned value and output matrices before it is added, and an MLP follows;
+# this toy has neither, so its skip connection only slows the averaging. Geshkovski et al. (2023)
+# describe tokens as particles that cluster over depth.
+#
+# ## The yardstick: which failure is this?
+#
+# Notebook 01 separates two failures: a shared **offset** (the mean cosine sees it) and a collapsed
+# **spread** (the effective rank sees it). Here is the sequence after 40 layers beside the same
+# sequence with the mechanism switched off ($\alpha = 0$: the start), a centred start after 120
+# layers, and a Gaussian of the same size.
+
+# %%
+centred = attention_run(depth=120, offset=0.0)
+print(meter_table({"after 40 layers": run.clouds[40], "mechanism off (alpha = 0): the start": run.clouds[0],
+                   "centred start, after 120 layers": centred.clouds[120]}))
+
+# %% [markdown]
+# **What the table says.** Attention produces an **offset, not a collapsed spread**. After 40
+# layers the mean cosine is $+0.999$ against $+0.003$ for the Gaussian, while the effective rank
+# stays at 2.0 of 2: the knot is small but round. The start already leans ($+0.216$, from its 0.7
+# shift); attention shrinks the spread around that lean until the lean is all that is left. A
+# centred start gets there too, more slowly ($+1.000$ after 120 layers): the sequence collapses
+# onto its own sample mean, which is never exactly the origin.
+#
+# ## One sequence is not a vocabulary: many sequences
+#
+# The mean cosine above pairs tokens of *one* sequence. Ethayarajh (2019), and notebook 07 on a
+# real model, pair tokens from *different* contexts. Attention mixes tokens only within their own
+# sequence, so what different sequences end up sharing depends on what they shared at the start.
+# We run 16 independent sequences of 100 tokens through the same 40 layers, in three versions:
+# every sequence shifted along the *same* direction, each along a random direction of its own,
+# and no shift at all.
+#
+# **Predict first.** In which versions will two tokens from different sequences end up with a high
+# cosine?
+
+# %%
+print(f"{'16 sequences of 100 tokens':38s} {'within a sequence':>18s} {'across sequences':>17s}")
+for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own shift (0.7) each", False, 0.7),
+                                       ("no shift", True, 0.0)]:
+    seqs = attention_sequences(offset=offset, shared=shared_direction)
+    for when, X in [("start", seqs.starts), ("after 40 layers", seqs.ends)]:
+        print(f"{name + ', ' + when:38s} {seqs.within(X):+18.3f} {seqs.across(X):+17.3f}")
+
+# %% [markdown]
+# **What you see.** Within a sequence the tokens line up in every version ($+0.993$, $+0.998$ and
+# $+0.947$ after 40 layers). Across sequences they line up only when the sequences shared a
+# direction at the start ($+0.968$). With a shift of their own, or none, tokens of different
+# sequences are as unrelated after 40 layers as before ($-0.048$ and $-0.021$).
+#
+# **Why it matters.** Collapse within a sequence is not by itself a cone shared by a model's
+# vectors. A shared cone needs a **component common to all sequences**: a shared bias, a position
+# or segment embedding added to every token, or a coordinate that every token carries. Averaging
+# then strips away what differs within each sequence and leaves the common part. Notebook 07 finds
+# exactly such a component in a real model (one coordinate that nearly every token shares), and
+# no rank collapse within sentences.
+#
+# **Takeaway.** Stacked averaging is contractive, and depth compounds it, but what it produces is
+# an offset that each sequence inherits from its own start. Whether that offset is shared across
+# sequences depends on the input, not on attention.
 #
 # ## Explorer
 #
-# Change the depth, the sharpness $\beta$ of the softmax, the step size $\alpha$ and the starting
-# offset. The left panel shows the cloud at layers 0, depth/4 and depth.
+# Change the depth, the sharpness $\beta$ of the softmax, the attention share $\alpha$ and the
+# starting offset. The left panel shows the sequence at layers 0, depth/4 and depth.
 
 # %%
-# Each move of β, α or the offset: attention_run stacks 120 layers; AttentionView draws them up to `depth`
-# (so moving the depth only redraws).
+# Each move of β, α or the offset: attention_run stacks 120 layers; AttentionView draws them up to
+# `depth` (so moving the depth only redraws).
 explore(lambda beta, alpha, offset: attention_run(120, beta, alpha, offset), AttentionView,
         title="Explorer: self-attention contraction",
         depth=slider("depth: attention layers", 40, 1, 120, 1),
         beta=slider("β: softmax sharpness", 0.6, 0.0, 5.0, 0.1),
-        alpha=slider("α: step size (residual mix)", 0.09, 0.0, 1.0, 0.01),
+        alpha=slider("α: attention share (1 − α is skipped)", 0.09, 0.0, 1.0, 0.01),
         offset=slider("offset: start distance from origin", 0.7, 0.0, 3.0, 0.1))
 
 # %% [markdown]
 # **Try this.**
-# 1. Set the starting offset to 0, then raise the depth to 120. The cloud is centred, yet the mean
-#    cosine still climbs toward 1. Toward which point does the cloud shrink?
-# 2. Set $\alpha$ to 0. What happens at every depth, and what does that say about the residual
-#    connection?
-# 3. Raise $\beta$ to 5. Attention becomes local: does the cloud still contract to a single ray, or
-#    into several clusters first?
+# 1. Set the starting offset to 0, then raise the depth to 120. The sequence is centred, yet the
+#    mean cosine still climbs toward 1. Toward which point does it shrink?
+# 2. Set $\alpha$ to 0. What happens at every depth, and what does that say about a skip
+#    connection with no attention?
+# 3. Raise $\beta$ to 5. Attention becomes local: does the sequence still contract to a single
+#    ray, or into several clusters first?
 
 # %% [markdown]
 # ## Exercises
@@ -122,13 +194,20 @@ answer = None  # a layer number
 check("03.1", answer)
 
 # %% [markdown]
-# **03.2 · Explain.** Start from a centred cloud (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the cloud is centred (b) near 1, because the cloud collapses onto its own sample mean, which is not exactly the origin (c) below 0
+# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence is centred (b) near 1, because the sequence collapses onto its own sample mean, which is not exactly the origin (c) below 0
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("03.2", answer)
 
 # %% [markdown]
-# **Where this leads.** Attention is one cause. Notebook
-# [04 · Frequency-induced collapse](04_frequency_collapse.ipynb) looks at another: how often each
-# token is seen.
+# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because attention makes a cone (b) near 0, because nothing is shared across sequences (c) near −1
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("03.3", answer)
+
+# %% [markdown]
+# **Where this leads.** Attention makes each sequence lean, but not a shared cone. Notebook
+# [04 · Token frequency](04_frequency_collapse.ipynb) looks at a mechanism that does move the
+# directions of a whole vocabulary: likelihood training on Zipfian frequencies.

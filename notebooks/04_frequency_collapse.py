@@ -16,49 +16,58 @@
 # ---
 
 # %% [markdown]
-# # 04 · Frequency-induced collapse: frequent tokens pinned to the centre
+# # 04 · Token frequency: it changes norms, and training can turn it into a cone
 #
-# **Question.** If frequent tokens are pulled toward the centre more often than rare ones, what
-# happens to their norms, and how does that show up in the geometry of the whole vocabulary?
+# **Question.** Some tokens occur thousands of times more often than others. Does that alone
+# bend an embedding space into a cone, and if so, by what mechanism?
 #
-# **Time:** about 15 minutes. **After this notebook you can** generate Zipfian token frequencies,
-# apply a frequency-dependent pull, and read the resulting norm–frequency relation.
+# **Time:** about 30 minutes. **After this notebook you can** tell a change of *norms* from a
+# change of *directions* with notebook 01's meter table, train a tiny language model in numpy and
+# watch its rare tokens drift into a cone (the representation degeneration of Gao et al. 2019),
+# name the control that stops it, and say what frequency does to norms in a toy and in a real
+# model.
 #
-# **Theory:** [§4.2 Token frequency](../research/03-isotropy-anisotropy.md#42-token-frequency).
+# **Theory:** [§4.2 Token frequency](../research/03-isotropy-anisotropy.md#42-token-frequency) and
+# [§4.4 Likelihood training with tied embeddings](../research/03-isotropy-anisotropy.md#44-likelihood-training-with-tied-embeddings).
 
 # %%
-import inspect
-
 import numpy as np
 
-from shared import frequency_pull, make_isotropic, partition_isotropy, zipf_frequencies
+from shared import (
+    band_cosines,
+    band_rows,
+    degeneration_run,
+    frequency_pull,
+    make_isotropic,
+    meter_table,
+    partition_isotropy,
+    spearman,
+    zipf_frequencies,
+)
 from shared.exercises import check
-from shared.explorers import explore, slider
-from shared.figures import FrequencyView
+from shared.explorers import choice, explore, slider
+from shared.figures import DegenerationView, FrequencyView
+from shared.realmodel import static_norm_frequency
 
 # %% [markdown]
-# ## The mechanism
+# ## Part 1 · A frequency pull: norms, not directions
 #
 # Word frequencies follow Zipf's law: the token of rank $r$ has probability proportional to
-# $r^{-s}$ with $s \approx 1$. During training a token's embedding is updated whenever the token
-# occurs, so frequent tokens receive many more updates. This toy replaces all of training by one
-# frequency-dependent shrink toward the origin (the square root saturates the pull for the most
-# frequent tokens):
-
-# %%
-print(inspect.getsource(frequency_pull))
-
-# %% [markdown]
-# We give 1,200 tokens isotropic 50-dimensional embeddings (seed 4) and Zipf frequencies with
-# $s = 1$, and apply the pull with strength $\gamma = 0.9$.
+# $r^{-s}$ with $s \approx 1$. The first toy asks what happens if frequent tokens are pulled toward
+# the origin more than rare ones: each embedding is multiplied by
+# $1 - \gamma\sqrt{f_t / f_{\max}}$, so the most frequent token is scaled by $1 - \gamma$ and the
+# rarest are barely touched. We give 1,200 tokens isotropic 50-dimensional embeddings (seed 4),
+# Zipf frequencies with $s = 1$, and pull with $\gamma = 0.9$.
 #
-# **Predict first.** An isotropic 50-d Gaussian vector has norm about $\sqrt{50} \approx 7.1$.
-# What norm will the most frequent token keep?
+# **Predict first.** A 50-dimensional Gaussian vector has a norm of about $\sqrt{50}$. What norm
+# will the most frequent token keep, and will the pull make a cone?
 
 # %%
 freq = zipf_frequencies(1200, exponent=1.0)  # token 0 is the most frequent
-emb = frequency_pull(make_isotropic(1200, 50, rng=4), freq, gamma=0.9)
+start = make_isotropic(1200, 50, rng=4)
+emb = frequency_pull(start, freq, gamma=0.9)
 norms = np.linalg.norm(emb, axis=1)
+print(f"a 50-d Gaussian vector: norm about sqrt(50) = {np.sqrt(50):.2f}")
 print(f"most frequent token : norm = {norms[0]:.2f}")
 print(f"least frequent token: norm = {norms[-1]:.2f}")
 print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3f}")
@@ -67,29 +76,174 @@ print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3
 FrequencyView(freq, emb)
 
 # %% [markdown]
-# **What you see.** The most frequent token keeps a norm of 0.72, the least frequent 6.31: norm
-# rises steadily with frequency rank (left). In the PCA picture (right) the bright, frequent tokens
-# sit in a tight knot at the centre, and the dark, rare ones spread out around them.
+# The most frequent token keeps a norm of 0.72, the least frequent 6.31, and norm rises steadily
+# with rank (left). In the PCA picture (right) the bright, frequent tokens sit at the centre and
+# the dark, rare ones around them: the specification's picture of frequent tokens "pinned to the
+# centre".
 #
-# **Why.** The pull multiplies token $t$ by $1 - 0.9\sqrt{f_t/f_{\max}}$: 0.1 for the most frequent
-# token, close to 1 for the rare tail. Frequent tokens lose most of their norm and their room to
-# vary; rare ones keep their random start.
+# **Is that a cone?** Notebook 01's yardstick answers: every meter for the pulled tokens, beside
+# the same tokens before the pull (the mechanism switched off) and a Gaussian of the same size.
+
+# %%
+print(meter_table({"frequency pull, gamma = 0.9": emb, "no pull (control), gamma = 0": start}))
+
+# %% [markdown]
+# **What the table says.** The pull changes **norms and nothing else**: every meter of the pulled
+# tokens equals the control's to the printed digit (partition $I$ 0.637 both, mean cosine
+# $+0.000$, effective rank 48.0), and both sit on the Gaussian baseline. Neither failure of
+# notebook 01 appears: no shared offset, no collapsed spread. The tokens "at the centre" are
+# simply short; their directions are as random as before, and every meter that judges directions
+# is blind to a change of length. (Partition isotropy rescales the whole cloud, not each token.)
 #
-# **The partition isotropy, 0.637.** This is the course's well-defined value. An estimator that
-# evaluates $Z(c)$ only along the eigenvectors as LAPACK returns them, and not along their
-# negatives, would print a slightly higher number that changes with the arbitrary signs LAPACK
-# picks, because $Z(c) \ne Z(-c)$ for any real cloud; taking both signs gives the true worst ratio
-# over those directions. The value is below the isotropic cloud's 0.690 of notebook 01,
-# but not by much: the pull shrinks tokens radially and leaves their directions random, and a
-# meter built on a global offset barely notices.
+# The specification read 0.637 as a drop from the partition isotropy of notebook 01's isotropic
+# cloud. That compares clouds of different sizes and samples: the unpulled tokens score 0.637 themselves, and
+# a fresh Gaussian of 1,200 points 0.595. Notebook 01's rule again: compare with a baseline of the
+# same size, and with the mechanism switched off.
 #
-# **Takeaway.** A frequency-dependent pull stamps the frequency distribution into the geometry as
-# a norm gradient: a dense core of frequent tokens and a wide halo of rare ones. This echoes the
-# frequency bias measured in real models (Gao et al. 2019; Li et al. 2020), but it is a caricature:
-# it assumes frequent tokens end up *small*, and real models need not agree on that sign.
-# Partition isotropy hardly registers the effect, which is worth remembering.
+# So this toy is a statement about norms. Whether frequent tokens really end up *short* is a
+# question for trained models, and Part 3 measures it. First, a mechanism that does move directions.
 #
-# ## Explorer
+# ## Part 2 · Representation degeneration: a cone made by training
+#
+# Gao et al. (2019) named the representation degeneration problem. In a language model whose
+# output layer shares its weights with the input embeddings ("tied" embeddings), training by
+# likelihood does two things to the output vector $e_w$ of every token at every step:
+#
+# * it **pulls** the true next token's vector toward the context state $h$;
+# * it **pushes** every other token's vector away from $h$, each in proportion to the probability
+#   $q(w \mid c)$ the model gave it.
+#
+# A frequent token is often the right answer, so the pulls win. A rare token is almost never the
+# right answer, so it is only pushed. Early in training the context states share a direction
+# $\bar h$ (the part of $h$ that says "common words are likely"), so every push on every rare token
+# points the same way, $-\bar h$, and the rare tokens drift together: a cone made by training.
+#
+# The toy is the smallest language model that has this structure: 128 tokens with Zipfian
+# frequencies, 8 dimensions, one context token $c$ with state $h_c = \tanh(e_c A + b)$, next-token
+# probabilities $q(w \mid c) = \operatorname{softmax}_w(e_w \cdot h_c)$ with the *same* $e_w$ (tied),
+# and a next token that is the context's partner half of the time and a fresh Zipf draw otherwise.
+# It is trained by plain gradient descent on the exact expected loss, starting from small random
+# embeddings. With $p_c$ the frequency of context $c$ and $P(c, w)$ the probability of the pair,
+# the gradient of the loss with respect to the logits is
+#
+# $$G_{cw} = p_c\, q(w \mid c) - P(c, w),$$
+#
+# push minus pull, so the output vector of token $w$ moves along
+# $-\sum_c G_{cw}\, h_c$. We train five models, one per Zipf exponent $s$ from 0 (every token
+# equally frequent: the control) to 2, and measure the mean cosine within three frequency bands:
+# the most frequent 10 %, the next 40 %, and the rarer half.
+#
+# **Predict first.** Which band will become a cone: the frequent tokens, the rare ones, or both?
+# And with $s = 0$?
+
+# %%
+runs = {s: degeneration_run(exponent=s) for s in (0.0, 0.5, 1.0, 1.5, 2.0)}  # 1,600 steps each
+run, control = runs[1.0], runs[0.0]
+print("mean cosine within each band, by training step")
+print(f"{'':35s}" + "".join(f"{step:>8d}" for step in run.steps))
+for name, r in [("Zipf s = 1 (tied)", run), ("uniform s = 0 (control)", control)]:
+    bands = band_cosines(r)
+    for band in ("frequent", "middle", "rare"):
+        print(f"{name + ', ' + band:35s}" + "".join(f"{c:+8.3f}" for c in getattr(bands, band)))
+
+# %%
+DegenerationView(run)
+
+# %% [markdown]
+# **What you see.** With Zipfian frequencies the rare half of the vocabulary drifts into a cone:
+# its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
+# 1,600. The frequent tokens form a cone first ($+0.898$ at step 200), which loosens as they learn
+# their own partners ($+0.484$ at step 1,600). With every token equally frequent, nothing happens:
+# every band stays within a few hundredths of 0 at every step. In the middle panel, the directions
+# of the rare tokens (dark) gather on one side and those of the frequent tokens (bright) on the
+# opposite side: the push and the pull act along the same shared direction $\bar h$, with opposite
+# signs.
+#
+# **The yardstick.** A cone is a measured offset against a baseline and a control. Here are the
+# rare half and the whole vocabulary at two training lengths, beside the uniform-frequency control
+# and Gaussians of the same size:
+
+# %%
+rare = band_rows(128, "rare")
+for step in (200, 1600):
+    k = run.at(step)
+    print(f"after {step} steps")
+    print(meter_table({"rare half, Zipf s = 1": run.emb[k][rare], "rare half, uniform (control)": control.emb[k][rare],
+                       "all 128 tokens, Zipf s = 1": run.emb[k], "all 128 tokens, uniform (control)": control.emb[k]}))
+    print()
+
+# %% [markdown]
+# **What the tables say.**
+#
+# * **The rare half is a cone made by frequency.** After 200 steps it has a shared offset (mean
+#   cosine $+0.674$ against $-0.004$ for its Gaussian, partition $I$ 0.010 against 0.560) while its
+#   spread is intact (effective rank 6.7 of 8, like the Gaussian's 7.2): "offset only". The
+#   control has neither failure. After 1,600 steps the offset has grown ($+0.877$) and the spread
+#   has narrowed to 4.6, but the control's spread narrows just as much (4.5): that narrowing comes
+#   from training as such, and the offset is what frequency adds.
+# * **The whole vocabulary is two cones pointing in opposite directions.** Because frequent and
+#   rare tokens lean along $+\bar h$ and $-\bar h$, their cosines largely cancel in the overall
+#   mean ($+0.116$ at step 200, just past the table's threshold, and $+0.082$ at step 1,600), while
+#   the single axis they share makes the spread collapse (effective rank 1.6 and 3.0, against 7.5
+#   for the Gaussian). Gao et al. show
+#   the whole vocabulary of real models in one narrow cone; in a real vocabulary of tens of
+#   thousands of tokens the rare tail is nearly everything, so its cone dominates. This toy is too
+#   small for that, which is why it is measured band by band.
+#
+# **Which control stops it?** Uniform frequencies do, completely. Untying the output layer from
+# the embeddings does not. Trained untied, the *output* matrix forms the same rare cone, and the
+# input embeddings form a later, weaker one:
+
+# %%
+untied = degeneration_run(exponent=1.0, tied=False)
+print(f"{'rare half, mean cosine':34s}" + "".join(f"{step:>8d}" for step in untied.steps))
+for name, bands in [("tied: the embeddings", band_cosines(run)),
+                    ("untied: the output matrix", band_cosines(untied, output=True)),
+                    ("untied: the input embeddings", band_cosines(untied))]:
+    print(f"{name:34s}" + "".join(f"{c:+8.3f}" for c in bands.rare))
+
+# %% [markdown]
+# The softmax layer makes the cone; tying hands that layer's geometry to the embedding table.
+# Untied, the input embeddings stay round for the first 200 steps ($+0.012$) and then drift too
+# ($+0.564$ at step 1,600): every context receives almost the same error signal ("predict the
+# common words"), a second shared push. So in this toy the clean control is uniform frequency,
+# not untying: the cone needs unequal frequencies, and tying decides which matrix shows it first.
+#
+# ## Part 3 · Are frequent tokens short? A toy and a real model disagree with the pull
+#
+# Part 1's pull assumed that frequent tokens end up near the centre. The trained toy, and the
+# real model of notebook 07, can be asked directly.
+
+# %%
+final = np.linalg.norm(run.emb[-1], axis=1)
+print(f"trained toy (s = 1, step {run.steps[-1]}): Spearman rho of norm with log frequency = "
+      f"{spearman(np.log(run.freq), final):+.3f}")
+for band in ("frequent", "middle", "rare"):
+    print(f"  median norm, {band:8s} band: {np.median(final[band_rows(128, band)]):.2f}")
+real = static_norm_frequency()
+print(f"\nall-MiniLM-L6-v2, input embeddings of {len(real.zipf):,} words: Spearman rho = {real.spearman[0]:+.3f}")
+print("  Zipf bin (3 = once per million words)  " + "".join(f"{f'{b}-{b + 1}':>7s}" for b in range(1, 8)))
+print("  median norm                            " + "".join(f"{m:>7.2f}" for m in real.median[0]))
+
+# %% [markdown]
+# **Both disagree with the specification's claim that frequent tokens end near the centre.**
+# In the trained toy the most frequent tokens have by far the largest norms (median 1.88 against
+# 0.37 in the middle band and 0.49 in the rare half): pulled by every example, they grow. The
+# relation is U-shaped, which is why its Spearman $\rho$ is only $+0.177$. In the real model's
+# input embeddings norm *rises* with frequency over most of the range ($\rho = +0.810$); only the
+# hundred or so most frequent words are shorter again. Part 1's pull fixed its sign by
+# construction; a trained model decides it, and notebook 07 finds that contextual vectors can show
+# the opposite sign to static ones. Frequency shapes the geometry; which way has to be measured.
+#
+# **Takeaway.** Frequency by itself does nothing to directions; a pull on norms is invisible to
+# every meter of isotropy. Likelihood training turns frequency into direction: rare tokens, pushed
+# away from every context along the shared direction of the contexts, drift into a cone, and the
+# cone disappears when frequencies are equal.
+#
+# ## Explorers
+#
+# The first explorer is Part 1's pull; the second is Part 2's language model. All five trained
+# models are above, so moving the second explorer's sliders only redraws.
 
 # %%
 def pulled(exponent: float, gamma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -99,17 +253,26 @@ def pulled(exponent: float, gamma: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 # Each move: pulled (above) computes; FrequencyView draws norms and the PCA picture.
-explore(pulled, FrequencyView, title="Explorer: frequency pull",
+explore(pulled, FrequencyView, title="Explorer: a frequency pull",
         exponent=slider("s: Zipf exponent", 1.0, 0.0, 2.0, 0.05),
         gamma=slider("γ: pull strength", 0.9, 0.0, 0.99, 0.01))
 
+# %%
+# Nothing to compute on a move: `runs` holds a trained model per exponent; DegenerationView draws
+# the chosen one at the chosen training step.
+explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: representation degeneration",
+        exponent=slider("s: Zipf exponent", 1.0, 0.0, 2.0, 0.5),
+        step=choice("training steps", run.steps.tolist(), 1600))
+
 # %% [markdown]
 # **Try this.**
-# 1. Set the Zipf exponent to 0 (every token equally frequent). What happens to the norm curve,
-#    and why?
-# 2. Set the pull strength to 0. Which picture changes and which meter does not move much? What
-#    does that tell you about partition isotropy?
-# 3. Raise the exponent to 2. Fewer tokens are frequent: how many keep a small norm?
+# 1. In the first explorer, set the pull strength to 0 and then to 0.99. Which readings change,
+#    and which stay put? What does that say about partition isotropy and the mean cosine?
+# 2. In the second explorer, step through training at $s = 1$. Which band becomes a cone first,
+#    and which one is still a cone at the end?
+# 3. Set $s = 0$. Why does no band lean anywhere, although the model trains just the same?
+# 4. Set $s = 2$. Fewer tokens are frequent: does the rare cone form sooner or later, and what
+#    happens to the norms of the most frequent tokens?
 
 # %% [markdown]
 # ## Exercises
@@ -124,12 +287,19 @@ answer = None  # your number
 check("04.1", answer)
 
 # %% [markdown]
-# **04.2 · Explain.** Why does partition isotropy barely move under the frequency pull? (a) the pull shrinks tokens radially and leaves their directions random (b) partition isotropy ignores norms (c) the pull is too weak
+# **04.2 · Explain.** Why does no meter of isotropy move under the frequency pull? (a) the pull changes each token's length and leaves its direction as random as before (b) the meters ignore norms because they all centre the cloud (c) the pull is too weak to matter
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.2", answer)
 
 # %% [markdown]
-# **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) shows a third
-# route to a cone: a feedback loop in the optimisation itself.
+# **04.3 · Explain.** In the trained toy, which change stops the rare tokens from forming a cone? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("04.3", answer)
+
+# %% [markdown]
+# **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) looks at a
+# feedback loop on the spectrum, and asks which of notebook 01's two failures it produces.

@@ -16,20 +16,20 @@
 # ---
 
 # %% [markdown]
-# # 05 · Rich-get-richer: a feedback loop that lets a few directions eat the rest
+# # 05 · Rich-get-richer: a feedback loop that collapses the spread
 #
 # **Question.** If each direction grows in proportion to the variance it already has, how fast
-# does a nearly flat spectrum collapse onto a single direction?
+# does a nearly flat spectrum collapse onto a single direction, and which of notebook 01's two
+# failures is that?
 #
-# **Time:** about 15 minutes. **After this notebook you can** run a positive-feedback update on a
-# spectrum, track its effective rank, and explain why a tiny initial imbalance decides the winner.
+# **Time:** about 20 minutes. **After this notebook you can** run a positive-feedback update on a
+# spectrum, track its effective rank, explain why a tiny initial imbalance decides the winner, and
+# tell a collapsed spread from a cone with the meter table.
 #
 # **Theory:** [§4.3 Rich-get-richer dynamics](../research/03-isotropy-anisotropy.md#43-rich-get-richer-dynamics).
 
 # %%
-import inspect
-
-from shared import effective_rank, rich_get_richer_run, rich_get_richer_step
+from shared import effective_rank, gaussian_with_spectrum, meter_table, rich_get_richer_run
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
@@ -39,24 +39,26 @@ D = 50
 # %% [markdown]
 # ## The mechanism
 #
-# Think of $\lambda_k$ as the variance a representation carries along direction $k$. The update
-# below grows every direction in proportion to the *share* of variance it already holds, then
-# rescales so that the mean stays 1. It is a cartoon of one hypothesis about training (that
-# gradient updates favour directions which already dominate), not a model of a real optimiser.
-
-# %%
-print(inspect.getsource(rich_get_richer_step))
-
-# %% [markdown]
+# Think of $\lambda_k$ as the variance a representation carries along direction $k$. Each step
+# grows every direction in proportion to the *share* of variance it already holds, then rescales so
+# that the mean stays 1:
+#
+# $$\lambda_k \leftarrow \lambda_k \Big(1 + \eta\, d\, \frac{\lambda_k}{\sum_j \lambda_j}\Big),
+#   \qquad \lambda \leftarrow \lambda / \operatorname{mean}(\lambda).$$
+#
+# It is a cartoon of one hypothesis about training (that gradient updates favour directions which
+# already dominate), not a model of a real optimiser; `rich_get_richer_step` computes it.
+#
 # We start from an almost flat spectrum, $\lambda_k = 1 + 0.05\,\varepsilon_k$ (seed 5), and run 60
 # steps with amplification rate $\eta = 0.18$. The meter is the effective rank (participation
 # ratio) of notebook 01: 50 for a flat spectrum, 1 when one direction holds everything.
 #
-# **Predict first.** The largest starting eigenvalue exceeds the mean by only about 10 %. Will 60
-# steps be enough for it to take over?
+# **Predict first.** The largest starting eigenvalue is only a few per cent above the mean. Will
+# 60 steps be enough for it to take over?
 
 # %%
 history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
+print(f"largest starting eigenvalue / mean = {history[0].max() / history[0].mean():.3f}")
 print(f"effective rank: start = {effective_rank(history[0]):.1f} / {D}"
       f"  ->  end = {effective_rank(history[-1]):.1f} / {D}")
 
@@ -72,12 +74,36 @@ RichGetRicherView(history)
 # **Why.** A direction with share $p_k$ grows by the factor $1 + \eta d\,p_k$. In a flat spectrum
 # every factor is about $1 + \eta$; the slightly larger directions grow slightly faster, which
 # raises their share and so their next factor. The gap between directions compounds
-# geometrically, so a 10 % edge at the start becomes total dominance. Renormalisation keeps the
-# total fixed, so what the winner gains the others lose.
+# geometrically, so an edge of a few per cent at the start becomes total dominance.
+# Renormalisation keeps the total fixed, so what the winner gains the others lose.
+#
+# ## The yardstick: a cone, or a collapsed spread?
+#
+# A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is. To
+# use notebook 01's meters we draw 2,000 centred Gaussian points whose covariance has the spectrum
+# of step 60, beside points drawn from the starting spectrum (the mechanism switched off: with
+# $\eta = 0$ nothing moves) and a Gaussian of the same size.
+
+# %%
+print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], rng=50),
+                   "mechanism off (eta = 0): the start": gaussian_with_spectrum(2000, history[0], rng=50)}))
+
+# %% [markdown]
+# **What the table says.** The loop produces a **collapsed spread and no offset**: after 60 steps
+# the effective rank is 1.0 (IsoScore 0.000), while the mean cosine stays at 0.000, the
+# Gaussian's value. That is notebook 01's *centred line*, not a cone: the points spread along one axis,
+# on both sides of the origin, so a random pair is as likely to point apart as together.
+# Partition isotropy and uniformity flag it as they flagged the line. With the mechanism off the
+# cloud is a Gaussian in every respect.
+#
+# A cone needs an offset, and this loop has none to feed: it acts on variances around a mean of
+# zero. Notebook 04's likelihood training, by contrast, pushes a whole group of vectors the same
+# way, and that makes an offset.
 #
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
-# into a one-dimensional representation. Whether real training behaves like this is debated
-# (see the theory section); the toy shows only that such a loop, if present, acts fast.
+# into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
+# Whether real training contains such a loop is debated (see the theory section); the toy shows
+# only that such a loop, if present, acts fast, and that what it makes is a line, not a cone.
 #
 # ## Explorer
 
@@ -91,9 +117,9 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 # %% [markdown]
 # **Try this.**
 # 1. Set $\eta$ to 0. Why does the effective rank stay where it started?
-# 2. Set the initial spread to 0. The spectrum starts perfectly flat: does it collapse? What
+# 2. Set the initial unevenness to 0. The spectrum starts perfectly flat: does it collapse? What
 #    breaks the tie in the default run?
-# 3. Halve $\eta$ to 0.09. How many more steps does the effective rank need to reach 1?
+# 3. Halve $\eta$. How many more steps does the effective rank need to reach 1?
 
 # %% [markdown]
 # ## Exercises
@@ -108,12 +134,21 @@ answer = None  # a step number
 check("05.1", answer)
 
 # %% [markdown]
-# **05.2 · Predict.** Set the initial spread to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway (b) it stays flat
+# **05.2 · Predict.** Set the initial unevenness to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway (b) it stays flat
 
 # %%
 answer = None  # one of "a", "b"
 check("05.2", answer)
 
 # %% [markdown]
-# **Where this leads.** Three mechanisms make cones. Notebook [06 · Whitening](06_whitening.ipynb)
-# undoes one after the fact, and asks whether we should.
+# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud a narrow cone? (a) yes: one direction holds all the variance (b) no: the points spread along one axis on both sides of the origin, so the mean cosine stays near 0; a cone also needs a shared offset
+
+# %%
+answer = None  # one of "a", "b"
+check("05.3", answer)
+
+# %% [markdown]
+# **Where this leads.** Of the three mechanisms, notebook 04's likelihood training made an offset
+# cone, attention (03) made each sequence lean on its own, and this loop collapsed the spread.
+# Notebook [06 · Whitening](06_whitening.ipynb) undoes offsets and uneven spreads after the fact,
+# and asks whether we should.

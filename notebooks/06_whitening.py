@@ -163,7 +163,7 @@ TradeoffView(sweep, k=2, power=1.0, title="Planted cloud: held-out pair AUC agai
 # best score of the whole sweep, 0.935 (gold star), at an IsoScore of only 0.079. Every further
 # component removed is a label direction: by $k = 5$ all four are gone, the pair AUC is 0.506,
 # chance, and IsoScore has *risen* to 0.860. Whitening traces an arc: its pair AUC peaks at 0.742
-# ($p = 0.6$–$0.65$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The
+# ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The
 # circles mark the explorer's settings, $k = 2$ and $p = 1$. The most isotropic settings are
 # among the worst for the task.
 #
@@ -187,12 +187,13 @@ def label_share(X: np.ndarray) -> float:
 for name, X in [("centred", X_held), ("all-but-the-top k=1", all_but_the_top(X_held, 1, fit=X_fit)),
                 ("ZCA whitened", zca_whiten(X_held, fit=X_fit))]:
     print(f"{name:20s}: share of variance in the 4 label directions = {label_share(X):.3f}")
+print(f"{'any 4 of 50 directions of a white cloud':40s}: 4/50 = {4 / 50:.3f}")
 
 # %% [markdown]
 # Centred, the label directions hold 0.211 of the variance (the cone's direction holds most of the
 # rest). Removing that one direction raises the share to 0.784. Whitening lowers it to 0.081,
-# close to $4/50 = 0.08$: the label directions are now no larger than any noise direction, so
-# cosines are mostly noise.
+# close to the 0.080 that any 4 of 50 directions hold in a white cloud: the label directions are
+# now no larger than any noise direction, so cosines are mostly noise.
 #
 # **It looks better on the points it was fitted to.** Whitening fitted on a set of points makes
 # that set perfectly isotropic by construction. The held-out half, transformed by the same map,
@@ -253,7 +254,8 @@ explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the
 # 2. Slide $p$ from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?
 # 3. At $p = 1$ the isotropy bar shows a range, not a number. Why can no single value be right?
 # 4. Move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does the held-out
-#    pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore keeps rising?
+#    pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore ends far higher than it
+#    started?
 
 # %% [markdown]
 # ## Exercises
@@ -261,7 +263,7 @@ explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **06.1 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. How many would it remove from 768-dimensional embeddings (a whole number)?
+# **06.1 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
 
 # %%
 answer = None  # your number

@@ -110,8 +110,8 @@ print(f"fit half: {study.is_fit.sum()} sentences, {study.fit_tokens.sum():,} tok
 # vocabulary: one 384-dimensional input vector per word piece. We leave out the special and
 # unused entries (`[PAD]`, `[unused0]`, ...), which never occur in text.
 #
-# **Predict first.** The mean random cosine of notebook 01's cone was $+0.845$ (notebook 02).
-# Will the input embeddings of a trained model be closer to the sphere (about 0) or the cone?
+# **Predict first.** Notebook 02's cone gave two random points a mean cosine far above 0. Will the
+# input embeddings of a trained model be closer to the sphere (about 0) or to that cone?
 
 # %%
 E = model.weights["embeddings.word_embeddings.weight"]
@@ -133,8 +133,8 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 # %% [markdown]
 # **What you see.** The meters disagree, as notebook 01 warned they can. The mean random cosine
 # is $+0.013$: by this meter the vocabulary is a sphere, not a cone. The mean vector has norm
-# 0.106 against a typical vector norm of 1.086, a small shared offset (for comparison, Mu &
-# Viswanath report 0.69 against 2.04 for word2vec). No direction dominates: the largest one holds
+# 0.106 against a typical vector norm of 1.086, a small shared offset (notebook 08 measures a far
+# larger one in static word vectors). No direction dominates: the largest one holds
 # 2.0% of the variance. Yet partition isotropy is 0.035, close to the cone's 0.000, and the
 # effective rank is 207.0 of 384 (IsoScore 0.538).
 #
@@ -158,8 +158,10 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 #   $\sum_{s(i) \ne s(j)} \hat u_i^\top \hat u_j = \lVert\sum_i \hat u_i\rVert^2 - \sum_s \lVert\sum_{i \in s} \hat u_i\rVert^2$;
 # * the **effective rank** (participation ratio) of their covariance;
 # * **rank collapse** within a sentence: $\lVert X - X_1\rVert / \lVert X\rVert$, where $X$ holds the
-#   tokens of one sentence and $X_1$ is its best rank-1 approximation (Dong et al. 2021). Notebook
-#   03's attention toy drove this towards 0.
+#   tokens of one sentence and $X_1$ is its best rank-1 approximation: 0 when all tokens point
+#   along one line. Dong et al. (2021) measure the distance from a matrix whose rows are all equal;
+#   the rank-1 version also counts tokens that point the same way with different lengths as
+#   collapsed. Notebook 03's attention toy drove a sequence towards one ray.
 #
 # **Predict first.** Ethayarajh measured the mean cosine rising with depth in BERT and GPT-2.
 # This model was trained so that *unrelated sentences* end up far apart. What will its last
@@ -174,6 +176,9 @@ for layer in range(len(profile.mean_cosine)):
           f"-{profile.rank_collapse_q3[layer]:.3f})")
 sampled = random_cosines(enc.states[5][ordinary], 0).mean()
 print(f"\nlayer 5, the course's sampled meter (6,000 random pairs of tokens, seed 0): {sampled:+.3f}")
+print("\npublished mean cosine of random words (Ethayarajh 2019), layers 0-12:")
+for name, values in PUBLISHED_MEAN_COSINE.items():
+    print(f"  {name:9s} " + " ".join(f"{v:.3f}" for v in values))
 
 # %%
 LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
@@ -194,14 +199,20 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # * **Rank collapse** within a sentence decreases only from 0.915 to 0.752. The tokens of a
 #   sentence become somewhat more alike with depth, but they are nowhere near one direction.
 #
-# **Why.** The rise in layers 1–5 is what notebook 03 and the published curves lead us to
-# expect. The drop at the end is the fingerprint of the training objective: the model card says
-# this model was fine-tuned contrastively on over a billion sentence pairs, to score each
-# sentence's true partner above randomly drawn other sentences. A shared offset makes *every*
-# pair look similar, which that objective punishes, and the last layer is the one the sentence
-# vector is read from. There is no rank collapse because a real block is not the pure attention
-# of notebook 03: Dong et al. (2021) prove collapse for attention alone and show that skip
-# connections and feed-forward layers counteract it, and every block here has both.
+# **Why, as far as these numbers say.** Notebook 03 might suggest that stacked attention pulled the
+# tokens together. The data point elsewhere. The tokens of a sentence stay far from one direction
+# (no rank collapse), and notebook 03 showed that collapse within sequences does not make a cone
+# *across* sequences anyway: that needs a component common to all of them. Section 3 finds one: a
+# single coordinate that nearly every token carries with the same sign, and that supplies up to
+# 0.585 of the mean cosine. There is no rank collapse because a real block is not the pure
+# attention of notebook 03: Dong et al. (2021) prove collapse for attention alone and show that
+# skip connections and MLPs stop it, and every block here has both.
+#
+# The drop at the last layer has a plausible reading, not tested here: the model card says this
+# model was fine-tuned contrastively on over a billion sentence pairs, to score each sentence's
+# true partner above randomly drawn other sentences, and a shared offset makes *every* pair look
+# similar. But a final-layer drop is not unique to contrastive training: in Ethayarajh's figures
+# BERT-base, never tuned that way, also drops at its last layer (0.675 to 0.477, printed above).
 #
 # The comparison is about shape, not exact values: Ethayarajh's figures come from his own corpus
 # and his own sample of words, ours average over every word piece of this small corpus, and the
@@ -347,7 +358,7 @@ for remedy in ("none", "whitening"):
 #   remedy that hurts: at layer 3 the AUC drops to 0.970 and top-1 retrieval from 0.929 to 0.857.
 #   Unrelated sentences stay at a mean cosine of $+0.580$, almost the raw value. Whitening was
 #   fitted on ordinary tokens and blows up the directions in which `[CLS]` and `[SEP]` differ from
-#   them: their norm goes from 0.82 to 2.93 times an ordinary token's, and since these two tokens
+#   them: their norm goes from 0.81 to 3.18 times an ordinary token's, and since these two tokens
 #   are part of every sentence's mean, every sentence vector gets the same large component. A
 #   remedy is only as good as the data it was fitted on.
 # * At the **last layer** nothing changes the semantic check (AUC 1.000, top-1 0.976, i.e. 41 of
@@ -392,9 +403,9 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 # |---|---|---|
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
 # | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase AUC |
-# | 03 attention contraction | stacked attention pulls tokens together | partly: mean cosine rises through layer 5, but tokens of a sentence stay far from rank 1 (0.752 at the end), and the last layer reverses the trend |
-# | 04 frequency collapse | frequent tokens end up small | no for static embeddings ($\rho = +0.810$); yes for hidden states ($\rho$ from $-0.627$ to $-0.851$) |
-# | 05 rich-get-richer | a few directions take over | the outcome, in the middle layers: effective rank about 60 of 384, one coordinate carrying up to 0.585 of the mean cosine (the training dynamics that notebook 05 models cannot be seen in a finished model) |
+# | 03 attention contraction | stacked attention makes each sequence lean; a cone shared across sequences needs a shared component | no collapse within sentences (0.752 at the end); the shared offset of the middle layers comes largely from one coordinate that nearly every token carries, up to 0.585 of the mean cosine |
+# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign ($\rho$ from $-0.627$ to $-0.851$); a finished model cannot show the training |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto a few directions | the outcome, in the middle layers: effective rank about 60 of 384 (the dynamics themselves cannot be seen in a finished model) |
 # | 06 whitening | the most isotropic remedy is not the best | yes: whitening is the most isotropic and the only remedy that hurts the paraphrase check |
 #
 # One model and about three hundred sentences are a small sample: these are observations about

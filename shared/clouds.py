@@ -52,6 +52,21 @@ def make_cone(
     return noise + coeff * u
 
 
+def gaussian_with_spectrum(n: int, variances: np.ndarray, rng: np.random.Generator | int) -> np.ndarray:
+    r"""``n`` centred Gaussian points whose covariance has eigenvalues ``variances`` (in expectation),
+    along the axes of a uniformly random rotation: :math:`x = Q\,\operatorname{diag}(\sqrt{\lambda})\,z`,
+    :math:`z \sim \mathcal N(0, I)`.
+
+    Turns a spectrum (for example one step of a rich-get-richer run) into a cloud that notebook
+    01's meters can measure.
+    """
+    n = _checks.integer(n, "n", 1)
+    lam = _checks.spectrum(variances, name="variances")
+    rng = _checks.as_rng(rng)
+    Z = rng.standard_normal((n, lam.size)) * np.sqrt(lam)
+    return Z @ random_rotation(lam.size, rng).T
+
+
 def random_rotation(d: int, rng: np.random.Generator | int) -> np.ndarray:
     r"""A uniformly random ``d x d`` orthogonal matrix (Haar measure).
 

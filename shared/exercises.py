@@ -81,9 +81,10 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "02.2": Exercise(
         reference=lambda: "b",
-        right="A high baseline says the cloud leans one way; it says nothing about meaning or about how "
-        "many directions the rest of the variance uses.",
-        hint="Recall the shifted Gaussian of notebook 01: all 50 directions used, mean cosine +0.901.",
+        right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
+        "says nothing about meaning, nor about how the variance is spread.",
+        hint="Recall notebook 01's centred line (one direction, mean cosine +0.000) and shifted Gaussian "
+        "(every direction, mean cosine +0.901): which of the two has a high mean cosine, and why?",
         choices=("a", "b", "c"),
     ),
     "03.1": Exercise(
@@ -100,6 +101,13 @@ EXERCISES: dict[str, Exercise] = {
         "the origin compared with its spread?",
         choices=("a", "b", "c"),
     ),
+    "03.3": Exercise(
+        reference=lambda: "b",
+        right="Attention mixes tokens only within their own sequence; sequences that share nothing at the "
+        "start share nothing at the end.",
+        hint="Look at the 'own shift' rows of the many-sequences table: within against across.",
+        choices=("a", "b", "c"),
+    ),
     "04.1": Exercise(
         reference=lambda: 0.1,
         right="Its frequency is the maximum, so the factor is 1 - 0.9 * 1 = 0.1.",
@@ -108,8 +116,18 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "04.2": Exercise(
         reference=lambda: "a",
-        right="Shrinking toward the origin creates no shared offset, the thing Z(c) reacts to.",
-        hint="Partition isotropy reacts to a shared direction. Does shrinking create one?",
+        right="A meter of isotropy judges directions (and the cloud's overall scale); the pull only "
+        "changes each token's own length.",
+        hint="Compare the two rows of the meter table, pull and no pull. What does the pull change about "
+        "each token, and what does it leave alone?",
+        choices=("a", "b", "c"),
+    ),
+    "04.3": Exercise(
+        reference=lambda: "b",
+        right="With equal frequencies every token is pulled as often as it is pushed, so no token drifts; "
+        "untied, the output matrix forms the same cone and the input embeddings a later one.",
+        hint="Compare the uniform-frequency run with the untied run: in which one does some matrix still "
+        "form a rare cone?",
         choices=("a", "b", "c"),
     ),
     "05.1": Exercise(
@@ -125,11 +143,19 @@ EXERCISES: dict[str, Exercise] = {
         hint="Look at the update: what does a direction gain relative to the others if all shares are equal?",
         choices=("a", "b"),
     ),
+    "05.3": Exercise(
+        reference=lambda: "b",
+        right="A collapsed spread is notebook 01's centred line: the ranks see it, the mean cosine does not. "
+        "A cone is an offset, and this loop never creates one.",
+        hint="Read the mean cosine column of the meter table for step 60, and recall notebook 01's centred line.",
+        choices=("a", "b"),
+    ),
     "06.1": Exercise(
-        reference=lambda: 8.0,
-        right="768 / 100 = 7.68, about 8; it was tuned on 300-d static vectors, so treat it as a start.",
-        hint="Mu & Viswanath's rule scales with the dimension d.",
-        abs_tol=0.35,
+        reference=lambda: 7.68,
+        right="768 / 100 = 7.68, so 7 or 8 components; the rule was tuned on 300-d static vectors, so treat "
+        "it as a starting point to check against a task.",
+        hint="Mu & Viswanath's rule scales with the dimension d: divide.",
+        abs_tol=0.7,
     ),
     "06.2": Exercise(
         reference=lambda: "b",

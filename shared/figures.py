@@ -18,7 +18,7 @@ import matplotlib as mpl
 import numpy as np
 
 from ._redraw import LiveFigure, nice_limit
-from .mechanisms import AttentionRun, angular_std
+from .mechanisms import AttentionRun, DegenerationRun, angular_std, band_cosines
 from .meters import (
     Reading,
     basis_isotropy,
@@ -30,11 +30,12 @@ from .meters import (
     read,
     random_cosines,
 )
-from .pca import pca_2d
+from .pca import pca_2d, principal_axes
 
 __all__ = [
     "AttentionView",
     "CosineView",
+    "DegenerationView",
     "FrequencyView",
     "LayerCurvesView",
     "NormFrequencyView",
@@ -316,6 +317,70 @@ class FrequencyView(View):
             Reading("norm, most frequent", float(norms[0]), ".2f"), Reading("norm, least frequent", float(norms[-1]), ".2f"),
             read(partition_isotropy, partition_isotropy(emb)), read(mean_cosine, mean_cosine(emb)),
         ]}
+
+
+class DegenerationView(View):
+    """A :class:`~shared.mechanisms.DegenerationRun`: the mean cosine within each frequency band
+    against training step (the chosen ``step`` marked), and the embeddings at that step on their
+    top two principal axes and as norm against frequency rank, coloured by rank (bright = frequent)."""
+
+    BAND_COLORS = {"frequent": ORANGE, "middle": GREY, "rare": RED, "overall": INK}
+
+    def __init__(self, run: DegenerationRun, step: int | None = None) -> None:
+        super().__init__((17.0, 5.0), 3, "Experiment 4b: a language model trained by likelihood (Gao et al. 2019)")
+        ax_cos, ax_pca, ax_norm = self.axes
+        vocab = run.emb.shape[1]
+        self.curves = {band: ax_cos.plot([], [], "o" + ("-" if band != "overall" else "--"), ms=4,
+                                         lw=2.2 if band != "overall" else 1.4, color=color, label=band)[0]
+                       for band, color in self.BAND_COLORS.items()}
+        self.marker = ax_cos.axvline(0, color="black", ls=":", lw=1.2)
+        ax_cos.axhline(0, color="black", lw=0.8)
+        ax_cos.set_xscale("symlog", linthresh=50)
+        ax_cos.set_xlabel("training step (linear to 50, then log)")
+        ax_cos.set_ylabel("mean cosine within the band")
+        ax_cos.set_ylim(-0.7, 1.0)
+        ax_cos.set_title("Mean cosine by frequency band")
+        ranks = np.arange(vocab, 0, -1)  # drawing order: rarest first
+        kw = dict(c=np.log10(ranks), cmap="plasma_r", s=16, edgecolors="none")
+        self.pca = ax_pca.scatter(np.zeros(vocab), np.zeros(vocab), **kw)
+        self.origin = ax_pca.scatter(0, 0, marker="+", s=160, color="black")
+        ax_pca.set_aspect("equal")
+        ax_pca.set_xlim(-1.1, 1.1)
+        ax_pca.set_ylim(-1.1, 1.1)
+        ax_pca.set_xlabel("PC 1 of the directions")
+        ax_pca.set_ylabel("PC 2 of the directions")
+        self.norms = ax_norm.scatter(ranks, np.zeros(vocab), **kw)
+        ax_norm.set_xscale("log")
+        ax_norm.set_xlim(0.7, vocab * 1.4)
+        ax_norm.set_xlabel("frequency rank (log), left = most frequent")
+        ax_norm.set_ylabel("embedding norm")
+        ax_norm.set_title("Norm against frequency")
+        self.fig.colorbar(self.norms, ax=ax_norm, fraction=0.046, pad=0.02).set_label("log10 frequency rank")
+        self.moving = [*self.curves.values(), self.marker, self.pca, self.origin, self.norms]
+        self.update(run, step)
+
+    def update(self, run: DegenerationRun, step: int | None = None) -> None:
+        k = len(run.steps) - 1 if step is None else run.at(step)
+        ax_cos, ax_pca, ax_norm = self.axes
+        bands = band_cosines(run)
+        for band, line in self.curves.items():
+            line.set_data(run.steps, getattr(bands, band))
+        ax_cos.legend(loc="lower right", title=f"Zipf exponent {run.exponent:g}, {'tied' if run.tied else 'untied'}")
+        ax_cos.set_xlim(0, nice_limit(1.2 * max(run.steps[-1], 1)))
+        ax_cos.set_xticks(run.steps, [str(t) for t in run.steps], fontsize=9)
+        ax_cos.minorticks_off()
+        self.marker.set_xdata([run.steps[k]] * 2)
+        X = run.emb[k]
+        U = X / np.linalg.norm(X, axis=1, keepdims=True)  # directions: what a cosine sees
+        P = U @ principal_axes(U).axes[:, :2]  # not centred, so the origin stays the origin
+        self.pca.set_offsets(P[::-1])
+        ax_pca.set_title(f"Directions of the embeddings at step {run.steps[k]}")
+        norms = np.linalg.norm(X, axis=1)
+        self.norms.set_offsets(np.column_stack([np.arange(len(X), 0, -1), norms[::-1]]))
+        ax_norm.set_ylim(0, nice_limit(1.05 * norms.max()))
+        self._readings = {f"step {run.steps[k]}": [
+            read(mean_cosine, getattr(bands, band)[k], f"{band} band mean cosine") for band in ("frequent", "middle", "rare")
+        ] + [read(mean_cosine, bands.overall[k], "all tokens mean cosine"), read(effective_rank, effective_rank(cov_eigs(X)))]}
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,42 +12,47 @@ import numpy as np
 
 from . import _checks
 from .clouds import make_isotropic
-from .meters import _meter, random_cosines
+from .meters import _meter, cross_group_cosines, mean_cosine, random_cosines
 
 
-def softmax_rows(S: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    r"""Row-wise softmax :math:`A_{ij} = e^{S_{ij}} / \sum_k e^{S_{ik}}`, shifted by the row maximum.
+def _tokens(X: object, name: str = "X") -> np.ndarray:
+    """Check tokens: one sequence ``(n, d)`` or a stack of sequences ``(sequences, n, d)``."""
+    arr = np.asarray(X)
+    if arr.ndim == 3:
+        _checks.cloud(arr.reshape(-1, arr.shape[-1]) if arr.size else arr.reshape(0, 0), name=name)
+        return arr.astype(float, copy=False)
+    return _checks.cloud(arr, name=name)
+
+
+def softmax_rows(S: np.ndarray) -> np.ndarray:
+    r"""Row-wise softmax :math:`A_{ij} = e^{S_{ij}} / \sum_k e^{S_{ik}}` (over the last axis).
 
     The attention weights of a Transformer (Vaswani et al. 2017, arXiv:1706.03762). Subtracting
-    :math:`\max_k S_{ik}` leaves the result unchanged and keeps ``exp`` from overflowing, so any
-    finite score matrix gives finite, row-stochastic weights. Pass ``out=S`` to overwrite the
-    scores in place (saves allocating a second ``n x n`` array).
+    :math:`\max_k S_{ik}` first leaves the result unchanged and keeps ``exp`` from overflowing, so
+    any finite scores give finite weights, each row positive and summing to 1.
     """
-    S = _checks.cloud(S, name="S")
-    A = np.subtract(S, S.max(axis=1, keepdims=True), out=out)
-    np.exp(A, out=A)
-    A /= A.sum(axis=1, keepdims=True)
-    return A
+    S = _tokens(S, name="S")
+    A = np.exp(S - S.max(axis=-1, keepdims=True))
+    return A / A.sum(axis=-1, keepdims=True)
 
 
 def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.ndarray:
     r"""One residual self-attention update with identity query, key and value maps.
 
     .. math::  X \leftarrow X + \alpha\,\big(\operatorname{softmax}(\beta X X^\top)\,X - X\big)
+               = (1 - \alpha) X + \alpha\, \operatorname{softmax}(\beta X X^\top)\,X
 
-    Each token moves a fraction ``alpha`` of the way to a softmax-weighted average of all tokens.
-    An average lies in the convex hull of the tokens, so the cloud can only shrink: the
-    contraction behind the rank collapse of Dong, Cordonnier & Loukas (2021, arXiv:2103.03404)
-    and the clustering of Geshkovski et al. (2023, arXiv:2312.10794). ``beta`` sets how peaked
-    the attention is; small ``beta`` averages almost uniformly.
+    Each token moves a fraction ``alpha`` of the way to a softmax-weighted average of all tokens
+    of its sequence. An average lies in the convex hull of the tokens, so the cloud can only
+    shrink: the contraction behind the rank collapse of Dong, Cordonnier & Loukas (2021,
+    arXiv:2103.03404) and the clustering of Geshkovski et al. (2023, arXiv:2312.10794). ``beta``
+    sets how peaked the attention is. ``X`` is one sequence ``(n, d)`` or a stack ``(k, n, d)``
+    of independent sequences (attention stays within each).
     """
-    X = _checks.cloud(X)
-    beta = _checks.real(beta, "beta", 0.0)
-    alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
-    scores = X @ X.T
-    scores *= beta
-    A = softmax_rows(scores, out=scores)
-    return X + alpha * (A @ X - X)
+    X = _tokens(X)
+    beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
+    A = softmax_rows(beta * (X @ X.swapaxes(-1, -2)))  # attention weights: each row sums to 1
+    return X + alpha * (A @ X - X)  # every token moves a fraction alpha toward its average
 
 
 @_meter("angular std", ".3f")
@@ -123,6 +128,57 @@ def attention_run(
     return AttentionRun(beta, alpha, rng, [X]).extend(depth)
 
 
+@dataclass(frozen=True)
+class SequencesRun:
+    """Independent sequences before (``starts``) and after (``ends``) ``depth`` attention layers,
+    both of shape ``(sequences, n, d)`` (:func:`attention_sequences`)."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    depth: int
+
+    def within(self, X: np.ndarray | None = None) -> float:
+        """Mean over sequences of the exact mean cosine of two tokens of the same sequence."""
+        X = self.ends if X is None else X
+        return float(np.mean([mean_cosine(seq) for seq in X]))
+
+    def across(self, X: np.ndarray | None = None) -> float:
+        """Exact mean cosine of two tokens from different sequences (Ethayarajh's baseline)."""
+        X = self.ends if X is None else X
+        groups = np.repeat(np.arange(X.shape[0]), X.shape[1])
+        return float(cross_group_cosines(X.reshape(-1, X.shape[2]), groups).sum())
+
+
+def attention_sequences(
+    sequences: int = 16, depth: int = 40, beta: float = 0.6, alpha: float = 0.09, offset: float = 0.7,
+    shared: bool = True, n: int = 100, d: int = 2, seed: int = 30,
+) -> SequencesRun:
+    """Many independent sequences through the same stack of :func:`attention_step` layers.
+
+    Each sequence starts as ``n`` Gaussian tokens in ``d`` dimensions shifted by ``offset`` along a
+    unit direction: the same one for every sequence when ``shared`` (the direction of
+    :func:`attention_run` in 2-D, otherwise the first axis), else a random direction of its own.
+    Attention mixes tokens only within their sequence, so what the sequences end up sharing is
+    what they shared at the start.
+    """
+    sequences = _checks.integer(sequences, "sequences", 2)
+    depth = _checks.integer(depth, "depth", 0)
+    offset = _checks.real(offset, "offset", 0.0)
+    n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 2)
+    rng = _checks.as_rng(seed, "seed")
+    if shared:
+        u = np.array([1.0, 0.6]) if d == 2 else np.eye(d)[0]
+        directions = np.tile(u / np.linalg.norm(u), (sequences, 1))
+    else:
+        directions = rng.standard_normal((sequences, d))
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    X = offset * directions[:, None, :] + rng.standard_normal((sequences, n, d))
+    starts = X
+    for _ in range(depth):
+        X = attention_step(X, beta, alpha)
+    return SequencesRun(starts, X, depth)
+
+
 def zipf_frequencies(vocab: int, exponent: float = 1.0) -> np.ndarray:
     r"""Zipf's law: the token of frequency rank ``r`` has probability :math:`\propto r^{-s}`, summing to 1."""
     vocab = _checks.integer(vocab, "vocab", 1)
@@ -151,6 +207,198 @@ def frequency_pull(emb: np.ndarray, freq: np.ndarray, gamma: float = 0.9) -> np.
     gamma = _checks.real(gamma, "gamma", 0.0, 1.0)
     pull = np.sqrt(freq / freq.max())
     return emb * (1.0 - gamma * pull)[:, None]
+
+
+# --------------------------------------------------------------------------------------------
+# Representation degeneration: a tiny language model trained by likelihood
+# --------------------------------------------------------------------------------------------
+
+
+def bigram_language(vocab: int, exponent: float, rho: float = 0.5) -> np.ndarray:
+    r"""Joint probability ``P[c, w]`` of a context token ``c`` followed by a target token ``w``.
+
+    .. math::  P(c, w) = f_c\,\big(\rho\,[w = \pi(c)] + (1 - \rho)\, f_w\big),
+               \qquad f_r \propto r^{-s}
+
+    The context is drawn from Zipf's law with exponent ``s``; the next token is the context's
+    partner :math:`\pi(c)` (ranks paired 1-2, 3-4, ...) with probability ``rho``, otherwise a fresh
+    Zipf draw. The partner is what a model can learn from the context; partners have neighbouring
+    ranks, so each token is a target about as often as Zipf's law says. Token 0 is the most frequent.
+    """
+    vocab = _checks.integer(vocab, "vocab", 2)
+    rho = _checks.real(rho, "rho", 0.0, 1.0)
+    f = zipf_frequencies(vocab, exponent)
+    partner = np.arange(vocab) ^ 1
+    partner[partner == vocab] = vocab - 1  # odd vocabulary: the last token is its own partner
+    P = (1.0 - rho) * np.outer(f, f)
+    P[np.arange(vocab), partner] += rho * f
+    return P
+
+
+@dataclass(frozen=True)
+class LMGradients:
+    """The expected loss of :func:`lm_gradients` and its gradient for each parameter.
+
+    ``emb`` is the gradient reaching the embeddings through the input side (the contexts),
+    ``out`` the one reaching the output (softmax) matrix; with tied embeddings both land on ``E``.
+    """
+
+    loss: float
+    emb: np.ndarray
+    out: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+
+
+def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
+    r"""Expected next-token loss of a one-token-context model, and its gradients (by hand).
+
+    .. math::  h_c = \tanh(e_c A + b),\quad q(w \mid c) = \operatorname{softmax}_w(e'_w \cdot h_c),
+               \quad L = -\sum_{c, w} P(c, w) \log q(w \mid c)
+
+    With :math:`p_c = \sum_w P(c, w)`, the gradient with respect to the logits is
+    :math:`G_{cw} = p_c\, q(w \mid c) - P(c, w)`, so output row ``w`` receives
+    :math:`\sum_c p_c\, q(w \mid c)\, h_c - \sum_c P(c, w)\, h_c`: a push away from *every*
+    context, minus a pull toward the contexts it follows. A token that is rarely a target gets
+    almost only the push (Gao et al. 2019, arXiv:1907.12009).
+    """
+    E, E_out = _checks.cloud(E, name="E"), _checks.cloud(E_out, name="E_out")
+    P = _checks.cloud(P, name="P")
+    if P.shape != (len(E), len(E_out)):
+        raise ValueError(f"P: expected shape {(len(E), len(E_out))} (contexts x targets), got {P.shape}")
+    H = np.tanh(E @ A + b)
+    logits = H @ E_out.T
+    logits -= logits.max(axis=1, keepdims=True)
+    G = np.exp(logits)
+    Z = G.sum(axis=1)
+    p_c = P.sum(axis=1)
+    loss = float(np.sum(p_c * np.log(Z)) - np.einsum("cw,cw->", P, logits))
+    G *= (p_c / Z)[:, None]
+    G -= P  # dL/dlogits = p_c q(w|c) - P(c, w): push minus pull
+    dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
+    return LMGradients(loss, dZ @ A.T, G.T @ H, E.T @ dZ, dZ.sum(axis=0))
+
+
+# Frequency bands by rank, as fractions of the vocabulary: the most frequent 10 %, the next 40 %,
+# and the rarer half.
+FREQUENCY_BANDS = {"frequent": (0.0, 0.1), "middle": (0.1, 0.5), "rare": (0.5, 1.0)}
+
+
+def band_rows(vocab: int, band: str) -> np.ndarray:
+    """Row indices (frequency ranks) of one band of :data:`FREQUENCY_BANDS` in a vocabulary of ``vocab``."""
+    vocab = _checks.integer(vocab, "vocab", 2)
+    if band not in FREQUENCY_BANDS:
+        raise ValueError(f"band: expected one of {list(FREQUENCY_BANDS)}, got {band!r}")
+    lo, hi = FREQUENCY_BANDS[band]
+    return np.arange(round(lo * vocab), round(hi * vocab))
+
+
+@dataclass(frozen=True)
+class DegenerationRun:
+    r"""Snapshots of a :func:`degeneration_run`; rows in order of frequency rank (row 0 most frequent).
+
+    ``emb[k]`` is the input embedding matrix after ``steps[k]`` updates and ``loss[k]`` the expected
+    loss there; ``out[k]`` the output matrix (equal to ``emb[k]`` when ``tied``). ``freq`` is how
+    often each token is a target, and ``hbar[k]`` the average context state
+    :math:`\bar h = \sum_c p_c h_c`, the direction every output row is pushed away from.
+    """
+
+    exponent: float
+    tied: bool
+    freq: np.ndarray
+    steps: np.ndarray
+    emb: np.ndarray
+    out: np.ndarray
+    loss: np.ndarray
+    hbar: np.ndarray
+
+    def at(self, step: int) -> int:
+        """Position of ``step`` among the snapshots (a ``ValueError`` if none was taken there)."""
+        hits = np.flatnonzero(self.steps == step)
+        if hits.size == 0:
+            raise ValueError(f"step: no snapshot at step {step}; snapshots were taken at {self.steps.tolist()}")
+        return int(hits[0])
+
+
+def degeneration_run(
+    exponent: float = 1.0,
+    tied: bool = True,
+    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    vocab: int = 128,
+    d: int = 8,
+    rho: float = 0.5,
+    lr: float = 0.25,
+    init_scale: float = 0.05,
+    seed: int = 0,
+) -> DegenerationRun:
+    r"""Train a one-token-context language model by plain gradient descent on its expected loss.
+
+    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. Every step uses
+    the exact expected loss (no sampling), so the run depends only on ``seed``, which draws the
+    start: ``E`` (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise,
+    ``A`` :math:`\sim \mathcal N(0, 1/d)`, ``b = 0``. With ``tied`` the softmax layer *is* ``E``, as in
+    the models of Gao et al. (2019, arXiv:1907.12009), so ``E`` receives both gradients. Each step:
+    :math:`\theta \leftarrow \theta - \text{lr}\,\nabla_\theta L`; snapshots at the steps in
+    ``checkpoints``, and training stops at the last. The step size 0.25 keeps training away from
+    the edge of stability for Zipf exponents up to 2, so rounding differences between BLAS
+    builds stay near 1e-14 instead of growing.
+    """
+    exponent = _checks.real(exponent, "exponent", 0.0)
+    if not isinstance(tied, (bool, np.bool_)):
+        raise ValueError(f"tied: expected True or False, got {tied!r}")
+    d = _checks.integer(d, "d", 1)
+    lr = _checks.real(lr, "lr", 0.0)
+    init_scale = _checks.real(init_scale, "init_scale", 0.0)
+    checkpoints = [_checks.integer(t, "checkpoints", 0) for t in checkpoints]
+    if not checkpoints or checkpoints != sorted(set(checkpoints)):
+        raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
+    rng = _checks.as_rng(seed, "seed")
+    P = bigram_language(vocab, exponent, rho)
+    E = init_scale * rng.standard_normal((vocab, d))
+    E_out = E if tied else init_scale * rng.standard_normal((vocab, d))
+    A = rng.standard_normal((d, d)) / np.sqrt(d)
+    b = np.zeros(d)
+    p_c = P.sum(axis=1)
+    snaps: list[tuple] = []
+    for step in range(checkpoints[-1] + 1):
+        g = lm_gradients(E, A, b, E_out, P)
+        if step in checkpoints:
+            snaps.append((E.copy(), E_out.copy(), g.loss, p_c @ np.tanh(E @ A + b)))
+        if step == checkpoints[-1]:
+            break
+        if tied:
+            E -= lr * (g.emb + g.out)  # E_out is E: both gradients land on it
+        else:
+            E -= lr * g.emb
+            E_out -= lr * g.out
+        A -= lr * g.A
+        b -= lr * g.b
+    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))
+    return DegenerationRun(exponent, bool(tied), P.sum(axis=0), np.array(checkpoints), emb, out, loss, hbar)
+
+
+@dataclass(frozen=True)
+class BandCosines:
+    """Exact mean cosine within each frequency band, and over the whole vocabulary, at each step."""
+
+    steps: np.ndarray
+    frequent: np.ndarray
+    middle: np.ndarray
+    rare: np.ndarray
+    overall: np.ndarray
+
+
+def band_cosines(run: DegenerationRun, output: bool = False) -> BandCosines:
+    """:func:`~shared.meters.mean_cosine` within each band of ``run.emb`` (``output``: of ``run.out``) at each step."""
+    snaps = run.out if output else run.emb
+    vocab = snaps.shape[1]
+    per = {band: np.array([mean_cosine(X[band_rows(vocab, band)]) for X in snaps]) for band in FREQUENCY_BANDS}
+    return BandCosines(run.steps, per["frequent"], per["middle"], per["rare"], np.array([mean_cosine(X) for X in snaps]))
+
+
+# --------------------------------------------------------------------------------------------
+# Rich-get-richer
+# --------------------------------------------------------------------------------------------
 
 
 def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:

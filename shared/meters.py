@@ -6,6 +6,7 @@ All take a cloud ``X`` of shape ``(n points, d dimensions)`` or its covariance s
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import NamedTuple, TypeVar
@@ -344,14 +345,36 @@ def all_meters(X: np.ndarray) -> Meters:
 
 # When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
 # number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
-ISOTROPIC_IF: dict[str, Callable[[float, float], bool]] = {
-    "partition_isotropy": lambda value, gaussian: value >= 0.5 * gaussian,
-    "mean_cosine": lambda value, gaussian: abs(value - gaussian) <= 0.1,
-    "effective_rank": lambda value, gaussian: value >= 0.8 * gaussian,
-    "entropy_rank": lambda value, gaussian: value >= 0.8 * gaussian,
-    "isoscore": lambda value, gaussian: value >= 0.8 * gaussian,
-    "uniformity": lambda value, gaussian: value <= gaussian + 0.5,
+# "at least": value >= amount x Gaussian's; "within": |value - Gaussian's| <= amount;
+# "at most above": value <= Gaussian's + amount.
+ISOTROPIC_IF: dict[str, tuple[str, float]] = {
+    "partition_isotropy": ("at least", 0.5),
+    "mean_cosine": ("within", 0.1),
+    "effective_rank": ("at least", 0.8),
+    "entropy_rank": ("at least", 0.8),
+    "isoscore": ("at least", 0.8),
+    "uniformity": ("at most above", 0.5),
 }
+
+
+def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:
+    """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule in :data:`ISOTROPIC_IF`."""
+    if meter not in ISOTROPIC_IF:
+        raise ValueError(f"meter: expected one of {list(ISOTROPIC_IF)}, got {meter!r}")
+    kind, amount = ISOTROPIC_IF[meter]
+    if kind == "at least":
+        return bool(value >= amount * gaussian)
+    if kind == "within":
+        return bool(abs(value - gaussian) <= amount)
+    return bool(value <= gaussian + amount)
+
+
+def _rules_text() -> str:
+    """The rules of :data:`ISOTROPIC_IF` in words, one clause per meter."""
+    labels = {meter.__name__: meter.label for meter in METERS}
+    words = {"at least": "at least {a} x the Gaussian's", "within": "within {a} of the Gaussian's",
+             "at most above": "at most the Gaussian's + {a}"}
+    return "; ".join(f"{labels[m]} {words[kind].format(a=amount)}" for m, (kind, amount) in ISOTROPIC_IF.items())
 
 
 @dataclass(frozen=True)
@@ -406,6 +429,8 @@ class MeterTable:
             cells = [f"{r.text} {'✓' if row.isotropic[m.__name__] else '✗'}"
                      for m, r in zip(METERS, row.meters.readings())]
             lines.append(f"{row.name:{width}s}" + "".join(f"{c:>16s}" for c in cells) + f"  {row.failure}")
+        lines += textwrap.wrap(f"✓ = isotropic by this meter: {_rules_text()}. Failure: an offset where the mean "
+                               "cosine says ✗, a collapsed spread where the effective rank says ✗.", width=110)
         return "\n".join(lines)
 
 
@@ -413,8 +438,8 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
     """Measure each named cloud with :func:`all_meters` beside a Gaussian of the same ``n`` and ``d``.
 
     The baseline for shape ``(n, d)`` is :func:`~shared.clouds.make_isotropic` ``(n, d, seed + n)``,
-    so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by the rule in
-    :data:`ISOTROPIC_IF`; the last column says which failure the cloud shows, if any: a shared
+    so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by its rule in
+    :data:`ISOTROPIC_IF` (:func:`calls_isotropic`), printed under the table; the last column says which failure the cloud shows, if any: a shared
     offset (mean cosine off the baseline) and/or a collapsed spread (effective rank below 0.8 of
     the baseline's). A claim that a mechanism *produces* a failure needs a row for the mechanism,
     a row for the same toy with it switched off, and the baseline.
@@ -430,7 +455,7 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
         if shape not in baselines:
             baselines[shape] = all_meters(make_isotropic(shape[0], shape[1], seed + shape[0]))
         values, base = all_meters(X), baselines[shape]
-        verdicts = {key: bool(rule(getattr(values, key), getattr(base, key))) for key, rule in ISOTROPIC_IF.items()}
+        verdicts = {key: calls_isotropic(key, getattr(values, key), getattr(base, key)) for key in ISOTROPIC_IF}
         rows.append(MeterRow(str(name), values, base, verdicts))
     return MeterTable(rows, baselines)
 
@@ -554,8 +579,10 @@ def rank_collapse(X: np.ndarray) -> float:
     :math:`X_1` is the best rank-1 approximation of ``X`` (its top singular triple), so the value
     is :math:`\sqrt{\sum_{k \ge 2} s_k^2 / \sum_k s_k^2}` from the singular values alone: 0 when
     every row is a multiple of one vector (full collapse), up to :math:`\sqrt{1 - 1/\min(n, d)}`
-    when the energy is spread evenly. Dong, Cordonnier & Loukas (2021, arXiv:2103.03404) track
-    this residual through depth for the tokens of one sequence.
+    when the energy is spread evenly. Dong, Cordonnier & Loukas (2021, arXiv:2103.03404) track a
+    related residual through depth for the tokens of one sequence, the distance from a matrix
+    whose rows are all equal, :math:`X - \mathbf 1 x^\top`; the rank-1 residual also counts tokens
+    that share one direction with different lengths as collapsed.
     """
     X = _checks.cloud(X, min_rows=1)
     s = np.linalg.svd(X, compute_uv=False)

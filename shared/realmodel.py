@@ -7,13 +7,14 @@ depend on a seed beyond the one that splits the corpus into a fit half and a hel
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from . import _checks
-from .encoder import Corpus, Encoded, encode, load_corpus, load_minilm, sentence_embeddings, split_halves
+from .encoder import Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
     ParaphraseCheck,
     Reading,
@@ -262,19 +263,33 @@ class NormFrequency:
     context: FrequencyNorms
 
 
+def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
+    """English frequency of each word on wordfreq's Zipf scale (``log10`` of occurrences per billion
+    words, rounded to 0.01 as ``wordfreq.zipf_frequency`` does); 0 for a word wordfreq does not know.
+
+    Looks each (lower-case, single) word up in wordfreq's table directly, which gives the values of
+    ``wordfreq.zipf_frequency`` for such words at a fraction of the cost.
+    """
+    table = _frequency_table()
+    return np.array([round(math.log10(table[w]) + 9.0, 2) if w in table else 0.0 for w in words])
+
+
+@lru_cache(maxsize=1)
+def _frequency_table() -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict("en")
+
+
 @lru_cache(maxsize=1)
 def static_norm_frequency() -> FrequencyNorms:
     """Input-embedding norm against word frequency for every whole-word, alphabetic vocabulary
     entry of all-MiniLM-L6-v2 that wordfreq knows (static vectors, one per word type)."""
-    from wordfreq import zipf_frequency
-
-    model = load_minilm()
-    words = [i for i, token in enumerate(model.vocab) if token.isascii() and token.isalpha()]
-    zipf = np.array([zipf_frequency(model.vocab[i], "en") for i in words])
+    E, vocab = word_embeddings()
+    rows = np.array([i for i, token in enumerate(vocab) if token.isascii() and token.isalpha()])
+    zipf = zipf_scale([vocab[i] for i in rows])
     known = zipf > 0
-    rows = np.array(words)[known]
-    norms = np.linalg.norm(model.weights["embeddings.word_embeddings.weight"][rows], axis=1)
-    return _frequency_norms(zipf[known], norms)
+    return _frequency_norms(zipf[known], np.linalg.norm(E[rows[known]], axis=1))
 
 
 @lru_cache(maxsize=1)
@@ -284,15 +299,13 @@ def norm_frequency() -> NormFrequency:
     ``vocabulary``: :func:`static_norm_frequency`. ``context``: the hidden state of every corpus
     word that is a single alphabetic token, at each layer.
     """
-    from wordfreq import zipf_frequency
-
     enc = real_study().enc
     tokens = np.asarray(enc.tokens)
     _, inverse, pieces = np.unique(np.column_stack([enc.sentence, enc.word]), axis=0,
                                    return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     single = (~enc.special) & (pieces[inverse] == 1) & np.array([t.isascii() and t.isalpha() for t in tokens])
-    context_zipf = np.array([zipf_frequency(t, "en") for t in tokens[single]])
+    context_zipf = zipf_scale(tokens[single])
     single[np.flatnonzero(single)[context_zipf == 0]] = False
     context_zipf = context_zipf[context_zipf > 0]
     context_norm = np.linalg.norm(enc.states[:, single], axis=2)

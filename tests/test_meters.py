@@ -9,6 +9,7 @@ from shared import (
     METERS,
     all_meters,
     basis_isotropy,
+    calls_isotropic,
     cosine_terms,
     cov_eigs,
     cross_group_cosines,
@@ -230,6 +231,10 @@ def test_meter_table_names_each_failure(clouds):
     assert table.row("cone").meters.mean_cosine > 0.8 and table.row("cone").gaussian == table.baselines[2000, 50]
     text = str(table)
     assert "(Gaussian, n = 2,000, d = 50)" in text and "spread only" in text
+    assert "partition I at least 0.5 x the Gaussian's" in text.replace("\n", " ")  # the rules, printed with it
+    assert calls_isotropic("uniformity", -3.2, -3.6) and not calls_isotropic("uniformity", -3.0, -3.6)
+    with pytest.raises(ValueError, match="meter: expected one of"):
+        calls_isotropic("IsoScore", 0.5, 0.9)
     with pytest.raises(ValueError, match="name: no cloud called 'ball'"):
         table.row("ball")
     with pytest.raises(ValueError, match="clouds: expected a non-empty mapping"):
