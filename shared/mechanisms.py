@@ -21,15 +21,28 @@ def softmax_rows(S: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     The attention weights of a Transformer (Vaswani et al. 2017, arXiv:1706.03762). Subtracting
     :math:`\max_k S_{ik}` leaves the result unchanged and keeps ``exp`` from overflowing, so any
     finite score matrix gives finite, row-stochastic weights. Pass ``out=S`` to overwrite the
-    scores in place (saves allocating a second ``n x n`` array).
+    scores in place (saves allocating a second ``n x n`` array); ``out`` must be a writeable
+    float64 array of the shape of ``S``.
     """
     S = _checks.cloud(S, name="S")
-    A = np.subtract(S, S.max(axis=1, keepdims=True), out=out)
+    if out is not None:
+        if not isinstance(out, np.ndarray) or out.dtype != np.float64:
+            raise TypeError(f"out: expected a float64 numpy array to write the weights into, got {type(out).__name__}"
+                            + (f" of dtype {out.dtype}" if isinstance(out, np.ndarray) else ""))
+        if out.shape != S.shape:
+            raise ValueError(f"out: expected the shape of S, {S.shape}, got {out.shape}")
+        if not out.flags.writeable:
+            raise ValueError("out: is read-only; pass a writeable array, or out=None")
+    top = S.max(axis=1, keepdims=True)
+    far = S / 2 - top / 2 < -400.0  # weight exp(S - top) = 0 there, and S - top may overflow float64
+    A = np.subtract(S, top, out=out, where=~far)
+    A[far] = -np.inf
     np.exp(A, out=A)
     A /= A.sum(axis=1, keepdims=True)
     return A
 
 
+# Notebook 03 prints this function's source: change it only together with the notebook.
 def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.ndarray:
     r"""One residual self-attention update with identity query, key and value maps.
 
@@ -61,6 +74,7 @@ def angular_spread(X: np.ndarray) -> float:
     X = _checks.cloud(X)
     if X.shape[1] != 2:
         raise ValueError(f"X: angular spread is defined for 2-D clouds, got {X.shape[1]} columns")
+    X = X / _checks.power_of_two(X)  # exact: angles do not depend on the scale
     z = X[:, 0] + 1j * X[:, 1]
     z = z[z != 0]
     if z.size == 0:
@@ -112,9 +126,11 @@ def attention_run(
     way, a ray, which in more dimensions is a cone. The offset sets how early that happens: a
     centred sample still has a small mean of its own and gets there too, only later.
     """
+    depth = _checks.integer(depth, "depth", 0)
     beta = _checks.real(beta, "beta", 0.0)
     alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
+    n = _checks.integer(n, "n", 2, why="random cosines need two points")
     rng = _checks.as_rng(seed, "seed")
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
     X = offset * direction + make_isotropic(n, 2, rng)
@@ -129,6 +145,7 @@ def zipf_frequencies(vocab: int, exponent: float = 1.0) -> np.ndarray:
     return f / f.sum()
 
 
+# Notebook 04 prints this function's source: change it only together with the notebook.
 def frequency_pull(emb: np.ndarray, freq: np.ndarray, strength: float = 0.9) -> np.ndarray:
     r"""Shrink each token's embedding toward the origin, more for frequent tokens.
 
@@ -159,9 +176,12 @@ def frequency_run(
     Returns ``(freq, emb)``, rows in order of frequency rank (row 0 is the most frequent token).
     """
     freq = zipf_frequencies(vocab, exponent)
-    return freq, frequency_pull(make_isotropic(vocab, d, seed), freq, strength)
+    strength = _checks.real(strength, "strength", 0.0, 1.0)
+    rng = _checks.as_rng(seed, "seed")
+    return freq, frequency_pull(make_isotropic(vocab, d, rng), freq, strength)
 
 
+# Notebook 05 prints this function's source: change it only together with the notebook.
 def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:
     r"""Grow each direction's variance in proportion to the share it already holds, then renormalise.
 
