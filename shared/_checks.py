@@ -117,11 +117,14 @@ def integers(value: object, name: str, ndim: int = 1) -> np.ndarray:
     except ValueError as error:
         raise ValueError(f"{name}: could not be read as a rectangular array ({error})") from None
     if arr.size > 0 and (arr.dtype.kind not in "iu"):
-        example = f" (e.g. {arr.ravel()[0]!r})" if arr.dtype.kind in "fc" else ""
+        example = ""
+        if arr.dtype.kind in "fc":
+            fractional = arr[arr != np.round(arr)].ravel()
+            example = f" (e.g. {(fractional if fractional.size else arr.ravel())[0].item()!r})"
         raise TypeError(f"{name}: expected integers, got dtype {arr.dtype}{example}; pass whole numbers as an int array")
     if arr.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-D array of integers, got shape {arr.shape}")
-    return arr.astype(np.int64, copy=False)
+    return arr if arr.size else arr.astype(np.int64)
 
 
 def labels(value: object, n: int, name: str = "labels", rows_of: str = "X") -> np.ndarray:

@@ -369,7 +369,9 @@ SCALE_FREE = {
     "random cosines": lambda X: random_cosines(X, 0, m=200),
     "cosine terms": lambda X: cosine_terms(X, 0, m=50),
     "pair AUC": lambda X: __import__("shared").pair_auc(X, np.arange(len(X)) % 3, 1, m=300),
-    "kNN accuracy": lambda X: __import__("shared").knn_accuracy(X[::2], np.arange(0, len(X), 2) % 3, X, np.arange(len(X)) % 3, k=3),
+    "kNN accuracy": lambda X: __import__("shared").knn_accuracy(
+        X[::2], np.arange(0, len(X), 2) % 3, X, np.arange(len(X)) % 3, k=3
+    ),
     "cross-group cosines": lambda X: cross_group_cosines(X, np.arange(len(X)) % 4),
     "all meters": lambda X: all_meters(X, 2),
 }
