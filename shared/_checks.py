@@ -1,79 +1,254 @@
-"""Input checks shared by every public function of the toolkit.
+"""Input checks shared by every public function of the toolkit, and the exact rescaling they use.
 
-Each check raises ``ValueError`` naming the argument and the problem, so a bad call fails at the
-boundary with a message a learner can act on, instead of surfacing later as a NaN.
+Each check fails at the boundary with a message that starts with the argument's name and says what
+to change: a ``TypeError`` when the argument is of the wrong kind (a bool, complex, object or text
+array, ``2.5`` for an int, a string for a number), a ``ValueError`` when it is of the right kind
+with an unusable value (NaN, the wrong shape, out of range, a cloud with no spread). Integer
+arrays are accepted as real numbers; every array is computed on in float64 (float16/32 input is
+converted first). Numpy scalars and 0-d arrays are accepted wherever a number is.
+
+Magnitudes: a meter that does not depend on its input's scale computes on the input divided by
+:func:`power_of_two`, a power of two near its largest entry. That division is exact in floating
+point (down to subnormal numbers), so the result is the same, bit for bit, at any scale, and no
+square or norm can overflow or underflow on the way.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
+EPS = float(np.finfo(float).eps)
 
-def as_rng(rng: np.random.Generator | int, name: str = "rng") -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` from a Generator or an int seed."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        if rng < 0:
-            raise ValueError(f"{name}: a seed must be a non-negative int, got {rng}")
-        return np.random.default_rng(int(rng))
-    raise ValueError(
-        f"{name}: expected a numpy.random.Generator or an int seed, got {type(rng).__name__}"
-    )
+#: Two eigenvalues that agree to this relative tolerance *of each other* coincide: their
+#: eigenvectors cannot be told apart. It is about half of float64's digits, because the rounding
+#: of whatever produced a cloud, amplified by its conditioning, splits equal eigenvalues by up to
+#: that much (a whitened cloud of condition number 1e6 keeps its equal eigenvalues only to ~1e-9).
+EIGEN_TIE = 1e-8
+
+
+def _describe(value: object) -> str:
+    """A short description of a value for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    text = repr(value)
+    return f"{text[:40]}..." if len(text) > 40 else text
+
+
+def _array(value: object, name: str) -> np.ndarray:
+    """``value`` as a float64 array of real numbers; bool, complex, object and text are refused."""
+    if value is None:
+        raise TypeError(f"{name}: expected an array of real numbers, got None")
+    try:
+        arr = np.asarray(value)
+    except ValueError as error:  # ragged nested lists
+        raise ValueError(f"{name}: could not be read as a rectangular array ({error})") from None
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(
+            f"{name}: expected real numbers, got booleans; if 0/1 values are meant, pass {name}.astype(float)"
+        )
+    if kind == "c":
+        raise TypeError(f"{name}: expected real numbers, got complex numbers (dtype {arr.dtype}); pass the real part")
+    if kind not in "iuf" and arr.size > 0:
+        raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}; pass an array of numbers")
+    return arr.astype(np.float64, copy=False)
+
+
+def _finite(arr: np.ndarray, name: str) -> np.ndarray:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name}: contains NaN or infinite values (the first at index {where}); remove or replace them")
+    return arr
 
 
 def cloud(X: object, name: str = "X", min_rows: int = 1) -> np.ndarray:
-    """Check that ``X`` is a finite 2-D float array with at least ``min_rows`` rows and one column."""
-    arr = np.asarray(X)
+    """``X`` as a finite 2-D float64 array (points x dimensions) with ``min_rows`` rows and a column."""
+    arr = _array(X, name)
     if arr.ndim != 2:
-        raise ValueError(f"{name}: expected a 2-D array (points x dimensions), got shape {arr.shape}")
-    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-        raise ValueError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+        hint = f"; one point is {name}.reshape(1, -1), one dimension {name}.reshape(-1, 1)" if arr.ndim == 1 else ""
+        raise ValueError(f"{name}: expected a 2-D array (points x dimensions), got shape {arr.shape}{hint}")
     if arr.shape[1] < 1:
         raise ValueError(f"{name}: needs at least one column (dimension), got shape {arr.shape}")
     if arr.shape[0] < min_rows:
-        raise ValueError(
-            f"{name}: needs at least {min_rows} rows (points), got {arr.shape[0]}"
-        )
-    arr = arr.astype(float, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or infinite values")
-    return arr
+        raise ValueError(f"{name}: needs at least {min_rows} rows (points), got {arr.shape[0]}")
+    return _finite(arr, name)
 
 
-def spectrum(eigs: object, name: str = "eigs") -> np.ndarray:
-    """Check that ``eigs`` is a 1-D, finite, non-negative spectrum with a positive sum."""
-    arr = np.asarray(eigs, dtype=float)
+def vector(x: object, name: str, what: str = "array", min_size: int = 1) -> np.ndarray:
+    """``x`` as a finite 1-D float64 array with at least ``min_size`` entries."""
+    arr = _array(x, name)
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D spectrum, got shape {arr.shape}")
+        raise ValueError(f"{name}: expected a 1-D {what}, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name}: the spectrum is empty")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or infinite values")
-    if np.any(arr < 0):
+        raise ValueError(f"{name}: the {what} is empty")
+    if arr.size < min_size:
+        raise ValueError(f"{name}: needs at least {min_size} values, got {arr.size}")
+    return _finite(arr, name)
+
+
+def spectrum(eigs: object, name: str = "eigs", allow_zero: bool = False) -> np.ndarray:
+    """``eigs`` as a 1-D, finite, non-negative spectrum with a positive entry (or all zero, if allowed),
+    divided by :func:`power_of_two` (exactly).
+
+    Everything the toolkit computes from a spectrum depends only on ratios of eigenvalues, so the
+    division changes no result, and sums and squares of the spectrum cannot overflow. Eigenvalue
+    solvers can leave a zero eigenvalue a hair below zero: entries within rounding of 0
+    (``-len(eigs) * eps * max(eigs)`` or above) are read as 0.
+    """
+    arr = vector(eigs, name, what="spectrum")
+    top = max(float(arr.max()), 0.0)
+    if np.any(arr < -arr.size * EPS * top):
         raise ValueError(f"{name}: eigenvalues must be non-negative, found {arr.min():.3g}")
-    if not arr.sum() > 0:
+    if not top > 0 and not allow_zero:
         raise ValueError(f"{name}: all eigenvalues are zero; the cloud has no spread to measure")
+    return np.clip(arr, 0.0, None) / power_of_two(arr)
+
+
+def integers(value: object, name: str, ndim: int = 1) -> np.ndarray:
+    """``value`` as an ``ndim``-dimensional array of integers (labels, indices, token ids)."""
+    if value is None:
+        raise TypeError(f"{name}: expected an array of integers, got None")
+    try:
+        arr = np.asarray(value)
+    except ValueError as error:
+        raise ValueError(f"{name}: could not be read as a rectangular array ({error})") from None
+    if arr.size > 0 and (arr.dtype.kind not in "iu"):
+        example = ""
+        if arr.dtype.kind in "fc":
+            fractional = arr[arr != np.round(arr)].ravel()
+            example = f" (e.g. {(fractional if fractional.size else arr.ravel())[0].item()!r})"
+        raise TypeError(f"{name}: expected integers, got dtype {arr.dtype}{example}; pass whole numbers as an int array")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-D array of integers, got shape {arr.shape}")
+    return arr if arr.size else arr.astype(np.int64)
+
+
+def labels(value: object, n: int, name: str = "labels", rows_of: str = "X") -> np.ndarray:
+    """``value`` as ``n`` non-negative integer class labels, one per row of ``rows_of``."""
+    arr = integers(value, name)
+    if arr.shape != (n,):
+        raise ValueError(f"{name}: expected {n} labels, one per row of {rows_of}, got shape {arr.shape}")
+    if n and arr.min() < 0:
+        raise ValueError(f"{name}: labels must be non-negative integers, found {arr.min()}")
     return arr
 
 
-def integer(value: object, name: str, low: int, high: int | None = None) -> int:
-    """Check that ``value`` is an int in ``[low, high]`` (``high=None``: no upper bound)."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise ValueError(f"{name}: expected an int, got {value!r}")
+def _number(value: object) -> object:
+    """A 0-d array as the numpy scalar it holds (so that it counts as a number)."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+def integer(value: object, name: str, low: int, high: int | None = None, why: str = "") -> int:
+    """``value`` as an int in ``[low, high]`` (``high=None``: no upper bound); ``why`` explains the range."""
+    value = _number(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an int, got {_describe(value)}")
     if value < low or (high is not None and value > high):
         upper = "inf" if high is None else str(high)
-        raise ValueError(f"{name}: must lie in [{low}, {upper}], got {value}")
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name}: must lie in [{low}, {upper}]{reason}, got {value}")
     return int(value)
 
 
 def real(value: object, name: str, low: float = -np.inf, high: float = np.inf) -> float:
-    """Check that ``value`` is a finite real number in ``[low, high]``."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise ValueError(f"{name}: expected a real number, got {value!r}")
+    """``value`` as a finite float in ``[low, high]``."""
+    value = _number(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {_describe(value)}")
     value = float(value)
     if not np.isfinite(value) or value < low or value > high:
         raise ValueError(f"{name}: must be a finite number in [{low}, {high}], got {value}")
     return value
+
+
+def flag(value: object, name: str) -> bool:
+    """``value`` as a bool (``True``/``False``, or a numpy bool)."""
+    value = _number(value)
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {_describe(value)}")
+    return bool(value)
+
+
+def sequence(values: object, name: str) -> list:
+    """``values`` as a list: a list, tuple, range or 1-D array (not a string or a single number)."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return list(values)
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name}: expected a list, tuple, range or 1-D array, got {_describe(values)}")
+    return list(values)
+
+
+def instance(value: object, cls: type, name: str, optional: bool = False) -> object:
+    """``value`` if it is a ``cls`` (or ``None``, when ``optional``)."""
+    if (value is None and optional) or isinstance(value, cls):
+        return value
+    article = "an" if cls.__name__[0] in "AEIOU" else "a"
+    raise TypeError(f"{name}: expected {article} {cls.__name__}, got {_describe(value)}")
+
+
+def as_rng(rng: object, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` from a Generator or a non-negative int seed."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    rng = _number(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+        if rng < 0:
+            raise ValueError(f"{name}: a seed must be a non-negative int, got {rng}")
+        return np.random.default_rng(int(rng))
+    hint = "; None would give a different result on every run" if rng is None else ""
+    raise TypeError(f"{name}: expected a numpy.random.Generator or an int seed, got {_describe(rng)}{hint}")
+
+
+# ----- magnitudes ----------------------------------------------------------------------------------
+
+
+def power_of_two(X: np.ndarray, axis: int | None = None) -> np.ndarray | float:
+    r"""The power of two :math:`2^e` with :math:`2^e \le \max|X| < 2^{e+1}` (along ``axis``; 1/2 where
+    ``X`` is zero). ``X`` divided by it has its largest entry in ``[1, 2)``, exactly; it exists for
+    every finite ``X``, from the smallest subnormal number to the largest float."""
+    top = np.max(np.abs(X), axis=axis, keepdims=axis is not None, initial=0.0)
+    return np.ldexp(1.0, np.frexp(top)[1] - 1)
+
+
+def flat(X: np.ndarray, per_column: bool = False) -> bool | np.ndarray:
+    r"""Whether the points of ``X`` coincide up to rounding (``per_column``: each coordinate alone).
+
+    The points coincide when the centred cloud is at rounding level relative to the cloud:
+    :math:`\|X - \bar x\|_F \le \max(n, d)\,\varepsilon\,\|X\|_F`, the tolerance numpy's
+    ``matrix_rank`` uses (so its numerical rank after centring is 0). Computing the mean of ``n``
+    points, or any earlier step that produced them, leaves errors of this size, so a smaller
+    spread cannot be told from rounding.
+    """
+    axis = 0 if per_column else None
+    Xs = X / power_of_two(X, axis=axis)
+    size = len(X) if per_column else max(X.shape)
+    spread = np.linalg.norm(Xs - Xs.mean(axis=0), axis=axis)
+    return spread <= size * EPS * np.linalg.norm(Xs, axis=axis)
+
+
+def spread(X: np.ndarray, name: str = "X", consequence: str = "the cloud has no spread to measure") -> np.ndarray:
+    """Refuse a cloud whose points all coincide up to rounding (see :func:`flat`)."""
+    if flat(X):
+        raise ValueError(f"{name}: all points coincide (up to rounding), so {consequence}; pass points that differ")
+    return X
+
+
+def variances(w: np.ndarray, scale: float, name: str = "X") -> np.ndarray:
+    """Variances ``w`` computed on a cloud divided by ``scale`` (a power of two), brought back to the
+    cloud's scale: ``w * scale**2``, exactly.
+
+    Refuses a cloud whose variances (squares of its entries) float64 cannot hold, instead of
+    returning ``inf`` or a spurious 0.
+    """
+    top = float(np.max(w, initial=0.0))
+    exponent = int(np.frexp(scale)[1]) - 1  # scale = 2**exponent
+    if top > 0 and not -1021 <= int(np.frexp(top)[1]) + 2 * exponent <= 1024:  # the normal float64 range
+        raise ValueError(
+            f"{name}: its variances (squares of entries of size {scale:.1e}) are outside the float64 range; "
+            f"multiply {name} by a constant near {1 / scale:.0e} first"
+        )
+    return np.ldexp(w, 2 * exponent)

@@ -154,8 +154,12 @@ def hidden_states(model: MiniLM, ids: list[np.ndarray]) -> np.ndarray:
     ``ids`` is one array of token ids per sentence (``[CLS]`` ... ``[SEP]``); the rows of the
     result follow them in order.
     """
+    _checks.instance(model, MiniLM, "model")
+    if not isinstance(ids, (list, tuple)):
+        raise TypeError(f"ids: expected a list with one 1-D array of token ids per sentence, got {type(ids).__name__}")
     if len(ids) == 0:
         raise ValueError("ids: expected at least one sentence")
+    ids = [_checks.integers(t, f"ids[{i}]") for i, t in enumerate(ids)]
     w, eps = model.weights, float(model.config["layer_norm_eps"])
     max_len = int(model.config["max_position_embeddings"])
     lengths = np.array([len(t) for t in ids])
@@ -186,11 +190,17 @@ def hidden_states(model: MiniLM, ids: list[np.ndarray]) -> np.ndarray:
 
 def encode(sentences: list[str] | tuple[str, ...], model: MiniLM | None = None) -> Encoded:
     """Tokenize ``sentences`` and run the encoder on them (see :class:`Encoded`)."""
-    if isinstance(sentences, str) or len(sentences) == 0:
+    if not isinstance(sentences, (list, tuple)):
+        hint = "; wrap one sentence in a list: [sentence]" if isinstance(sentences, str) else ""
+        raise TypeError(f"sentences: expected a list of strings, got {type(sentences).__name__}{hint}")
+    if len(sentences) == 0:
         raise ValueError("sentences: expected a non-empty list of strings")
-    if not all(isinstance(s, str) and s.strip() for s in sentences):
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"sentences: expected strings, but item {i} is a {type(s).__name__}")
+    if not all(s.strip() for s in sentences):
         raise ValueError("sentences: every sentence must be a non-empty string")
-    model = model or load_minilm()
+    model = _checks.instance(model, MiniLM, "model", optional=True) or load_minilm()
     encodings = model.tokenizer.encode_batch(list(sentences))
     ids = [np.array(e.ids, dtype=np.int64) for e in encodings]
     longest = int(np.argmax([len(t) for t in ids]))
@@ -210,6 +220,9 @@ def encode(sentences: list[str] | tuple[str, ...], model: MiniLM | None = None) 
 def sentence_embeddings(enc: Encoded, layer: int = -1, X: np.ndarray | None = None) -> np.ndarray:
     """Mean of each sentence's token vectors (``[CLS]`` and ``[SEP]`` included), the pooling the
     sentence-transformers model uses. ``X`` replaces ``enc.states[layer]`` (e.g. a remedied copy)."""
+    _checks.instance(enc, Encoded, "enc")
+    layers = len(enc.states)
+    layer = _checks.integer(layer, "layer", -layers, layers - 1, why=f"{layers} layers, counted from 0 or from -1")
     X = enc.states[layer] if X is None else _checks.cloud(X)
     if len(X) != len(enc.ids):
         raise ValueError(f"X: expected {len(enc.ids)} rows (one per token), got {len(X)}")
@@ -259,6 +272,7 @@ def split_halves(corpus: Corpus, rng: np.random.Generator | int) -> np.ndarray:
     A paraphrase pair always falls into one half whole, so the other half can test what a remedy
     fitted without those sentences does to them.
     """
+    _checks.instance(corpus, Corpus, "corpus")
     rng = _checks.as_rng(rng)
     n = len(corpus.sentences)
     unit = np.arange(n)
@@ -274,7 +288,7 @@ REFERENCE = DATA / "minilm_reference.npz"
 def reference_difference(model: MiniLM | None = None) -> float:
     """Largest absolute difference between :func:`hidden_states` and the stored reference hidden
     states (every layer, token and coordinate of three sentences). Tokenization is checked too."""
-    model = model or load_minilm()
+    model = _checks.instance(model, MiniLM, "model", optional=True) or load_minilm()
     with np.load(REFERENCE) as ref:
         worst = 0.0
         for i, sentence in enumerate(ref["sentences"]):

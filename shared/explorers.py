@@ -27,6 +27,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from . import _checks
+
 REMEMBERED = 32
 _STYLE = {"description_width": "240px"}
 _LAYOUT = {"width": "500px"}
@@ -37,7 +39,13 @@ def slider(description: str, value: float, low: float, high: float, step: float)
 
     Whole-number arguments give an integer slider, anything else a float slider.
     """
+    if not isinstance(description, str):
+        raise TypeError(f"description: expected a string, got {description!r}")
     whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (value, low, high, step))
+    value, low, high, step = (_checks.real(v, name) for v, name in
+                              ((value, "value"), (low, "low"), (high, "high"), (step, "step")))
+    if whole:
+        value, low, high, step = int(value), int(low), int(high), int(step)
     if not low <= value <= high or not step > 0:
         raise ValueError(f"value: expected low <= value <= high and step > 0, got {value} in [{low}, {high}] step {step}")
     cls = widgets.IntSlider if whole else widgets.FloatSlider
@@ -47,7 +55,9 @@ def slider(description: str, value: float, low: float, high: float, step: float)
 
 def choice(description: str, options: Sequence[Any], value: Any = None) -> widgets.Widget:
     """A slider over a list of options (for example the names of remedies)."""
-    options = list(options)
+    if not isinstance(description, str):
+        raise TypeError(f"description: expected a string, got {description!r}")
+    options = _checks.sequence(options, "options")
     if not options:
         raise ValueError("options: expected at least one option")
     value = options[0] if value is None else value

@@ -17,11 +17,11 @@ from .meters import _meter, cross_group_cosines, mean_cosine, random_cosines
 
 def _tokens(X: object, name: str = "X") -> np.ndarray:
     """Check tokens: one sequence ``(n, d)`` or a stack of sequences ``(sequences, n, d)``."""
-    arr = np.asarray(X)
-    if arr.ndim == 3:
-        _checks.cloud(arr.reshape(-1, arr.shape[-1]) if arr.size else arr.reshape(0, 0), name=name)
-        return arr.astype(float, copy=False)
-    return _checks.cloud(arr, name=name)
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        if 0 in X.shape:
+            raise ValueError(f"{name}: a stack of sequences needs at least one token of one dimension, got shape {X.shape}")
+        return _checks.cloud(X.reshape(-1, X.shape[-1]), name=name).reshape(X.shape)
+    return _checks.cloud(X, name=name)
 
 
 def softmax_rows(S: np.ndarray) -> np.ndarray:
@@ -32,7 +32,9 @@ def softmax_rows(S: np.ndarray) -> np.ndarray:
     any finite scores give finite weights, each row positive and summing to 1.
     """
     S = _tokens(S, name="S")
-    A = np.exp(S - S.max(axis=-1, keepdims=True))
+    top = S.max(axis=-1, keepdims=True)
+    far = S / 2 - top / 2 < -400.0  # weight exp(S - top) = 0 there, and S - top might overflow
+    A = np.exp(np.subtract(S, top, out=np.full_like(S, -np.inf), where=~far))
     return A / A.sum(axis=-1, keepdims=True)
 
 
@@ -51,6 +53,9 @@ def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.
     """
     X = _tokens(X)
     beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
+    top = float(np.max(np.abs(X)))
+    if beta * top * top * X.shape[-1] > 1e300:  # Python floats: an overflow gives inf, not a warning
+        raise ValueError("X: its entries are so large that the scores beta X X^T would overflow; scale X down")
     A = softmax_rows(beta * (X @ X.swapaxes(-1, -2)))  # attention weights: each row sums to 1
     return X + alpha * (A @ X - X)  # every token moves a fraction alpha toward its average
 
@@ -67,6 +72,7 @@ def angular_std(X: np.ndarray) -> float:
     X = _checks.cloud(X)
     if X.shape[1] != 2:
         raise ValueError(f"X: the angular standard deviation is defined for 2-D clouds, got {X.shape[1]} columns")
+    X = X / _checks.power_of_two(X)  # exact: angles do not depend on the scale
     z = X[:, 0] + 1j * X[:, 1]
     z = z[z != 0]
     if z.size == 0:
@@ -119,9 +125,11 @@ def attention_run(
     way, a ray, which in more dimensions is a cone. The offset sets how early that happens: a
     centred sample still has a small mean of its own and gets there too, only later.
     """
+    depth = _checks.integer(depth, "depth", 0)
     beta = _checks.real(beta, "beta", 0.0)
     alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
+    n = _checks.integer(n, "n", 2, why="random cosines need two points")
     rng = _checks.as_rng(seed, "seed")
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
     X = offset * direction + make_isotropic(n, 2, rng)
@@ -161,12 +169,13 @@ def attention_sequences(
     Attention mixes tokens only within their sequence, so what the sequences end up sharing is
     what they shared at the start.
     """
-    sequences = _checks.integer(sequences, "sequences", 2)
+    sequences = _checks.integer(sequences, "sequences", 2, why="tokens from different sequences need two")
     depth = _checks.integer(depth, "depth", 0)
+    beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
     n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 2)
     rng = _checks.as_rng(seed, "seed")
-    if shared:
+    if _checks.flag(shared, "shared"):
         u = np.array([1.0, 0.6]) if d == 2 else np.eye(d)[0]
         directions = np.tile(u / np.linalg.norm(u), (sequences, 1))
     else:
@@ -199,11 +208,11 @@ def frequency_pull(emb: np.ndarray, freq: np.ndarray, gamma: float = 0.9) -> np.
     arXiv:2109.03127), who find the geometry of an embedding strongly tied to its frequency.
     """
     emb = _checks.cloud(emb, name="emb")
-    freq = np.asarray(freq, dtype=float)
+    freq = _checks.vector(freq, "freq", what="array of frequencies")
     if freq.shape != (len(emb),):
         raise ValueError(f"freq: expected one frequency per row of emb ({len(emb)}), got shape {freq.shape}")
-    if not np.all(np.isfinite(freq)) or np.any(freq < 0) or not freq.max() > 0:
-        raise ValueError("freq: frequencies must be finite, non-negative and not all zero")
+    if np.any(freq < 0) or not freq.max() > 0:
+        raise ValueError("freq: frequencies must be non-negative and not all zero")
     gamma = _checks.real(gamma, "gamma", 0.0, 1.0)
     pull = np.sqrt(freq / freq.max())
     return emb * (1.0 - gamma * pull)[:, None]
@@ -263,9 +272,21 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
     almost only the push (Gao et al. 2019, arXiv:1907.12009).
     """
     E, E_out = _checks.cloud(E, name="E"), _checks.cloud(E_out, name="E_out")
+    d = E.shape[1]
+    if E_out.shape[1] != d:
+        raise ValueError(f"E_out: expected {d} columns like E, got {E_out.shape[1]}")
+    A, b = _checks.cloud(A, name="A"), _checks.vector(b, "b")
+    if A.shape != (d, d) or b.shape != (d,):
+        raise ValueError(f"A, b: expected shapes {(d, d)} and {(d,)} for {d}-dimensional embeddings, "
+                         f"got {A.shape} and {b.shape}")
     P = _checks.cloud(P, name="P")
     if P.shape != (len(E), len(E_out)):
-        raise ValueError(f"P: expected shape {(len(E), len(E_out))} (contexts x targets), got {P.shape}")
+        raise ValueError(f"E, E_out, P: P needs a row per row of E (contexts) and a column per row of E_out "
+                         f"(targets), so shape {(len(E), len(E_out))}; got {P.shape}")
+    if np.any(P < 0) or not 0.99 < P.sum() < 1.01:
+        raise ValueError("P: expected joint probabilities: non-negative entries that sum to 1")
+    if max(float(np.abs(E).max()) * float(np.abs(A).max()), float(np.abs(E_out).max())) * d > 1e300:
+        raise ValueError("E, A, E_out: entries this large overflow the model's products; scale them down")
     H = np.tanh(E @ A + b)
     logits = H @ E_out.T
     logits -= logits.max(axis=1, keepdims=True)
@@ -287,6 +308,8 @@ FREQUENCY_BANDS = {"frequent": (0.0, 0.1), "middle": (0.1, 0.5), "rare": (0.5, 1
 def band_rows(vocab: int, band: str) -> np.ndarray:
     """Row indices (frequency ranks) of one band of :data:`FREQUENCY_BANDS` in a vocabulary of ``vocab``."""
     vocab = _checks.integer(vocab, "vocab", 2)
+    if not isinstance(band, str):
+        raise TypeError(f"band: expected the name of a band (a string), got {band!r}")
     if band not in FREQUENCY_BANDS:
         raise ValueError(f"band: expected one of {list(FREQUENCY_BANDS)}, got {band!r}")
     lo, hi = FREQUENCY_BANDS[band]
@@ -344,12 +367,11 @@ def degeneration_run(
     builds stay near 1e-14 instead of growing.
     """
     exponent = _checks.real(exponent, "exponent", 0.0)
-    if not isinstance(tied, (bool, np.bool_)):
-        raise ValueError(f"tied: expected True or False, got {tied!r}")
+    tied = _checks.flag(tied, "tied")
     d = _checks.integer(d, "d", 1)
     lr = _checks.real(lr, "lr", 0.0)
     init_scale = _checks.real(init_scale, "init_scale", 0.0)
-    checkpoints = [_checks.integer(t, "checkpoints", 0) for t in checkpoints]
+    checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
     rng = _checks.as_rng(seed, "seed")
@@ -390,8 +412,12 @@ class BandCosines:
 
 def band_cosines(run: DegenerationRun, output: bool = False) -> BandCosines:
     """:func:`~shared.meters.mean_cosine` within each band of ``run.emb`` (``output``: of ``run.out``) at each step."""
-    snaps = run.out if output else run.emb
+    _checks.instance(run, DegenerationRun, "run")
+    snaps = run.out if _checks.flag(output, "output") else run.emb
     vocab = snaps.shape[1]
+    if min(len(band_rows(vocab, band)) for band in FREQUENCY_BANDS) < 2:
+        raise ValueError(f"run: a vocabulary of {vocab} tokens leaves a frequency band with fewer than two tokens, "
+                         "so no mean cosine within it; train with vocab >= 15")
     per = {band: np.array([mean_cosine(X[band_rows(vocab, band)]) for X in snaps]) for band in FREQUENCY_BANDS}
     return BandCosines(run.steps, per["frequent"], per["middle"], per["rare"], np.array([mean_cosine(X) for X in snaps]))
 

@@ -48,7 +48,12 @@ class Reading:
 
 def read(meter: Callable, value: float, label: str | None = None) -> Reading:
     """A :class:`Reading` of ``value``, named and formatted as ``meter`` declares (``label`` overrides the name)."""
-    return Reading(label or meter.label, float(value), meter.fmt)
+    if not (callable(meter) and hasattr(meter, "label") and hasattr(meter, "fmt")):
+        raise TypeError(f"meter: expected one of the toolkit's meters (a function with a label and a format), "
+                        f"got {meter!r}")
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label: expected a string or None, got {label!r}")
+    return Reading(label or meter.label, _checks.real(value, "value"), meter.fmt)
 
 
 def cov_eigs(X: np.ndarray) -> np.ndarray:
@@ -58,11 +63,24 @@ def cov_eigs(X: np.ndarray) -> np.ndarray:
 
     Rounding can leave the smallest eigenvalues a hair below zero; they are clipped to 0.
     Eigenvalues do not depend on any choice of eigenvectors, so this is safe to print.
+
+    A cloud whose points coincide up to rounding (see :func:`shared._checks.flat`) has no spread:
+    its spectrum is exactly zero (which the rank meters refuse), not rounding noise.
     """
     X = _checks.cloud(X, min_rows=2)
-    Xc = X - X.mean(axis=0)
+    if _checks.flat(X):
+        return np.zeros(X.shape[1])
+    w, scale = _scaled_cov_eigs(X)
+    return _checks.variances(w, scale)
+
+
+def _scaled_cov_eigs(X: np.ndarray) -> tuple[np.ndarray, float]:
+    """Covariance eigenvalues (descending, clipped at 0) of ``X / scale``, and the power of two ``scale``."""
+    scale = _checks.power_of_two(X)
+    Xs = X / scale
+    Xc = Xs - Xs.mean(axis=0)
     w = np.linalg.eigvalsh(Xc.T @ Xc / len(X))[::-1]
-    return np.clip(w, 0.0, None)
+    return np.clip(w, 0.0, None), scale
 
 
 def _logsumexp_columns(P: np.ndarray) -> np.ndarray:
@@ -86,7 +104,8 @@ def partition_isotropy(
       LAPACK build, and ``Z(c) != Z(-c)`` whenever the cloud is not centred;
     * ``X`` is first divided by its root-mean-square entry :math:`\sqrt{\operatorname{mean}(X^2)}`,
       which makes ``I`` independent of the cloud's overall scale and of rotations (raw ``Z`` is
-      not: an isotropic Gaussian scaled by 0.01 would score about 0.999);
+      not: an isotropic Gaussian scaled by 0.01 would score about 0.999); the value is the same at
+      every scale from the smallest to the largest float;
     * ``log Z`` is computed with log-sum-exp, so no scale overflows and nothing is clipped.
 
     ``rescale=False`` skips the division, as in the original estimator: then the value depends on
@@ -99,13 +118,21 @@ def partition_isotropy(
     cloud whose eigenvectors are not unique is refused with a ``ValueError``: when two positive
     eigenvalues of :math:`X^\top X` coincide (a whitened cloud has all ``d`` equal), every unit
     vector of their eigenspace is an eigenvector, and "the" eigenvectors would be whatever the
-    LAPACK build happens to return. Use :func:`basis_isotropy` for such a cloud. Coinciding *zero*
-    eigenvalues are harmless: ``Z`` is the same along every direction in which the cloud is empty.
+    LAPACK build happens to return. Use :func:`basis_isotropy` for such a cloud. Two eigenvalues
+    coincide when they agree to a relative ``1e-8`` *of each other* (``_checks.EIGEN_TIE``), so the
+    many small, distinct eigenvalues of a needle-thin cone are fine. Coinciding *zero* eigenvalues
+    (below ``1e-10`` of the largest) are harmless: ``Z`` is the same along every direction in
+    which the cloud is empty.
+
+    ``X`` needs two points: a single point has no isotropy to measure (its value would depend on
+    ``d`` alone).
     """
-    X = _checks.cloud(X)
+    X = _checks.cloud(X, min_rows=2)
+    rescale = _checks.flag(rescale, "rescale")
     Xs = _rms_scaled(X) if rescale else X
     if directions is None:
-        w, C = np.linalg.eigh(Xs.T @ Xs)
+        Xe = Xs if rescale else X / _checks.power_of_two(X)  # eigenvectors do not depend on the scale
+        w, C = np.linalg.eigh(Xe.T @ Xe)
         _check_unique_eigenvectors(w)
     else:
         C = _checks.cloud(directions, name="directions")
@@ -116,15 +143,25 @@ def partition_isotropy(
         if not np.allclose(np.linalg.norm(C, axis=0), 1.0, atol=1e-8):
             raise ValueError("directions: every column must be a unit vector")
     log_z = _log_partition(Xs, C)
+    if not np.all(np.isfinite(log_z)):
+        raise ValueError(
+            f"X: with rescale=False, c^T x overflows float64 (largest |x| is {np.abs(X).max():.1e}); "
+            "pass rescale=True or scale X down"
+        )
     return float(np.exp(log_z.min() - log_z.max()))
 
 
 def _rms_scaled(X: np.ndarray) -> np.ndarray:
-    """``X`` divided by its root-mean-square entry (the scale partition isotropy is defined at)."""
-    rms = np.sqrt(np.mean(X**2))
+    """``X`` divided by its root-mean-square entry (the scale partition isotropy is defined at).
+
+    The root mean square is taken of ``X`` divided by a power of two (exactly), so it neither
+    overflows nor underflows, and the result is the same bit for bit at any scale.
+    """
+    Xs = X / _checks.power_of_two(X)
+    rms = np.sqrt(np.mean(Xs**2))
     if rms == 0:
         raise ValueError("X: every entry is zero; partition isotropy is undefined")
-    return X / rms
+    return Xs / rms
 
 
 def _log_partition(Xs: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -133,13 +170,18 @@ def _log_partition(Xs: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.concatenate([_logsumexp_columns(P), _logsumexp_columns(-P)])
 
 
-def _check_unique_eigenvectors(w: np.ndarray, rtol: float = 1e-10) -> None:
-    """Refuse a spectrum in which two positive eigenvalues agree to ``rtol`` of the largest."""
+def _check_unique_eigenvectors(w: np.ndarray, zero: float = 1e-10) -> None:
+    """Refuse a spectrum in which two neighbouring positive eigenvalues coincide (``_checks.EIGEN_TIE``).
+
+    Each gap is compared with the eigenvalues it separates, not with the largest one: small
+    eigenvalues that differ from each other are distinct, however large the top one is.
+    Eigenvalues below ``zero`` times the largest count as zero (the cloud is empty along them).
+    """
     w = np.sort(w)
-    positive = w[w > rtol * w[-1]]
-    gaps = np.diff(positive) / w[-1]
-    if np.any(gaps <= rtol):
-        tied = int(np.sum(gaps <= rtol)) + 1
+    positive = w[w > zero * w[-1]]
+    tie = np.diff(positive) <= _checks.EIGEN_TIE * positive[1:]
+    if np.any(tie):
+        tied = int(np.sum(tie)) + 1
         raise ValueError(
             f"X: {tied} eigenvalues of X^T X coincide, so its eigenvectors are not unique and the "
             "estimator would depend on the basis LAPACK picks; use basis_isotropy(X, rng) or pass "
@@ -155,7 +197,7 @@ def basis_isotropy(X: np.ndarray, rng: np.random.Generator | int, bases: int = 5
     a number. Its distribution (for example its median and range) is a property of the cloud that
     no LAPACK choice can move.
     """
-    X = _checks.cloud(X)
+    X = _checks.cloud(X, min_rows=2)
     bases = _checks.integer(bases, "bases", 1)
     rng = _checks.as_rng(rng)
     d = X.shape[1]
@@ -191,9 +233,24 @@ def _random_pairs(X: object, rng: np.random.Generator | int, m: int) -> tuple[np
 
 
 def _unit_rows(X: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length; a zero row stays zero (it has no direction)."""
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+    """Rows scaled to unit length; a zero row stays zero (it has no direction).
+
+    Each row is first divided by a power of two near its largest entry (exact), so its norm
+    neither overflows nor underflows, whatever its magnitude.
+    """
+    Xs = X / _checks.power_of_two(X, axis=1)
+    norms = np.linalg.norm(Xs, axis=1, keepdims=True)
+    return np.divide(Xs, norms, out=np.zeros_like(Xs), where=norms > 0)
+
+
+#: Cosines are rounded to this many decimals before they are ranked, so that cosines equal up to
+#: rounding error (about ``d * eps``) tie instead of being ordered by it.
+COSINE_DECIMALS = 12
+
+
+def _rankable(cos: np.ndarray) -> np.ndarray:
+    """Cosines rounded to :data:`COSINE_DECIMALS` decimals: equal up to rounding means tied."""
+    return np.round(cos, COSINE_DECIMALS)
 
 
 def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -> np.ndarray:
@@ -230,9 +287,10 @@ def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
 
     Unlike :func:`effective_rank` it does not weigh directions by their variance; it only tells
     an empty direction (zero up to rounding, e.g. the one a LayerNorm output cannot move in) from
-    a used one.
+    a used one. An all-zero spectrum (a cloud with no spread) has rank 0.
     """
-    lam = _checks.spectrum(eigs)
+    lam = _checks.spectrum(eigs, allow_zero=True)
+    rtol = _checks.real(rtol, "rtol", 0.0, 1.0)
     return int(np.sum(lam > rtol * lam.max()))
 
 
@@ -258,13 +316,15 @@ def isoscore(X: np.ndarray) -> float:
     :math:`\delta = \|\hat\Sigma - \mathbf 1\| / \sqrt{2(d - \sqrt d)}`,
     :math:`\phi = (d - \delta^2 (d - \sqrt d))^2 / d^2` and :math:`\iota = (d\phi - 1)/(d - 1)`.
     Algebraically :math:`\iota = (PR - 1)/(d - 1)`: a rescaled participation ratio, so ``k`` of
-    ``d`` directions used equally score :math:`(k-1)/(d-1)`.
+    ``d`` directions used equally score :math:`(k-1)/(d-1)`. A cloud whose points coincide (up to
+    rounding) has no spread, and is refused.
     """
     X = _checks.cloud(X, min_rows=2)
     d = X.shape[1]
     if d < 2:
         raise ValueError("X: IsoScore needs at least 2 dimensions")
-    lam = _checks.spectrum(cov_eigs(X), name="covariance spectrum of X")
+    _checks.spread(X, consequence="IsoScore has no spread to measure")
+    lam, _ = _scaled_cov_eigs(X)  # IsoScore does not depend on the scale
     sigma_hat = np.sqrt(d) * lam / np.linalg.norm(lam)
     delta = np.linalg.norm(sigma_hat - 1.0) / np.sqrt(2.0 * (d - np.sqrt(d)))
     phi = (d - delta**2 * (d - np.sqrt(d))) ** 2 / d**2
@@ -282,10 +342,9 @@ def uniformity(X: np.ndarray) -> float:
     are refused.
     """
     X = _checks.cloud(X, min_rows=2)
-    norms = np.linalg.norm(X, axis=1)
-    if np.any(norms == 0):
+    if not np.all(X.any(axis=1)):
         raise ValueError("X: uniformity needs every row to be non-zero (a zero row has no direction)")
-    U = X / norms[:, None]
+    U = _unit_rows(X)
     cos = np.clip((U @ U.T)[np.triu_indices(len(U), k=1)], -1.0, 1.0)
     log_mean = _logsumexp_columns((4.0 * cos)[:, None])[0] - np.log(cos.size)
     return float(-4.0 + log_mean)
@@ -332,10 +391,12 @@ def all_meters(X: np.ndarray) -> Meters:
     """Every meter of the course on one cloud. The mean cosine is exact (all pairs), so no seed is needed.
 
     Partition isotropy is ``nan`` where it is undefined (a cloud whose eigenvectors are not
-    unique, see :func:`partition_isotropy`); every other meter is always defined.
+    unique, see :func:`partition_isotropy`); every other meter is defined for every cloud with
+    spread (a cloud whose points all coincide is refused).
     """
     X = _checks.cloud(X, min_rows=2)
-    eigs = cov_eigs(X)
+    _checks.spread(X, consequence="its spread meters are undefined")
+    eigs, _ = _scaled_cov_eigs(X)  # the ranks do not depend on the scale
     try:
         partition = partition_isotropy(X)
     except ValueError:
@@ -359,8 +420,11 @@ ISOTROPIC_IF: dict[str, tuple[str, float]] = {
 
 def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:
     """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule in :data:`ISOTROPIC_IF`."""
+    if not isinstance(meter, str):
+        raise TypeError(f"meter: expected the name of a meter (a string), got {meter!r}")
     if meter not in ISOTROPIC_IF:
         raise ValueError(f"meter: expected one of {list(ISOTROPIC_IF)}, got {meter!r}")
+    value, gaussian = _checks.real(value, "value"), _checks.real(gaussian, "gaussian")
     kind, amount = ISOTROPIC_IF[meter]
     if kind == "at least":
         return bool(value >= amount * gaussian)
@@ -444,8 +508,10 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
     the baseline's). A claim that a mechanism *produces* a failure needs a row for the mechanism,
     a row for the same toy with it switched off, and the baseline.
     """
-    if not isinstance(clouds, Mapping) or not clouds:
-        raise ValueError("clouds: expected a non-empty mapping from a name to a cloud")
+    if not isinstance(clouds, Mapping):
+        raise TypeError(f"clouds: expected a mapping from a name to a cloud (a dict), got {type(clouds).__name__}")
+    if not clouds:
+        raise ValueError("clouds: expected at least one cloud, got an empty mapping")
     seed = _checks.integer(seed, "seed", 0)
     baselines: dict[tuple[int, int], Meters] = {}
     rows = []
@@ -454,7 +520,11 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
         shape = X.shape
         if shape not in baselines:
             baselines[shape] = all_meters(make_isotropic(shape[0], shape[1], seed + shape[0]))
-        values, base = all_meters(X), baselines[shape]
+        try:
+            values = all_meters(X)
+        except ValueError as error:  # name the cloud, not all_meters' own argument
+            raise ValueError(f"clouds[{name!r}]{str(error).removeprefix('X')}") from error
+        base = baselines[shape]
         verdicts = {key: calls_isotropic(key, getattr(values, key), getattr(base, key)) for key in ISOTROPIC_IF}
         rows.append(MeterRow(str(name), values, base, verdicts))
     return MeterTable(rows, baselines)
@@ -465,21 +535,25 @@ def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, 
     r"""How well cosine similarity separates same-label pairs from different-label pairs (ROC AUC).
 
     Over ``m`` random pairs of distinct rows: the probability that a same-label pair has a higher
-    cosine than a different-label pair (ties count one half; Mann-Whitney U / :math:`n_1 n_0`).
+    cosine than a different-label pair (ties count one half; Mann-Whitney U / :math:`n_1 n_0`;
+    cosines equal up to rounding are ties).
     0.5 is chance, 1 is perfect. Like a semantic-similarity benchmark, it compares cosines *across*
     pairs against one global scale, so a shared offset or a few dominating directions hurt it.
     """
     X = _checks.cloud(X, min_rows=2)
-    labels = _labels(labels, len(X))
+    labels = _checks.labels(labels, len(X))
     m = _checks.integer(m, "m", 2)
     rng = _checks.as_rng(rng)
     i = rng.integers(0, len(X), m)
     j = (i + rng.integers(1, len(X), m)) % len(X)
     U = _unit_rows(X)
-    score = np.einsum("ij,ij->i", U[i], U[j])
+    score = _rankable(np.einsum("ij,ij->i", U[i], U[j]))
     same = labels[i] == labels[j]
     if same.all() or not same.any():
-        raise ValueError("labels: the sampled pairs need both same-label and different-label pairs")
+        raise ValueError(
+            "labels: the sampled pairs need both same-label and different-label pairs; "
+            "use labels with at least two classes and a repeated class, or a larger m"
+        )
     return _auc(score[same], score[~same])
 
 
@@ -507,15 +581,15 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     in every pair, ``-1`` when it always falls; it is unchanged by any increasing transformation
     of either variable. A constant variable has no ranking, and is refused.
     """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.ndim != 1 or x.shape != y.shape or len(x) < 2:
-        raise ValueError(f"x, y: expected two 1-D arrays of the same length >= 2, got shapes {x.shape} and {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("x, y: contain NaN or infinite values")
+    x = _checks.vector(x, "x", min_size=2)
+    y = _checks.vector(y, "y")
+    if y.shape != x.shape:
+        raise ValueError(f"y: expected the same length as x ({len(x)}), got {len(y)}")
     rx, ry = _average_ranks(x), _average_ranks(y)
     rx, ry = rx - rx.mean(), ry - ry.mean()
-    if not (np.any(rx) and np.any(ry)):
-        raise ValueError("x, y: a constant variable has no rank correlation")
+    for name, r in [("x", rx), ("y", ry)]:
+        if not np.any(r):
+            raise ValueError(f"{name}: is constant, and a constant variable has no rank correlation")
     return float(np.clip(rx @ ry / np.sqrt((rx @ rx) * (ry @ ry)), -1.0, 1.0))
 
 
@@ -526,26 +600,24 @@ def knn_accuracy(
     """Share of the rows of ``X`` whose label is the majority label of their ``k`` most cosine-similar
     rows of ``X_ref`` (a tie goes to the smallest label). A per-query ranking: unlike
     :func:`pair_auc` it never compares cosines of different queries with each other.
+
+    Cosines equal up to rounding tie; a tie for the ``k``-th place goes to the earlier rows of
+    ``X_ref``, so the neighbours are well defined even when many cosines are equal.
     """
     X_ref = _checks.cloud(X_ref, name="X_ref")
     X = _checks.cloud(X)
     if X.shape[1] != X_ref.shape[1]:
         raise ValueError(f"X: expected {X_ref.shape[1]} columns like X_ref, got {X.shape[1]}")
-    y_ref, y = _labels(y_ref, len(X_ref), "y_ref"), _labels(y, len(X), "y")
-    k = _checks.integer(k, "k", 1, len(X_ref))
-    sims = _unit_rows(X) @ _unit_rows(X_ref).T
-    nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    votes = np.zeros((len(X), int(y_ref.max()) + 1))
-    np.add.at(votes, (np.repeat(np.arange(len(X)), k), y_ref[nearest].ravel()), 1.0)
-    return float(np.mean(votes.argmax(axis=1) == y))
-
-
-def _labels(labels: object, n: int, name: str = "labels") -> np.ndarray:
-    """Check that ``labels`` holds ``n`` non-negative integer class labels."""
-    arr = np.asarray(labels)
-    if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer) or (n and arr.min() < 0):
-        raise ValueError(f"{name}: expected {n} non-negative integer labels, got shape {arr.shape} of {arr.dtype}")
-    return arr
+    y_ref = _checks.labels(y_ref, len(X_ref), "y_ref", rows_of="X_ref")
+    y = _checks.labels(y, len(X), "y", rows_of="X")
+    k = _checks.integer(k, "k", 1, len(X_ref), why="at most the number of rows of X_ref")
+    sims = _rankable(_unit_rows(X) @ _unit_rows(X_ref).T)
+    kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1 : k]  # each query's k-th largest cosine
+    above, tied = sims > kth, sims == kth
+    chosen = above | (tied & (np.cumsum(tied, axis=1) <= k - above.sum(axis=1, keepdims=True)))
+    classes, ref_class = np.unique(y_ref, return_inverse=True)  # votes per class present, not per label value
+    votes = chosen.astype(float) @ (ref_class[:, None] == np.arange(len(classes)))
+    return float(np.mean(classes[votes.argmax(axis=1)] == y))
 
 
 def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -561,7 +633,7 @@ def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
     the value is exact and cheap (``O(n d)``).
     """
     X = _checks.cloud(X, min_rows=2)
-    groups = _labels(groups, len(X), "groups")
+    groups = _checks.labels(groups, len(X), "groups")
     _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
     pairs = len(X) ** 2 - int(np.sum(sizes.astype(np.int64) ** 2))
     if pairs == 0:
@@ -585,18 +657,18 @@ def rank_collapse(X: np.ndarray) -> float:
     that share one direction with different lengths as collapsed.
     """
     X = _checks.cloud(X, min_rows=1)
-    s = np.linalg.svd(X, compute_uv=False)
+    s = np.linalg.svd(X / _checks.power_of_two(X), compute_uv=False)  # the ratio is scale-free
     total = np.sum(s**2)
     if total == 0:
         raise ValueError("X: all entries are zero, so it has no direction to collapse onto")
-    return float(np.sqrt(max(total - s[0] ** 2, 0.0) / total))
+    return float(np.sqrt(np.sum(s[1:] ** 2) / total))
 
 
 def _pair_rows(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray]:
     """Check a set of sentence vectors and the row indices of its paraphrase pairs."""
-    S = _checks.cloud(S, min_rows=2)
-    pairs = np.asarray(pairs)
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or len(pairs) < 2 or not np.issubdtype(pairs.dtype, np.integer):
+    S = _checks.cloud(S, name="S", min_rows=2)
+    pairs = _checks.integers(pairs, "pairs", ndim=2)
+    if pairs.shape[1] != 2 or len(pairs) < 2:
         raise ValueError(f"pairs: expected an integer array of shape (P, 2) with P >= 2, got shape {pairs.shape}")
     if pairs.min() < 0 or pairs.max() >= len(S) or len(np.unique(pairs)) != pairs.size:
         raise ValueError(f"pairs: expected distinct row indices of S (0..{len(S) - 1})")
@@ -653,12 +725,13 @@ def paraphrase_check(S: np.ndarray, pairs: np.ndarray) -> ParaphraseCheck:
     cosine of each kind, their AUC (the probability that a paraphrase pair has the higher cosine
     of the two, over every paraphrase/unrelated combination; ties count one half), and top-1
     retrieval: the share of the ``2P`` sentences whose most similar other row of ``S`` is their
-    paraphrase. Every pair is used, so there is no sampling.
+    paraphrase. Every pair is used, so there is no sampling. Cosines equal up to rounding tie
+    (in the AUC, and in retrieval, where a tie goes to the earlier row).
     """
     U, pairs, para, unrelated = _paraphrase_parts(S, pairs)
-    C = U @ U.T
+    C = _rankable(U @ U.T)
     np.fill_diagonal(C, -np.inf)
     nearest = C[pairs.T.ravel()].argmax(axis=1)
     partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    return ParaphraseCheck(float(para.mean()), float(unrelated.mean()), _auc(para, unrelated),
+    return ParaphraseCheck(float(para.mean()), float(unrelated.mean()), _auc(_rankable(para), _rankable(unrelated)),
                            float(np.mean(nearest == partner)))

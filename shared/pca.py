@@ -22,13 +22,27 @@ def principal_axes(X: np.ndarray) -> PrincipalAxes:
     An eigenvector's sign is an arbitrary choice of the LAPACK build. Each column is flipped so
     that its entry of largest magnitude is positive (the convention of scikit-learn's
     ``svd_flip``), which makes projections reproducible wherever the eigenvalues are distinct.
+    A cloud whose points coincide (up to rounding) has no axes, and is refused.
     """
     X = _checks.cloud(X, min_rows=2)
-    Xc = X - X.mean(axis=0)
+    _checks.spread(X, consequence="it has no principal axes")
+    w, V, scale = _scaled_axes(X)
+    return PrincipalAxes(_checks.variances(w, scale), V)
+
+
+def _scaled_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`principal_axes` of ``X / scale`` (no checks), and the power of two ``scale``.
+
+    Dividing by a power of two is exact, so the axes are those of ``X`` itself, and the
+    eigenvalues are those of ``X`` divided by ``scale**2``: nothing overflows at any magnitude.
+    """
+    scale = _checks.power_of_two(X)
+    Xs = X / scale
+    Xc = Xs - Xs.mean(axis=0)
     w, V = np.linalg.eigh(Xc.T @ Xc / len(X))
     w, V = w[::-1], V[:, ::-1]
     pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-    return PrincipalAxes(np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0))
+    return np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0), scale
 
 
 def pca_2d(X: np.ndarray) -> np.ndarray:
@@ -39,5 +53,7 @@ def pca_2d(X: np.ndarray) -> np.ndarray:
     X = _checks.cloud(X, min_rows=2)
     if X.shape[1] < 2:
         raise ValueError(f"X: a 2-D projection needs at least 2 dimensions, got {X.shape[1]}")
-    _, V = principal_axes(X)
-    return (X - X.mean(axis=0)) @ V[:, :2]
+    _checks.spread(X, consequence="it has no principal axes to project on")
+    _, V, scale = _scaled_axes(X)
+    Xs = X / scale
+    return (Xs - Xs.mean(axis=0)) @ V[:, :2] * scale

@@ -79,6 +79,8 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:
     covariance has (at least) one zero eigenvalue; whitening therefore keeps only the directions of
     ``fit`` with non-zero variance (:func:`numerical_rank`).
     """
+    _remedy_name(remedy)
+    X, fit = _checks.cloud(X), _checks.cloud(fit, name="fit", min_rows=2)
     if remedy == "none":
         return X
     if remedy == "centring":
@@ -87,7 +89,16 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:
         return all_but_the_top(X, REAL_TOP_K, fit=fit)
     if remedy == "whitening":
         return zca_whiten(X, 1.0, fit=fit, rank=numerical_rank(cov_eigs(fit)))
-    raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
+    raise AssertionError("unreachable: the remedy was checked")
+
+
+def _remedy_name(remedy: object) -> str:
+    """Check that ``remedy`` names one of :data:`REAL_REMEDIES`."""
+    if not isinstance(remedy, str):
+        raise TypeError(f"remedy: expected the name of a remedy (a string), got {remedy!r}")
+    if remedy not in REAL_REMEDIES:
+        raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
+    return remedy
 
 
 def _cross_group_histogram(U: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -136,7 +147,6 @@ class RealPoint:
         }
 
 
-@lru_cache(maxsize=32)
 def real_point(layer: int, remedy: str) -> RealPoint:
     """Held-out tokens and sentences at ``layer`` (0 = embedding layer) after ``remedy``.
 
@@ -146,10 +156,14 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     are affine maps, so they commute with mean pooling: a sentence vector is remedied directly
     instead of pooling remedied tokens (the same result, less work).
     """
+    layer = _checks.integer(layer, "layer", 0, real_study().enc.states.shape[0] - 1)
+    return _real_point(layer, _remedy_name(remedy))
+
+
+@lru_cache(maxsize=32)
+def _real_point(layer: int, remedy: str) -> RealPoint:
+    """:func:`real_point` for checked arguments (cached: each setting is computed once per kernel)."""
     study = real_study()
-    layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
-    if remedy not in REAL_REMEDIES:
-        raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
     H = study.enc.states[layer]
     held_rows = int(study.held_tokens.sum())
     pooled = sentence_embeddings(study.enc, layer)[study.held_sentences]
@@ -270,6 +284,11 @@ def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
     Looks each (lower-case, single) word up in wordfreq's table directly, which gives the values of
     ``wordfreq.zipf_frequency`` for such words at a fraction of the cost.
     """
+    words = _checks.sequence(words, "words")
+    if not all(isinstance(w, str) for w in words):
+        raise TypeError("words: expected a list of strings")
+    if not words or not all(w.strip() for w in words):
+        raise ValueError("words: expected at least one word, and no blank strings")
     table = _frequency_table()
     return np.array([round(math.log10(table[w]) + 9.0, 2) if w in table else 0.0 for w in words])
 

@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from . import _checks
 from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
-from .pca import principal_axes
+from .pca import _scaled_axes
 
 
-def _fit_cloud(X: np.ndarray, fit: np.ndarray | None) -> np.ndarray:
-    """The cloud a remedy's statistics are estimated on: ``fit`` if given, else ``X`` itself."""
+def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
+    """``X``, the cloud a remedy's statistics are estimated on (``fit`` if given, else ``X``) and
+    that cloud's name. ``X`` may be a single point when ``fit`` is given."""
     if fit is None:
-        return X
+        X = _checks.cloud(X, min_rows=2)
+        return X, X, "X"
+    X = _checks.cloud(X)
     fit = _checks.cloud(fit, name="fit", min_rows=2)
     if fit.shape[1] != X.shape[1]:
         raise ValueError(f"fit: expected {X.shape[1]} columns like X, got {fit.shape[1]}")
-    return fit
+    return X, fit, "fit"
+
+
+def _top_directions(ref: np.ndarray, k: int, ref_name: str, arg: str) -> np.ndarray:
+    """The top ``k`` principal directions of ``ref`` (columns), refused where they are not unique:
+    when ``ref`` has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1``
+    coincide."""
+    _checks.spread(ref, ref_name, consequence="it has no principal directions")
+    w, V, _ = _scaled_axes(ref)
+    kept = numerical_rank(w)
+    if k > kept:
+        raise ValueError(
+            f"{arg}: {ref_name} has only {kept} directions with variance (numerical rank {kept} of "
+            f"{len(w)}), so its top {k} are not defined; pass {arg}={kept} or less, or use more points"
+        )
+    if k < len(w) and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
+        raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
+    return V[:, :k]
 
 
 def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
@@ -31,16 +51,16 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     *uncentred* vector in its last step; this is the common centred variant, whose output has zero
     mean. The paper's rule of thumb is ``k ≈ d/100`` (2 for GloVe, 3 for word2vec at d = 300).
     ``k = 0`` is plain centring. The mean and the directions are estimated on ``fit`` (default:
-    ``X`` itself), so a remedy fitted on one set of points can be applied to another.
+    ``X`` itself), so a remedy fitted on one set of points can be applied to another. The top
+    ``k`` directions must be well defined: ``k`` at most the number of directions in which the
+    fitted cloud varies, and eigenvalue ``k`` distinct from eigenvalue ``k + 1``.
     """
-    X = _checks.cloud(X, min_rows=2)
-    k = _checks.integer(k, "k", 0, X.shape[1])
-    ref = _fit_cloud(X, fit)
+    X, ref, ref_name = _fit_cloud(X, fit)
+    k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
     Xc = X - ref.mean(axis=0)
     if k == 0:
         return Xc
-    _, V = principal_axes(ref)
-    top = V[:, :k]
+    top = _top_directions(ref, k, ref_name, "k")
     return Xc - (Xc @ top) @ top.T
 
 
@@ -63,28 +83,27 @@ def zca_whiten(
     lies in a flat subspace, such as the output of a LayerNorm (its rows satisfy one linear
     equation, so their covariance has a zero eigenvalue). The projection onto the top ``r``
     directions is well defined only when :math:`\lambda_r > \lambda_{r+1}`, which is checked.
+    A cloud whose points coincide (up to rounding) has no variance to whiten, and is refused.
     """
-    X = _checks.cloud(X, min_rows=2)
+    X, ref, ref_name = _fit_cloud(X, fit)
     power = _checks.real(power, "power", 0.0, 1.0)
     d = X.shape[1]
-    r = d if rank is None else _checks.integer(rank, "rank", 1, d)
-    ref = _fit_cloud(X, fit)
+    r = d if rank is None else _checks.integer(rank, "rank", 1, d, why="at most the number of columns of X")
     Xc = X - ref.mean(axis=0)
     if power == 0 and r == d:
         return Xc
-    w, V = principal_axes(ref)
-    if not w[0] > 0:
-        raise ValueError(f"{'X' if fit is None else 'fit'}: all points coincide, so there is no variance to whiten")
+    _checks.spread(ref, ref_name, consequence="there is no variance to whiten")
+    w, V, scale = _scaled_axes(ref)  # on ref / scale (exact): no variance overflows
     kept = numerical_rank(w)
     if r > kept:
         raise ValueError(
-            f"X: its covariance is singular (rank {kept} of {d}), so whitening would divide "
+            f"{ref_name}: its covariance is singular (rank {kept} of {d}), so whitening would divide "
             f"by zero; pass rank={kept} to drop the empty directions, or use more points than dimensions"
         )
-    if r < d and w[r] >= w[r - 1] * (1 - 1e-10):
+    if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
     U = V[:, :r]
-    return Xc @ (U * w[:r] ** (-power / 2)) @ U.T
+    return (Xc / scale) @ (U * w[:r] ** (-power / 2)) @ U.T * scale ** (1 - power)
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -92,12 +111,17 @@ def standardize(X: np.ndarray) -> np.ndarray:
 
     Per-dimension standardisation is the fix Timkey & van Schijndel (2021, arXiv:2109.04404)
     propose for rogue dimensions: no single coordinate can then dominate a cosine by its scale.
+    A coordinate that is constant up to rounding has no spread to divide by, and is refused.
     """
     X = _checks.cloud(X, min_rows=2)
-    sd = X.std(axis=0)
-    if np.any(sd == 0):
-        raise ValueError(f"X: coordinate {int(np.argmin(sd))} is constant; it cannot be standardised")
-    return (X - X.mean(axis=0)) / sd
+    constant = _checks.flat(X, per_column=True)
+    if constant.any():
+        raise ValueError(
+            f"X: coordinate {int(np.argmax(constant))} is constant (up to rounding), so it cannot be "
+            "standardised; drop the constant coordinates first"
+        )
+    Xs = X / _checks.power_of_two(X, axis=0)  # exact, per column: no variance overflows
+    return (Xs - Xs.mean(axis=0)) / Xs.std(axis=0)
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,10 @@ class Sweep:
 REMEDIES = ("all-but-the-top", "whitening")
 
 
+#: Neighbours :func:`sweep_remedies` lets vote in :func:`knn_accuracy`.
+KNN_K = 10
+
+
 def sweep_remedies(
     X_fit: np.ndarray,
     y_fit: np.ndarray,
@@ -164,18 +192,46 @@ def sweep_remedies(
     :func:`~shared.meters.knn_accuracy` (``k = 10``, held-out points against the transformed fit
     points). Every setting sees the same pairs, so differences come from the remedy alone.
     """
-    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
+    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=KNN_K)
     X_eval = _checks.cloud(X_eval, name="X_eval", min_rows=2)
+    d = X_fit.shape[1]
+    if X_eval.shape[1] != d:
+        raise ValueError(f"X_eval: expected {d} columns like X_fit, got {X_eval.shape[1]}")
+    y_fit = _checks.labels(y_fit, len(X_fit), "y_fit", rows_of="X_fit")
+    y_eval = _checks.labels(y_eval, len(X_eval), "y_eval", rows_of="X_eval")
+    _, counts = np.unique(y_eval, return_counts=True)
+    if len(counts) < 2 or counts.max() < 2:
+        raise ValueError("y_eval: pair AUC needs two classes, one with at least two points")
+    ks = [_checks.integer(k, f"ks[{i}]", 0, d, why="at most the number of columns of X_fit")
+          for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    seed = _checks.integer(seed, "seed", 0)
+    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
+    _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
+    rank = numerical_rank(_scaled_axes(X_fit)[0])
+    if ks and max(ks) > rank:
+        raise ValueError(f"ks: X_fit has only {rank} directions with variance, so every k must be at most {rank}")
+    if any(p > 0 for p in powers) and rank < d:
+        raise ValueError(
+            f"X_fit: its covariance is singular (rank {rank} of {d}), so whitening would divide by zero; "
+            "use more points than dimensions, or powers=[0.0]"
+        )
     curves = []
     for name, settings, apply in [
-        ("all-but-the-top", list(ks), lambda X, k: all_but_the_top(X, int(k), fit=X_fit)),
-        ("whitening", list(powers), lambda X, p: zca_whiten(X, float(p), fit=X_fit)),
+        ("all-but-the-top", ks, lambda X, k: all_but_the_top(X, k, fit=X_fit)),
+        ("whitening", powers, lambda X, p: zca_whiten(X, p, fit=X_fit)),
     ]:
         rows = []
         for setting in settings:
             ref, ev = apply(X_fit, setting), apply(X_eval, setting)
-            rows.append((setting, isoscore(ev), mean_cosine(ev), pair_auc(ev, y_eval, seed),
-                         knn_accuracy(ref, y_fit, ev, y_eval)))
-        cols = np.array(rows, dtype=float).reshape(len(settings), 5).T
+            try:
+                rows.append((setting, isoscore(ev), mean_cosine(ev), pair_auc(ev, y_eval, seed),
+                             knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
+            except ValueError as error:  # a meter refused a transformed cloud: say which setting made it
+                raise ValueError(
+                    f"X_fit, X_eval: after {name} at setting {setting}, fitted on X_fit, the transformed "
+                    f"X_eval cannot be measured ({error})"
+                ) from error
+        cols = np.array(rows, dtype=float).reshape(-1, 5).T
         curves.append(RemedyCurve(name, *cols))
     return Sweep(*curves)

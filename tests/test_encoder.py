@@ -81,7 +81,6 @@ def test_sentence_embeddings_are_mean_pooled(model):
     "call, message",
     [
         (lambda m: encode([], m), "non-empty list"),
-        (lambda m: encode("one string", m), "non-empty list"),
         (lambda m: encode(["fine", "  "], m), "non-empty string"),
         (lambda m: hidden_states(m, [np.array([101, 40000, 102])]), "outside the vocabulary"),
         (lambda m: hidden_states(m, [np.arange(600) % 1000]), "1 to 512 tokens"),
@@ -142,7 +141,7 @@ def test_remedies_on_held_out_data():
     for bad in (7, -1):
         with pytest.raises(ValueError, match="layer: must lie in"):
             real_point(bad, "none")
-    with pytest.raises(ValueError, match="layer: expected an int"):
+    with pytest.raises(TypeError, match="layer: expected an int"):
         real_point(2.7, "none")
 
 
@@ -152,3 +151,25 @@ def test_whitening_a_layernorm_output_needs_its_rank():
     from shared import numerical_rank
 
     assert numerical_rank(eigs) == 381  # three directions of the last layer carry no variance
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda m: encode(None, m), TypeError, "^sentences: expected a list of strings, got NoneType"),
+        (lambda m: encode("one string", m), TypeError, r"^sentences: .*wrap one sentence in a list"),
+        (lambda m: encode(["fine", 3], m), TypeError, "^sentences: expected strings, but item 1 is a int"),
+        (lambda m: encode(["fine"], "model"), TypeError, "^model: expected a MiniLM"),
+        (lambda m: hidden_states(m, [np.array([101, 7592.7, 102])]), TypeError, r"^ids\[0\]: expected integers"),
+        (lambda m: hidden_states(m, np.array([101, 102])), TypeError, "^ids: expected a list"),
+        (lambda m: hidden_states(None, [np.array([101, 102])]), TypeError, "^model: expected a MiniLM"),
+        (lambda m: sentence_embeddings(None), TypeError, "^enc: expected an Encoded"),
+        (lambda m: sentence_embeddings(encode(["Yes."], m), layer=7), ValueError, r"^layer: must lie in \[-7, 6\]"),
+        (lambda m: sentence_embeddings(encode(["Yes."], m), layer=2.5), TypeError, "^layer: expected an int"),
+        (lambda m: split_halves("corpus", 0), TypeError, "^corpus: expected a Corpus"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(model, call, error, message):
+    # These used to surface as IndexError / AttributeError, or, for ids like 101.7, be truncated.
+    with pytest.raises(error, match=message):
+        call(model)

@@ -115,3 +115,30 @@ def test_spec_figures_of_the_rich_get_richer_run():
 def test_bad_input_raises_a_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ----- bad and extreme input -----------------------------------------------------------------------
+
+
+def test_attention_run_names_its_own_arguments():
+    with pytest.raises(ValueError, match=r"^n: must lie in \[2, inf\]"):
+        attention_run(n=1)  # it used to say "X: needs at least 2 rows"
+    with pytest.raises(TypeError, match="^depth: expected an int"):
+        attention_run(depth=2.5)
+    with pytest.raises(TypeError, match="^seed: expected"):
+        attention_run(seed="4")
+
+
+def test_softmax_rows_of_scores_wider_than_the_float_range():
+    S = np.array([[1.7e308, -1.7e308, 1.7e308], [0.0, 1.0, 2.0]])
+    with np.errstate(all="raise"):  # nothing overflows on the way
+        A = softmax_rows(S)
+    assert np.allclose(A, [[0.5, 0.0, 0.5], softmax_rows(S[1:])[0]])
+
+
+@given(st.integers(-900, 900))
+def test_rich_get_richer_and_angles_do_not_depend_on_the_scale(k):
+    lam = np.array([1.2, 1.0, 0.9, 0.3, 0.0])
+    assert np.array_equal(rich_get_richer_step(np.ldexp(lam, k)), rich_get_richer_step(lam))
+    X = np.random.default_rng(1).standard_normal((30, 2)) + [1.0, 0.5]
+    assert angular_std(np.ldexp(X, k)) == angular_std(X)

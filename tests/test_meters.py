@@ -1,4 +1,4 @@
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 
 import numpy as np
 import pytest
@@ -29,6 +29,7 @@ from shared import (
     uniformity,
     zca_whiten,
 )
+from shared import make_cone
 from tests.conftest import gaussian_cloud
 
 seeds = st.integers(0, 2**32 - 1)
@@ -237,8 +238,10 @@ def test_meter_table_names_each_failure(clouds):
         calls_isotropic("IsoScore", 0.5, 0.9)
     with pytest.raises(ValueError, match="name: no cloud called 'ball'"):
         table.row("ball")
-    with pytest.raises(ValueError, match="clouds: expected a non-empty mapping"):
+    with pytest.raises(ValueError, match="clouds: expected at least one cloud"):
         meter_table({})
+    with pytest.raises(TypeError, match="clouds: expected a mapping"):
+        meter_table([X_iso])
     with pytest.raises(ValueError, match=r"clouds\['bad'\]: expected a 2-D array"):
         meter_table({"bad": np.ones(3)})
 
@@ -250,27 +253,29 @@ def test_meter_table_names_each_failure(clouds):
     "call, message",
     [
         (lambda: partition_isotropy(np.ones(5)), "X: expected a 2-D array"),
-        (lambda: partition_isotropy(np.array([[1.0, np.nan]])), "X: contains NaN"),
+        (lambda: partition_isotropy(np.array([[1.0, np.nan], [0.0, 1.0]])), "X: contains NaN"),
+        (lambda: partition_isotropy(np.array([[1.0, 2.0]])), "X: needs at least 2 rows"),
         (lambda: partition_isotropy(np.zeros((4, 3))), "X: every entry is zero"),
         (lambda: partition_isotropy(np.ones((4, 3)), directions=np.ones((2, 2))), "directions: expected 3 rows"),
         (lambda: partition_isotropy(np.eye(3) + 1, directions=np.ones((3, 1))), "unit vector"),
         (lambda: random_cosines(np.ones((1, 3)), 0), "at least 2 rows"),
         (lambda: random_cosines(np.ones((4, 3)), 0, m=0), "m: must lie in"),
-        (lambda: random_cosines(np.ones((4, 3)), 1.5), "rng: expected"),
+        (lambda: random_cosines(np.ones((4, 3)), 1.5), (TypeError, "rng: expected")),
         (lambda: cov_eigs(np.ones((1, 3))), "at least 2 rows"),
-        (lambda: cov_eigs(np.array([["a", "b"], ["c", "d"]])), "real numbers"),
+        (lambda: cov_eigs(np.array([["a", "b"], ["c", "d"]])), (TypeError, "X: expected real numbers")),
         (lambda: effective_rank(np.ones((2, 2))), "eigs: expected a 1-D spectrum"),
         (lambda: effective_rank([1.0, -0.5]), "non-negative"),
         (lambda: effective_rank([0.0, 0.0]), "all eigenvalues are zero"),
         (lambda: entropy_rank([]), "empty"),
         (lambda: isoscore(np.ones((5, 1))), "at least 2 dimensions"),
-        (lambda: isoscore(np.ones((5, 3))), "all eigenvalues are zero"),
+        (lambda: isoscore(np.ones((5, 3))), "X: all points coincide"),
         (lambda: uniformity(np.array([[0.0, 0.0], [1.0, 1.0]])), "non-zero"),
         (lambda: basis_isotropy(np.ones((4, 3)), 0, bases=0), "bases: must lie in"),
     ],
 )
-def test_bad_input_raises_a_named_value_error(call, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_input_raises_a_named_error(call, message):
+    error, message = message if isinstance(message, tuple) else (ValueError, message)
+    with pytest.raises(error, match=message):
         call()
 
 
@@ -304,13 +309,14 @@ def test_knn_accuracy_on_separated_and_random_labels():
     "call, message",
     [
         (lambda: __import__("shared").pair_auc(np.eye(4), np.zeros(4, int), 0), "same-label and different-label"),
-        (lambda: __import__("shared").pair_auc(np.eye(4), np.array([0.5, 1, 0, 1]), 0), "integer labels"),
+        (lambda: __import__("shared").pair_auc(np.eye(4), np.array([0.5, 1, 0, 1]), 0), (TypeError, "labels: expected integers")),
         (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(4), np.arange(4)), "columns like X_ref"),
         (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(3), np.arange(3), k=4), "k: must lie in"),
     ],
 )
 def test_task_scores_refuse_bad_input(call, message):
-    with pytest.raises(ValueError, match=message):
+    error, message = message if isinstance(message, tuple) else (ValueError, message)
+    with pytest.raises(error, match=message):
         call()
 
 
@@ -395,3 +401,217 @@ def test_numerical_rank_counts_occupied_directions():
     X = np.random.default_rng(2).standard_normal((100, 5))
     X -= X.mean(axis=1, keepdims=True)  # rows sum to zero: one direction is empty
     assert numerical_rank(cov_eigs(X)) == 4
+
+
+# ----- magnitudes, kinds of input and clouds with no spread --------------------------------------
+
+SCALE_FREE = {
+    "IsoScore": isoscore,
+    "partition I": partition_isotropy,
+    "uniformity": uniformity,
+    "rank collapse": rank_collapse,
+    "random cosines": lambda X: random_cosines(X, 0, m=200),
+    "cosine terms": lambda X: cosine_terms(X, 0, m=50),
+    "pair AUC": lambda X: __import__("shared").pair_auc(X, np.arange(len(X)) % 3, 1, m=300),
+    "kNN accuracy": lambda X: __import__("shared").knn_accuracy(
+        X[::2], np.arange(0, len(X), 2) % 3, X, np.arange(len(X)) % 3, k=3
+    ),
+    "cross-group cosines": lambda X: cross_group_cosines(X, np.arange(len(X)) % 4),
+    "all meters": all_meters,
+}
+
+
+def _outcome(meter, X):
+    """The meter's value, or the type and message of the error it raises."""
+    try:
+        return meter(X)
+    except (ValueError, TypeError) as error:
+        return type(error), str(error)
+
+
+def _same(a, b) -> bool:
+    if is_dataclass(a):
+        return type(a) is type(b) and all(_same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    if isinstance(a, dict):
+        return all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return a == b
+    return np.array_equal(a, b, equal_nan=True)
+
+
+@given(seeds, shapes, st.integers(-900, 900))
+def test_scale_free_meters_are_exactly_scale_free_at_any_magnitude(seed, shape, k):
+    # Multiplying by 2**k is exact, and every scale-free meter computes on its input divided by a
+    # power of two: the value is the same bit for bit, from 2**-900 (1e-271) to 2**900 (1e271).
+    X = gaussian_cloud(seed, *shape, anisotropy=5.0, shift=1.0)
+    for name, meter in SCALE_FREE.items():
+        assert _same(meter(np.ldexp(X, k)), meter(X)), name
+
+
+@given(seeds, shapes, st.floats(-150, 150))
+def test_scale_free_meters_agree_at_decimal_scales_from_1e_150_to_1e150(seed, shape, log_scale):
+    X = gaussian_cloud(seed, *shape, anisotropy=5.0, shift=1.0)
+    scaled = X * 10.0**log_scale  # rounds every entry once: the values agree to rounding
+    for name in ("IsoScore", "partition I", "uniformity", "rank collapse", "random cosines"):
+        assert SCALE_FREE[name](scaled) == pytest.approx(SCALE_FREE[name](X), rel=1e-9, abs=1e-12), name
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-150, 1e-90, 1e78, 1e100, 1e150, 1e200])
+def test_scale_free_meters_at_the_magnitudes_that_used_to_break_them(scale):
+    # IsoScore was wrong from 1e78 up and 1.0 below 1e-90; partition isotropy was 1.0 at 1e200;
+    # cosines, pair AUC and kNN were zeros or chance at 1e+-200; 1e-200 was "every entry is zero".
+    from shared import knn_accuracy, pair_auc
+
+    X = gaussian_cloud(3, 120, 6, anisotropy=4.0, shift=1.0)
+    y = np.arange(120) % 3
+    X[y == 1] += 2.0  # labels that cosines can see
+    for meter in (isoscore, partition_isotropy, uniformity, rank_collapse):
+        assert meter(scale * X) == pytest.approx(meter(X), rel=1e-9)
+    assert np.allclose(random_cosines(scale * X, 0), random_cosines(X, 0), rtol=1e-9, atol=1e-12)
+    assert pair_auc(scale * X, y, 0) == pytest.approx(pair_auc(X, y, 0), abs=1e-6)
+    assert knn_accuracy(scale * X[:60], y[:60], scale * X[60:], y[60:]) == knn_accuracy(X[:60], y[:60], X[60:], y[60:])
+
+
+@given(seeds, shapes, st.sampled_from([np.float16, np.float32, np.int32, np.int64]))
+def test_every_input_dtype_is_computed_in_float64(seed, shape, dtype):
+    X = gaussian_cloud(seed, *shape, anisotropy=3.0, shift=1.0)
+    low = (8 * X).astype(dtype)
+    assume(not np.isinf(low).any())
+    for name, meter in SCALE_FREE.items():
+        assert _same(_outcome(meter, low), _outcome(meter, low.astype(np.float64))), name
+    assert np.array_equal(cov_eigs(low), cov_eigs(low.astype(np.float64)))
+
+
+@pytest.mark.parametrize("bad", [np.ones((5, 3), dtype=bool), np.ones((5, 3)) + 1j, np.ones((5, 3)).astype(object),
+                                 np.full((5, 3), "1.0")])
+def test_bool_complex_object_and_text_clouds_are_type_errors(bad):
+    for meter in (isoscore, cov_eigs, partition_isotropy, uniformity, rank_collapse):
+        with pytest.raises(TypeError, match="^X: expected real numbers"):
+            meter(bad)
+
+
+def _constant_clouds():
+    """Clouds whose points all coincide: exactly, and up to rounding (as a mechanism leaves them)."""
+    from shared import attention_step
+
+    rng = np.random.default_rng(0)
+    yield np.tile([0.1, 1 / 3, -7.0], (2000, 1))
+    yield np.tile(rng.standard_normal(50) * 1e-7, (300, 1))
+    yield np.ones((5, 3))
+    # One attention step with uniform weights (beta = 0) moving all the way (alpha = 1) puts every
+    # token on the mean: a constant cloud, up to rounding.
+    yield attention_step(rng.standard_normal((300, 2)) + [0.7, 0.4], beta=0.0, alpha=1.0)
+    yield attention_step(rng.standard_normal((1000, 50)), beta=0.0, alpha=1.0)
+
+
+@pytest.mark.parametrize("C", list(_constant_clouds()), ids=["0.1,1/3,-7", "tiny", "ones", "attention 2-D", "attention 50-D"])
+def test_a_cloud_with_no_spread_is_refused_not_scored_from_rounding(C):
+    # Before: IsoScore 0.0 (or 0.031 after the attention step), effective rank 1.0, entropy rank 1.0.
+    assert np.array_equal(cov_eigs(C), np.zeros(C.shape[1]))
+    assert numerical_rank(cov_eigs(C)) == 0
+    with pytest.raises(ValueError, match="eigs: all eigenvalues are zero"):
+        effective_rank(cov_eigs(C))
+    with pytest.raises(ValueError, match="eigs: all eigenvalues are zero"):
+        entropy_rank(cov_eigs(C))
+    for meter in (all_meters,) + ((isoscore,) if C.shape[1] > 1 else ()):
+        with pytest.raises(ValueError, match=r"^X: all points coincide \(up to rounding\)"):
+            meter(C)
+
+
+@given(seeds, st.integers(2, 200), st.integers(2, 20), st.floats(-100, 100))
+def test_constant_clouds_at_any_position_and_size_are_refused(seed, n, d, log_size):
+    rng = np.random.default_rng(seed)
+    C = np.tile(rng.standard_normal(d) * 10.0**log_size, (n, 1))
+    C += rng.integers(-1, 2, C.shape) * np.spacing(C)  # and moved by up to one ulp
+    with pytest.raises(ValueError, match="X: all points coincide"):
+        isoscore(C)
+    assert not np.any(cov_eigs(C))
+
+
+def test_a_needle_thin_cone_is_a_valid_cloud():
+    # Its 49 small eigenvalues differ from one another; only compared with the huge top one did
+    # they look equal ("12 eigenvalues of X^T X coincide").
+    X = make_cone(500, 50, np.random.default_rng(0), strength=20, residual=0.001)
+    assert 0.0 <= partition_isotropy(X) < 0.01
+
+
+@given(seeds, st.floats(1, 100), st.floats(-4, -1))
+def test_needle_cones_of_any_strength_are_valid(seed, strength, log_residual):
+    X = make_cone(300, 20, seed, strength=strength, residual=10.0**log_residual)
+    assert 0.0 <= partition_isotropy(X) <= 1.0
+
+
+@given(seeds, st.integers(40, 300), st.integers(2, 12), st.floats(1, 50), st.floats(-3, 3))
+def test_a_whitened_cloud_is_refused_at_any_scale(seed, n, d, aniso, log_scale):
+    X = zca_whiten(gaussian_cloud(seed, n, d, anisotropy=aniso, shift=2.0)) * 10.0**log_scale
+    with pytest.raises(ValueError, match=f"X: {d} eigenvalues of X\\^T X coincide"):
+        partition_isotropy(X)
+
+
+def test_a_repeated_eigenvalue_inside_the_spectrum_is_refused():
+    X = zca_whiten(gaussian_cloud(4, 400, 5)) @ np.diag([3.0, 2.0, 2.0, 1.0, 0.5])
+    with pytest.raises(ValueError, match="X: 2 eigenvalues of X\\^T X coincide"):
+        partition_isotropy(X)
+
+
+def test_one_point_has_no_isotropy_to_measure():
+    # It used to score 0.011: exp(-2 sqrt(d)), a number that depends on d alone.
+    with pytest.raises(ValueError, match="X: needs at least 2 rows"):
+        partition_isotropy(gaussian_cloud(0, 1, 5))
+
+
+def test_rescale_must_be_a_bool():
+    with pytest.raises(TypeError, match="rescale: expected True or False"):
+        partition_isotropy(gaussian_cloud(0, 10, 3), rescale="no")
+
+
+def test_knn_labels_are_classes_not_array_sizes():
+    # A label of 10**9 used to size a vote array by it (hundreds of GiB).
+    from shared import knn_accuracy
+
+    rng = np.random.default_rng(5)
+    y_ref, y = rng.integers(0, 3, 300), rng.integers(0, 3, 100)
+    X_ref, X = np.eye(3)[y_ref] * 5 + rng.standard_normal((300, 3)), np.eye(3)[y] * 5 + rng.standard_normal((100, 3))
+    big = 10**9
+    assert knn_accuracy(X_ref, big * y_ref + 7, X, big * y + 7) == knn_accuracy(X_ref, y_ref, X, y)
+
+
+def test_knn_ties_go_to_the_earlier_reference_rows():
+    from shared import knn_accuracy
+
+    X_ref = np.array([[1.0, 0.0]] * 4)  # every cosine ties
+    assert knn_accuracy(X_ref, np.array([1, 1, 0, 0]), np.array([[2.0, 0.0]]), np.array([1]), k=2) == 1.0
+    assert knn_accuracy(X_ref, np.array([0, 0, 1, 1]), np.array([[2.0, 0.0]]), np.array([1]), k=2) == 0.0
+
+
+def test_cosines_equal_up_to_rounding_tie_in_rankings():
+    from shared import pair_auc
+
+    rng = np.random.default_rng(1)
+    C = np.tile(rng.standard_normal(8), (40, 1))
+    C += rng.integers(-1, 2, C.shape) * np.spacing(C)  # every direction the same, up to rounding
+    assert pair_auc(C, np.arange(40) % 2, 0) == 0.5
+    check = paraphrase_check(C, np.arange(8).reshape(4, 2))
+    assert check.auc == 0.5
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: paraphrase_check(np.ones((12, 3)) * np.nan, np.arange(12).reshape(6, 2)), ValueError, "^S: contains NaN"),
+        (lambda: paraphrase_check(np.ones(12), np.arange(12).reshape(6, 2)), ValueError, "^S: expected a 2-D array"),
+        (lambda: paraphrase_cosines(np.eye(12), np.arange(12).reshape(6, 2) + 0.5), TypeError, "^pairs: expected integers"),
+        (lambda: spearman([1.0, 2.0, 3.0], [1, 2]), ValueError, "^y: expected the same length as x"),
+        (lambda: spearman([1, 2, 3], [5, 5, 5]), ValueError, "^y: is constant"),
+        (lambda: spearman([True, False], [1, 2]), TypeError, "^x: expected real numbers, got booleans"),
+        (lambda: numerical_rank([1.0, 0.5], rtol=float("nan")), ValueError, "^rtol: "),
+        (lambda: effective_rank([1.0, 2.0 + 1j]), TypeError, "^eigs: expected real numbers, got complex"),
+        (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(3)[:2], np.arange(3)), ValueError,
+         "^y: expected 2 labels, one per row of X"),
+        (lambda: __import__("shared").knn_accuracy(np.eye(3), np.arange(3), np.eye(3), np.arange(3), k=4), ValueError,
+         r"^k: must lie in \[1, 3\] \(at most the number of rows of X_ref\)"),
+    ],
+)
+def test_errors_name_the_public_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

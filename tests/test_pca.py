@@ -31,3 +31,19 @@ def test_pca_2d_keeps_the_top_two_variances():
 def test_pca_2d_needs_two_dimensions():
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         pca_2d(np.ones((5, 1)))
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(-500, 500))
+def test_axes_and_projection_follow_a_power_of_two_scaling_exactly(seed, k):
+    X = gaussian_cloud(seed, 60, 5, anisotropy=10.0, shift=1.0)
+    w, V = principal_axes(X)
+    w_k, V_k = principal_axes(np.ldexp(X, k))
+    assert np.array_equal(V_k, V) and np.array_equal(w_k, np.ldexp(w, 2 * k))
+    assert np.array_equal(pca_2d(np.ldexp(X, k)), np.ldexp(pca_2d(X), k))
+
+
+@pytest.mark.parametrize("C", [np.ones((6, 3)), np.tile([0.1, 1 / 3, 7.0], (500, 1))])
+def test_a_cloud_with_no_spread_has_no_principal_axes(C):
+    for call in (principal_axes, pca_2d):
+        with pytest.raises(ValueError, match=r"^X: all points coincide \(up to rounding\)"):
+            call(C)

@@ -159,3 +159,97 @@ def test_whitening_rank_refuses_a_split_inside_a_repeated_eigenvalue():
 def test_centring_is_all_but_the_top_with_k_zero():
     X = np.random.default_rng(5).standard_normal((50, 4)) + 7.0
     assert np.allclose(all_but_the_top(X, 0), X - X.mean(axis=0))
+
+
+# ----- magnitudes, kinds of input and clouds with no spread --------------------------------------
+
+
+@given(seeds, st.integers(-500, 500))
+def test_remedies_follow_a_power_of_two_scaling_exactly(seed, k):
+    X = gaussian_cloud(seed, 80, 5, anisotropy=10.0, shift=2.0)
+    Xk = np.ldexp(X, k)
+    assert np.array_equal(zca_whiten(Xk), zca_whiten(X))  # full whitening is scale-free
+    assert np.array_equal(standardize(Xk), standardize(X))
+    assert np.array_equal(all_but_the_top(Xk, 2), np.ldexp(all_but_the_top(X, 2), k))
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150, 1e-300, 1e300])
+def test_remedies_at_extreme_magnitudes(scale):
+    X = gaussian_cloud(1, 80, 5, anisotropy=10.0, shift=2.0)
+    assert np.allclose(zca_whiten(scale * X), zca_whiten(X), rtol=1e-8, atol=1e-8)
+    assert np.allclose(standardize(scale * X), standardize(X), rtol=1e-8, atol=1e-8)
+    assert np.allclose(all_but_the_top(scale * X, 1) / scale, all_but_the_top(X, 1), rtol=1e-8, atol=1e-8)
+
+
+def test_a_constant_coordinate_up_to_rounding_is_not_standardised():
+    # Its spread was rounding noise, and became entries of +-1.
+    X = np.random.default_rng(0).standard_normal((300, 3))
+    X[:, 1] = 0.1 + np.random.default_rng(1).integers(-1, 2, 300) * np.spacing(0.1)
+    with pytest.raises(ValueError, match=r"^X: coordinate 1 is constant \(up to rounding\)"):
+        standardize(X)
+
+
+def test_a_cloud_with_no_spread_is_not_whitened():
+    C = np.tile([0.1, 1 / 3, 7.0], (40, 1))
+    with pytest.raises(ValueError, match=r"^X: all points coincide \(up to rounding\)"):
+        zca_whiten(C, rank=1)  # it used to whiten the rounding noise
+    with pytest.raises(ValueError, match=r"^fit: all points coincide"):
+        zca_whiten(np.eye(3), fit=C)
+    with pytest.raises(ValueError, match=r"^X: all points coincide"):
+        all_but_the_top(C, 1)
+    assert np.allclose(all_but_the_top(C, 0), 0.0)  # centring alone is defined: every point goes to 0
+
+
+def test_the_top_k_directions_must_exist_and_be_unique():
+    X = np.random.default_rng(2).standard_normal((3, 6))  # three points span two directions
+    with pytest.raises(ValueError, match="^k: X has only 2 directions with variance"):
+        all_but_the_top(X, 3)
+    W = zca_whiten(np.random.default_rng(3).standard_normal((200, 4)))  # every eigenvalue equal
+    with pytest.raises(ValueError, match="^k: eigenvalues 1 and 2 coincide"):
+        all_but_the_top(W, 1)
+
+
+def test_a_fitted_remedy_applies_to_a_single_point():
+    fit = gaussian_cloud(2, 100, 4, anisotropy=5.0)
+    point = fit[:1] + 1.0
+    assert np.allclose(zca_whiten(point, fit=fit), zca_whiten(np.vstack([point, fit]), fit=fit)[:1])
+    assert np.allclose(all_but_the_top(point, 2, fit=fit), all_but_the_top(np.vstack([point, fit]), 2, fit=fit)[:1])
+
+
+def _planted_halves():
+    from shared import make_planted
+
+    planted = make_planted(120, 8, 1, signal_dims=3)
+    return dict(X_fit=planted.X[:60], y_fit=planted.labels[:60], X_eval=planted.X[60:], y_eval=planted.labels[60:],
+                ks=[0, 1], powers=[0.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        (dict(y_fit=np.zeros(59, dtype=int)), ValueError, "^y_fit: expected 60 labels, one per row of X_fit"),
+        (dict(y_eval=np.linspace(0, 1, 60)), TypeError, "^y_eval: expected integers"),
+        (dict(ks=[2.5]), TypeError, r"^ks\[0\]: expected an int"),
+        (dict(ks=[0, 9]), ValueError, r"^ks\[1\]: must lie in \[0, 8\]"),
+        (dict(ks=3), TypeError, "^ks: expected a list"),
+        (dict(powers=[0.5, "a"]), TypeError, r"^powers\[1\]: expected a real number"),
+        (dict(powers=[1.5]), ValueError, r"^powers\[0\]: must be a finite number in \[0.0, 1.0\]"),
+        (dict(seed=1.5), TypeError, "^seed: expected an int"),
+        (dict(X_eval=np.ones((60, 7))), ValueError, "^X_eval: expected 8 columns like X_fit"),
+        (dict(X_fit=np.ones((60, 8))), ValueError, "^X_fit: all points coincide"),
+    ],
+)
+def test_sweep_remedies_names_its_own_arguments(change, error, message):
+    from shared import sweep_remedies
+
+    with pytest.raises(error, match=message):
+        sweep_remedies(**{**_planted_halves(), **change})
+
+
+def test_sweep_remedies_with_no_settings_gives_empty_columns():
+    from shared import sweep_remedies
+
+    sweep = sweep_remedies(**{**_planted_halves(), "ks": [], "powers": []})
+    for curve in (sweep.all_but_the_top, sweep.whitening):
+        assert all(len(getattr(curve, key)) == 0 for key in ("setting", "isoscore", "mean_cosine", "pair_auc",
+                                                              "knn_accuracy"))
