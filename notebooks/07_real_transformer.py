@@ -431,7 +431,7 @@ answer = None  # one of "a", "b", "c"
 check("07.2", answer)
 
 # %% [markdown]
-# **07.3 · Explain.** Do the model's *static input embeddings* follow notebook 04's claim that frequent words have small norms? (a) yes: the Spearman correlation is negative (b) mostly not: norm rises with frequency over most of the range ($\rho > 0$), and only the most frequent words are shorter again (c) there is no relation at all
+# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative (b) mostly not: norm rises with frequency over most of the range ($\rho > 0$), and only the most frequent words are shorter again (c) there is no relation at all
 
 # %%
 answer = None  # one of "a", "b", "c"
