@@ -87,6 +87,22 @@ for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
 # uses nearly every direction. The cone scores $I = 0.000$ and an effective rank of 2.3: it has
 # 50 axes available and puts almost all of its variance into about two.
 #
+# **Your turn · 01.1 · Implement.** Write the effective rank yourself: centre the cloud (subtract
+# each column's mean), take the eigenvalues $\lambda_k$ of its covariance, and return
+# $(\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$. The check runs your function on five clouds (a sphere,
+# a shifted sphere, a cone, a line, fewer points than dimensions) against the toolkit's
+# `effective_rank(cov_eigs(X))`, and names the usual mistakes.
+
+# %%
+def my_effective_rank(X: np.ndarray) -> float:
+    """Participation ratio of the covariance eigenvalues of the cloud X (points x dimensions)."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("01.1", my_effective_rank)
+
+# %% [markdown]
+#
 # ## Experiment 1: the picture and the spectrum
 #
 # Project both clouds on their top two principal axes, and look at the whole covariance spectrum:
@@ -211,14 +227,7 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **01.1 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
-
-# %%
-answer = None  # your number
-check("01.1", answer)
-
-# %% [markdown]
-# **01.2 · Compute.** Build `make_cone(2000, 50, rng=3, strength=2.0, residual=0.1)` and compute its effective rank with the toolkit.
+# **01.2 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
 
 # %%
 answer = None  # your number

@@ -81,6 +81,21 @@ print(f"residual: norm about sigma sqrt(d) = 0.1 sqrt(50) = {0.1 * np.sqrt(50):.
 # size says nothing about meaning.
 # Notebook 06 removes the shared direction and brings the baseline back to 0.
 #
+# **Your turn · 02.1 · Implement.** The toolkit samples random pairs; the exact mean over *all*
+# pairs of distinct points is just as easy to write. Normalise every row to unit length, then
+# average $\cos(x_i, x_j) = u_i^\top u_j$ over the $n(n-1)$ ordered pairs with $i \ne j$. The check
+# compares your function with the toolkit's `mean_cosine` on four clouds, among them two points
+# and points of very different lengths.
+
+# %%
+def my_mean_cosine(X: np.ndarray) -> float:
+    """Mean cosine similarity over all pairs of distinct rows of X."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("02.1", my_mean_cosine)
+
+# %% [markdown]
 # ## Rogue dimensions: one coordinate that dominates every cosine
 #
 # Timkey & van Schijndel (2021) found that in Transformer language models one to three
@@ -153,18 +168,18 @@ explore(random_pair_cosines, CosineView, title="Explorer: illusory cosine simila
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **02.1 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
+# **02.2 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
 
 # %%
 answer = None  # your number
-check("02.1", answer)
+check("02.2", answer)
 
 # %% [markdown]
-# **02.2 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction
+# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("02.2", answer)
+check("02.3", answer)
 
 # %% [markdown]
 # **Where this leads.** Where does the cone come from? Notebook

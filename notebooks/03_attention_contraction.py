@@ -48,7 +48,23 @@ from shared.figures import AttentionView
 #
 # Each row of the softmax is a set of positive weights summing to 1, so
 # $\operatorname{softmax}(\cdot)X$ puts every token inside the convex hull of its sequence, and so
-# does the mix with $(1 - \alpha)X$. The toolkit's `attention_step` computes exactly this.
+# does the mix with $(1 - \alpha)X$.
+#
+# **Your turn · 03.1 · Implement.** Write one such layer: the scores $\beta X X^\top$, a softmax
+# along each row (subtract each row's maximum before `np.exp`, so large scores cannot overflow),
+# then $X + \alpha(AX - X)$. The check compares your function with the toolkit's `attention_step`
+# on four sequences, one of them with scores large enough to overflow a naive softmax.
+
+# %%
+def my_attention_step(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    """One residual self-attention update of the tokens X (n x d): X + alpha (softmax(beta X X^T) X - X)."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("03.1", my_attention_step)
+
+# %% [markdown]
+# The rest of the notebook uses the toolkit's `attention_step`, through `attention_run`.
 #
 # We start from one sequence of 300 tokens in 2-D: a standard Gaussian shifted by 0.7 along the
 # direction $(1, 0.6)/\|(1, 0.6)\|$, then apply 40 layers with $\beta = 0.6$ and $\alpha = 0.09$.
@@ -186,12 +202,6 @@ explore(lambda beta, alpha, offset: attention_run(120, beta, alpha, offset), Att
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-#
-# **03.1 · Compute.** In the default run, `attention_run()`, after which layer does the mean random cosine first exceed 0.9?
-
-# %%
-answer = None  # a layer number
-check("03.1", answer)
 
 # %% [markdown]
 # **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence is centred (b) near 1, because the sequence collapses onto its own sample mean, which is not exactly the origin (c) below 0

@@ -129,7 +129,23 @@ print(meter_table({"frequency pull, gamma = 0.9": emb, "no pull (control), gamma
 # $$G_{cw} = p_c\, q(w \mid c) - P(c, w),$$
 #
 # push minus pull, so the output vector of token $w$ moves along
-# $-\sum_c G_{cw}\, h_c$. We train five models, one per Zipf exponent $s$ from 0 (every token
+# $-\sum_c G_{cw}\, h_c$.
+#
+# **Your turn · 04.1 · Implement.** Write that gradient for the output vectors: given the context
+# states `H` (one row per context), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the
+# pair probabilities `P[c, w]`, return the matrix whose row $w$ is $\sum_c G_{cw}\, h_c$. The check
+# compares it with the toolkit's training code on three small models.
+
+# %%
+def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Gradient of the expected loss with respect to the output vectors: row w is sum_c G[c, w] H[c]."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("04.1", output_gradient)
+
+# %% [markdown]
+# We train five models, one per Zipf exponent $s$ from 0 (every token
 # equally frequent: the control) to 2, and measure the mean cosine within three frequency bands:
 # the most frequent 10 %, the next 40 %, and the rarer half.
 #
@@ -280,25 +296,25 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **04.1 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
+# **04.2 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
 
 # %%
 answer = None  # your number
-check("04.1", answer)
-
-# %% [markdown]
-# **04.2 · Explain.** Why does no meter of isotropy move under the frequency pull? (a) the pull changes each token's length and leaves its direction as random as before (b) the meters ignore norms because they all centre the cloud (c) the pull is too weak to matter
-
-# %%
-answer = None  # one of "a", "b", "c"
 check("04.2", answer)
 
 # %% [markdown]
-# **04.3 · Explain.** In the trained toy, which change stops the rare tokens from forming a cone? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
+# **04.3 · Explain.** Why does no meter of isotropy move under the frequency pull? (a) the pull changes each token's length and leaves its direction as random as before (b) the meters ignore norms because they all centre the cloud (c) the pull is too weak to matter
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.3", answer)
+
+# %% [markdown]
+# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from forming a cone? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("04.4", answer)
 
 # %% [markdown]
 # **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) looks at a

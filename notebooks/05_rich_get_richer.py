@@ -29,6 +29,8 @@
 # **Theory:** [§4.3 Rich-get-richer dynamics](../research/03-isotropy-anisotropy.md#43-rich-get-richer-dynamics).
 
 # %%
+import numpy as np
+
 from shared import effective_rank, gaussian_with_spectrum, meter_table, rich_get_richer_run
 from shared.exercises import check
 from shared.explorers import explore, slider
@@ -47,7 +49,21 @@ D = 50
 #   \qquad \lambda \leftarrow \lambda / \operatorname{mean}(\lambda).$$
 #
 # It is a cartoon of one hypothesis about training (that gradient updates favour directions which
-# already dominate), not a model of a real optimiser; `rich_get_richer_step` computes it.
+# already dominate), not a model of a real optimiser.
+#
+# **Your turn · 05.1 · Implement.** Write one step of the loop. The check compares your function
+# with the toolkit's `rich_get_richer_step` on four spectra, including a flat one and one whose
+# mean is not 1.
+
+# %%
+def my_rich_step(lam: np.ndarray, eta: float) -> np.ndarray:
+    """One rich-get-richer update of the spectrum lam, renormalised to mean 1."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("05.1", my_rich_step)
+
+# %% [markdown]
 #
 # We start from an almost flat spectrum, $\lambda_k = 1 + 0.05\,\varepsilon_k$ (seed 5), and run 60
 # steps with amplification rate $\eta = 0.18$. The meter is the effective rank (participation
@@ -126,12 +142,6 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-#
-# **05.1 · Compute.** In the default run, `rich_get_richer_run()`, at which step does the effective rank first fall below 2?
-
-# %%
-answer = None  # a step number
-check("05.1", answer)
 
 # %% [markdown]
 # **05.2 · Predict.** Set the initial unevenness to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway (b) it stays flat

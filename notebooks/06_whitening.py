@@ -61,6 +61,20 @@ from shared.figures import WHITENED_BASES, RemedyView, TradeoffView
 #   so the covariance becomes the identity by construction; of all whitening transforms, ZCA
 #   stays closest to the original coordinates.
 #
+# **Your turn · 06.1 · Implement.** Write all-but-the-top: centre the cloud, find the top $k$
+# principal directions of the centred cloud, and subtract each point's projection on them. The
+# check compares your function with the toolkit's `all_but_the_top` on four clouds and names the
+# usual mistakes (numpy's `eigh` returns eigenvalues in *ascending* order).
+
+# %%
+def my_all_but_the_top(X: np.ndarray, k: int) -> np.ndarray:
+    """X minus its mean, with its projections on the top k principal directions removed."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("06.1", my_all_but_the_top)
+
+# %% [markdown]
 # We apply both to the cone of notebook 01, with $k = 2$.
 #
 # **Predict first.** Whitening makes the covariance exactly the identity. Will the partition
@@ -263,24 +277,17 @@ explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **06.1 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
+# **06.2 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
 
 # %%
 answer = None  # your number
-check("06.1", answer)
-
-# %% [markdown]
-# **06.2 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs (b) every unit vector is an eigenvector, so the estimator depends on an arbitrary basis (c) whitening is random
-
-# %%
-answer = None  # one of "a", "b", "c"
 check("06.2", answer)
 
 # %% [markdown]
-# **06.3 · Compute.** On the planted cloud, which all-but-the-top $k$ gives the best held-out pair AUC? Use the `sweep` computed above.
+# **06.3 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs (b) every unit vector is an eigenvector, so the estimator depends on an arbitrary basis (c) whitening is random
 
 # %%
-answer = None  # a whole number
+answer = None  # one of "a", "b", "c"
 check("06.3", answer)
 
 # %% [markdown]

@@ -163,6 +163,20 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 #   the rank-1 version also counts tokens that point the same way with different lengths as
 #   collapsed. Notebook 03's attention toy drove a sequence towards one ray.
 #
+# **Your turn · 07.1 · Implement.** Write Ethayarajh's baseline for a set of tokens: the mean
+# cosine over all pairs of tokens that come from *different* sentences, where `groups[i]` is the
+# sentence of token `i`. The check compares your function with the toolkit's exact formula on four
+# small sets, among them sentences of unequal length.
+
+# %%
+def mean_cosine_across(X: np.ndarray, groups: np.ndarray) -> float:
+    """Mean cosine of the pairs of rows of X whose groups differ."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("07.1", mean_cosine_across)
+
+# %% [markdown]
 # **Predict first.** Ethayarajh measured the mean cosine rising with depth in BERT and GPT-2.
 # This model was trained so that *unrelated sentences* end up far apart. What will its last
 # layer look like?
@@ -416,12 +430,6 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-#
-# **07.1 · Compute.** At which layer (0–6) is the mean cosine of tokens from different sentences highest? Use `profile`.
-
-# %%
-answer = None  # a layer number
-check("07.1", answer)
 
 # %% [markdown]
 # **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes the shared mean, which is what the mean cosine measures, and leaves the covariance, which is all the effective rank sees, unchanged (b) centring is fitted on the other half, so it cannot change the held-out rank (c) the effective rank is rounded

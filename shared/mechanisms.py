@@ -290,14 +290,27 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
     H = np.tanh(E @ A + b)
     logits = H @ E_out.T
     logits -= logits.max(axis=1, keepdims=True)
-    G = np.exp(logits)
-    Z = G.sum(axis=1)
-    p_c = P.sum(axis=1)
-    loss = float(np.sum(p_c * np.log(Z)) - np.einsum("cw,cw->", P, logits))
-    G *= (p_c / Z)[:, None]
-    G -= P  # dL/dlogits = p_c q(w|c) - P(c, w): push minus pull
+    Q = np.exp(logits)
+    Z = Q.sum(axis=1)
+    Q /= Z[:, None]  # q(w | c), one row per context
+    loss = float(np.sum(P.sum(axis=1) * np.log(Z)) - np.einsum("cw,cw->", P, logits))
+    G = logit_gradient(Q, P)
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
     return LMGradients(loss, dZ @ A.T, G.T @ H, E.T @ dZ, dZ.sum(axis=0))
+
+
+def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    r"""Gradient of the expected loss with respect to the logits: :math:`G_{cw} = p_c\, q(w \mid c) - P(c, w)`.
+
+    ``Q[c, w]`` is the model's probability of target ``w`` after context ``c``, ``P`` the joint
+    probability of the pair, :math:`p_c = \sum_w P(c, w)`. The first term pushes every target away
+    from the context, in proportion to the probability the model gave it; the second pulls the true
+    targets back. The output vector of token ``w`` moves along :math:`-\sum_c G_{cw} h_c`.
+    """
+    Q, P = _checks.cloud(Q, name="Q"), _checks.cloud(P, name="P")
+    if Q.shape != P.shape:
+        raise ValueError(f"Q, P: expected the same shape (contexts x targets), got {Q.shape} and {P.shape}")
+    return P.sum(axis=1)[:, None] * Q - P  # push minus pull
 
 
 # Frequency bands by rank, as fractions of the vocabulary: the most frequent 10 %, the next 40 %,

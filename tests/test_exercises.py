@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from shared.exercises import EXERCISES, check, verdict
+from shared.exercises import EXERCISES, IMPLEMENTATIONS, Exercise, Implementation, check, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = (ROOT / "notebooks" / "SOLUTIONS.md").read_text()
 BLOCKS = dict(re.findall(r"### (\d\d\.\d)[^\n]*\n.*?```python\n(.*?)```", SOLUTIONS, re.S))
+ANSWERS = sorted(name for name, ex in EXERCISES.items() if isinstance(ex, Exercise))
+
+
+def solution(exercise: str) -> object:
+    """The answer (or the function) the worked solution of ``exercise`` defines."""
+    namespace: dict = {}
+    exec(BLOCKS[exercise], namespace)  # noqa: S102 - the course's own solutions file
+    ex = EXERCISES[exercise]
+    return namespace[ex.name] if isinstance(ex, Implementation) else namespace["answer"]
 
 
 def test_every_exercise_has_one_worked_solution():
@@ -20,14 +32,13 @@ def test_every_exercise_has_one_worked_solution():
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
 def test_worked_solution_passes_its_check(exercise, capsys):
-    namespace: dict = {}
-    exec(BLOCKS[exercise], namespace)  # noqa: S102 - the course's own solutions file
-    assert verdict(exercise, namespace["answer"])[0] is True
-    check(exercise, namespace["answer"])
+    answer = solution(exercise)
+    assert verdict(exercise, answer)[0] is True, verdict(exercise, answer)[1]
+    check(exercise, answer)
     assert capsys.readouterr().out.startswith(f"Exercise {exercise}: right.")
 
 
-@pytest.mark.parametrize("exercise", sorted(EXERCISES))
+@pytest.mark.parametrize("exercise", ANSWERS)
 def test_unanswered_and_wrong_answers_get_a_hint_not_the_answer(exercise, capsys):
     check(exercise, None)
     assert "not answered yet" in capsys.readouterr().out
@@ -42,21 +53,97 @@ def test_unanswered_and_wrong_answers_get_a_hint_not_the_answer(exercise, capsys
 
 def test_answers_of_the_wrong_kind():
     assert verdict("01.3", "d") == (False, "Exercise 01.3: answer with one of a, b, c.")
-    assert verdict("01.1", "ten") == (False, "Exercise 01.1: answer with a number.")
-    assert verdict("01.1", True)[0] is False
+    assert verdict("01.2", "ten") == (False, "Exercise 01.2: answer with a number.")
+    assert verdict("01.2", True)[0] is False
     assert verdict("01.3", " (C) ")[0] is True
+    assert verdict("01.3", '"c"')[0] is True
+
+
+@pytest.mark.parametrize("number", [10, 10.0, np.float32(10.0), np.int64(10), np.array(10.0), Decimal("10"),
+                                    Fraction(20, 2)])
+def test_any_real_number_type_is_an_answer(number):
+    assert verdict("01.2", number)[0] is True
+
+
+def test_a_quoted_number_gets_a_hint_to_remove_the_quotes():
+    ok, out = verdict("01.2", "10")
+    assert not ok and "remove the quotes" in out
+    assert "remove the quotes" not in verdict("01.2", "ten")[1]
+    assert verdict("01.2", float("nan"))[1].endswith("answer with a number.")
 
 
 def test_unknown_exercise():
     with pytest.raises(ValueError, match="unknown exercise"):
         check("99.9", 1)
+    with pytest.raises(TypeError, match="exercise: expected an exercise number"):
+        check(1.1, 1)
+
+
+# ----- implementation exercises -----------------------------------------------------------------
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_an_untouched_stub_is_not_implemented_yet(exercise):
+    ok, out = verdict(exercise, _stub)
+    assert not ok and "not implemented yet" in out and IMPLEMENTATIONS[exercise].name in out
+    assert "not answered yet" in verdict(exercise, None)[1]
+    assert "pass your function itself" in verdict(exercise, 3.0)[1]
+
+
+MISTAKES = [(exercise, mistake) for exercise, impl in sorted(IMPLEMENTATIONS.items()) for mistake in impl.mistakes]
+
+
+@pytest.mark.parametrize("exercise, mistake", MISTAKES, ids=[f"{e}: {m[:40]}" for e, m in MISTAKES])
+def test_a_typical_mistake_gets_its_own_message(exercise, mistake):
+    impl = IMPLEMENTATIONS[exercise]
+    ok, out = verdict(exercise, impl.mistakes[mistake])
+    assert not ok
+    assert f"Likely mistake: {mistake}." in out, out
+    assert re.search(r"On .*, " + impl.name + r" returned .*, expected ", out)
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_every_case_of_every_implementation_exercise_is_well_defined(exercise):
+    impl = IMPLEMENTATIONS[exercise]
+    for description, kwargs in impl.cases():
+        assert np.all(np.isfinite(np.asarray(impl.reference(**kwargs), dtype=float))), description
+
+
+def test_errors_overflow_and_changed_inputs_are_reported_by_case():
+    def raises(X, beta, alpha):
+        return X[999]
+
+    def naive(X, beta, alpha):  # no max subtraction: the case with large scores overflows
+        with np.errstate(over="ignore", invalid="ignore"):
+            A = np.exp(beta * X @ X.T)
+            return X + alpha * (A / A.sum(axis=1, keepdims=True) @ X - X)
+
+    def in_place(X):
+        X -= X.mean(axis=0)
+        lam = np.linalg.eigvalsh(X.T @ X / len(X))
+        return lam.sum() ** 2 / np.sum(lam**2)
+
+    out = verdict("03.1", raises)[1]
+    assert "my_attention_step raised IndexError" in out and "On 300 tokens in 2-D" in out
+    assert "subtract each row's maximum" in verdict("03.1", naive)[1]
+    assert "changed its input array in place" in verdict("01.1", in_place)[1]
 
 
 @pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("0*.py")), ids=lambda p: p.stem[:2])
-def test_each_notebook_ends_with_two_to_four_unanswered_exercises(notebook):
+def test_each_notebook_asks_two_to_four_exercises_and_one_function_to_write(notebook):
     text = notebook.read_text()
-    asked = re.findall(r'check\("(\d\d\.\d)", answer\)', text)
-    assert 2 <= len(asked) <= 4
-    assert all(ex.startswith(notebook.stem[:2]) and ex in EXERCISES for ex in asked)
-    assert text.count("answer = None") == len(asked), "stored exercise cells hold the unanswered stub"
+    asked = re.findall(r'check\("(\d\d\.\d)", (\w+)\)', text)
+    assert 3 <= len(asked) <= 5
+    assert all(ex.startswith(notebook.stem[:2]) and ex in EXERCISES for ex, _ in asked)
+    functions = [(ex, name) for ex, name in asked if isinstance(EXERCISES[ex], Implementation)]
+    assert len(functions) == 1, "one implementation exercise per notebook"
+    ex, name = functions[0]
+    assert name == IMPLEMENTATIONS[ex].name
+    stub = re.search(rf"def {name}\(.*?\n\n\ncheck", text, re.S).group(0)
+    assert "raise NotImplementedError" in stub, "the stored notebook holds the untouched stub"
+    assert text.count("answer = None") == len(asked) - 1, "stored exercise cells hold the unanswered stub"
     assert text.index("## Exercises") > text.index("explore(")
