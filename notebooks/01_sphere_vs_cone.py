@@ -27,8 +27,9 @@
 # systems compare by cosine similarity. A set of such vectors is **isotropic** when no direction
 # of the space is special: the vectors are centred on the origin and spread equally in every
 # direction, like samples of a standard Gaussian. Trained models often break both halves of that
-# sentence: their vectors share a large common offset and crowd into a few directions, a
-# **narrow cone**. This notebook builds both geometries and the meters that tell them apart; the
+# sentence. When their vectors share a common offset that is large against their spread, they all
+# lean one way and, seen from the origin, fill a **narrow cone**; often, too, their variance
+# crowds into a few directions. This notebook builds both geometries and the meters that tell them apart; the
 # rest of the course asks where cones come from, what they do to cosine similarity, and how to
 # undo them.
 #
@@ -153,7 +154,8 @@ print(f"each of the other {D - 1} directions: sigma^2 = {sigma**2:.2f}")
 # the baseline) and/or a collapsed **spread** (the effective rank is well below the baseline's).
 # `meter_table` prints this table for any named clouds; notebooks 03–05 use it to judge what each
 # mechanism produces. The mean cosine here is exact, over all pairs (`mean_cosine`), so the table
-# needs no seed.
+# needs no seed. The rules are conventions, not laws: the mean-cosine rule, for one, does not
+# depend on $n$ or $d$, so a value close to its threshold is a weak verdict either way.
 #
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
 # equally. Which meters will notice the shift?
@@ -183,7 +185,10 @@ print(meter_table(clouds))
 #   two failures they saw.
 # * **The mean and the spread are different failures.** Partition isotropy, mean cosine and
 #   uniformity react to a shared offset (they look at the raw vectors). The two ranks and
-#   IsoScore centre the cloud first and only see how variance is spread. The cone fails both ways.
+#   IsoScore centre the cloud first and only see how variance is spread. The shifted Gaussian is a
+#   cone with an even spread; the centred line is no cone at all, yet has all its variance in one
+#   direction; the specification's cone fails both ways. The course uses the word *cone* for the
+#   first failure, a shared offset, because that is what makes unrelated vectors look alike.
 # * **Scale.** The course's partition isotropy divides by the cloud's root-mean-square entry, so
 #   all six meters give the same numbers at scale 0.1 and 10. The original estimator does not
 #   rescale, and then scale alone moves it (next cell).

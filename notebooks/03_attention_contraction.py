@@ -107,34 +107,40 @@ AttentionView(run)
 # is not the origin: the tokens converge onto one ray, and every cosine tends to 1. The skip
 # connection keeps 91 % of each token per layer and slows the shrinking, but cannot stop it, since
 # a mix of a token with an average is still an average. The weights are far from uniform (the
-# median token's largest weight is 6.6 times the uniform one), so nearby tokens pull hardest,
-# yet every row still averages over the whole sequence.
+# median token's largest weight is 6.6 times the uniform one): the score is a dot product, so
+# long tokens that point the same way pull hardest, yet every row still averages over the whole
+# sequence.
 #
 # Dong, Cordonnier & Loukas (2021) prove that pure attention loses rank doubly exponentially with
-# depth, and that skip connections and MLPs stop this degeneration. In their blocks the attention
-# output passes through learned value and output matrices before it is added, and an MLP follows;
-# this toy has neither, so its skip connection only slows the averaging. Geshkovski et al. (2023)
-# describe tokens as particles that cluster over depth.
+# depth; they find that skip connections are key to mitigating this collapse and that MLPs slow
+# it. A skip connection helps when a block *adds* the output of attention (passed through learned
+# value and output matrices) to each token; this toy instead mixes each token with its average,
+# which is still an average, so here the skip connection only slows the shrinking. Geshkovski et
+# al. (2023) describe tokens as particles that cluster over depth.
 #
 # ## The yardstick: which failure is this?
 #
 # Notebook 01 separates two failures: a shared **offset** (the mean cosine sees it) and a collapsed
 # **spread** (the effective rank sees it). Here is the sequence after 40 layers beside the same
-# sequence with the mechanism switched off ($\alpha = 0$: the start), a centred start after 120
-# layers, and a Gaussian of the same size.
+# sequence with the mechanism switched off ($\alpha = 0$: the start), and, because that start
+# already leans, a centred start before and after 120 layers; a Gaussian of the same size is the
+# baseline.
 
 # %%
 centred = attention_run(depth=120, offset=0.0)
-print(meter_table({"after 40 layers": run.clouds[40], "mechanism off (alpha = 0): the start": run.clouds[0],
-                   "centred start, after 120 layers": centred.clouds[120]}))
+print(meter_table({"shifted start, after 40 layers": run.clouds[40],
+                   "shifted start (alpha = 0: mechanism off)": run.clouds[0],
+                   "centred start, after 120 layers": centred.clouds[120],
+                   "centred start (alpha = 0: mechanism off)": centred.clouds[0]}))
 
 # %% [markdown]
-# **What the table says.** Attention produces an **offset, not a collapsed spread**. After 40
-# layers the mean cosine is $+0.999$ against $+0.003$ for the Gaussian, while the effective rank
-# stays at 2.0 of 2: the knot is small but round. The start already leans ($+0.216$, from its 0.7
-# shift); attention shrinks the spread around that lean until the lean is all that is left. A
-# centred start gets there too, more slowly ($+1.000$ after 120 layers): the sequence collapses
-# onto its own sample mean, which is never exactly the origin.
+# **What the table says.** Attention makes a **cone, not a collapsed spread**. The shifted start
+# already leans ($+0.216$ from its 0.7 shift, a cone by the table's rule): attention *amplifies*
+# that lean to $+0.999$ by shrinking the spread around it, while the effective rank stays at 2.0
+# of 2 (the knot is small but round). The centred start is the clean test. With the mechanism off
+# it is a Gaussian in every respect (neither failure); after 120 layers its mean cosine is
+# $+1.000$. Within one sequence, attention *creates* the offset: the sequence shrinks onto a
+# weighted mean of its tokens, near its sample mean, which is never exactly the origin.
 #
 # ## One sequence is not a vocabulary: many sequences
 #
@@ -166,12 +172,13 @@ for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own 
 # vectors. A shared cone needs a **component common to all sequences**: a shared bias, a position
 # or segment embedding added to every token, or a coordinate that every token carries. Averaging
 # then strips away what differs within each sequence and leaves the common part. Notebook 07 finds
-# exactly such a component in a real model (one coordinate that nearly every token shares), and
-# no rank collapse within sentences.
+# one such component in a real model (a coordinate that nearly every token shares, carrying a
+# third to more than half of the shared offset of its middle layers), and tokens that line up
+# within their sentence more than across sentences.
 #
-# **Takeaway.** Stacked averaging is contractive, and depth compounds it, but what it produces is
-# an offset that each sequence inherits from its own start. Whether that offset is shared across
-# sequences depends on the input, not on attention.
+# **Takeaway.** Stacked averaging is contractive, and depth compounds it: each sequence ends as a
+# cone of its own, pointing wherever its tokens' weighted mean lies. Whether the cones of different
+# sequences point the same way depends on what the sequences share, not on attention.
 #
 # ## Explorer
 #
@@ -204,7 +211,7 @@ explore(lambda beta, alpha, offset: attention_run(120, beta, alpha, offset), Att
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
-# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence is centred (b) near 1, because the sequence collapses onto its own sample mean, which is not exactly the origin (c) below 0
+# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence is centred (b) near 1, because the sequence shrinks onto a weighted mean of its tokens, which is not exactly the origin (c) below 0
 
 # %%
 answer = None  # one of "a", "b", "c"

@@ -39,6 +39,7 @@ from shared import (
     degeneration_run,
     frequency_pull,
     make_isotropic,
+    mean_cosine,
     meter_table,
     partition_isotropy,
     spearman,
@@ -47,7 +48,8 @@ from shared import (
 from shared.exercises import check
 from shared.explorers import choice, explore, slider
 from shared.figures import DegenerationView, FrequencyView
-from shared.realmodel import static_norm_frequency
+from shared.encoder import word_embeddings
+from shared.realmodel import frequency_words, static_norm_frequency
 
 # %% [markdown]
 # ## Part 1 · A frequency pull: norms, not directions
@@ -83,17 +85,28 @@ FrequencyView(freq, emb)
 #
 # **Is that a cone?** Notebook 01's yardstick answers: every meter for the pulled tokens, beside
 # the same tokens before the pull (the mechanism switched off) and a Gaussian of the same size.
+# A third row changes only lengths too, more wildly: each token's length is multiplied by a random
+# factor $e^z$, $z \sim \mathcal N(0, 1)$, its direction untouched.
 
 # %%
-print(meter_table({"frequency pull, gamma = 0.9": emb, "no pull (control), gamma = 0": start}))
+lengths = np.exp(np.random.default_rng(41).standard_normal(len(start)))
+print(meter_table({"frequency pull, gamma = 0.9": emb, "no pull (control), gamma = 0": start,
+                   "random lengths, same directions": start * lengths[:, None]}))
+factor = 1 - 0.9 * np.sqrt(freq / freq.max())  # what the pull multiplies each token by
+print(f"tokens the pull shortens by more than a tenth: {np.sum(factor < 0.9)} of {len(freq):,}")
 
 # %% [markdown]
-# **What the table says.** The pull changes **norms and nothing else**: every meter of the pulled
-# tokens equals the control's to the printed digit (partition $I$ 0.637 both, mean cosine
-# $+0.000$, effective rank 48.0), and both sit on the Gaussian baseline. Neither failure of
-# notebook 01 appears: no shared offset, no collapsed spread. The tokens "at the centre" are
-# simply short; their directions are as random as before, and every meter that judges directions
-# is blind to a change of length. (Partition isotropy rescales the whole cloud, not each token.)
+# **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
+# control agree to the third decimal (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
+# both sit on the Gaussian baseline, and neither failure of notebook 01 appears. Two reasons, and
+# only one is general. The pull multiplies each token by a positive number, so the mean cosine and
+# uniformity, which look only at directions, cannot move, whatever the pull. The other meters
+# could: partition isotropy and the ranks weigh each token by its length. The third row shows what
+# unequal lengths alone do to them (partition $I$ 0.000, effective rank 21.6, a *collapsed spread*
+# in the table's words: a handful of very long vectors own most of the variance), with the mean
+# cosine untouched. The pull does not get there because it shortens few tokens by much: only 80
+# of the 1,200 lose more than a tenth of their length. The tokens "at the centre" are short, and
+# their directions are as random as before.
 #
 # The specification read 0.637 as a drop from the partition isotropy of notebook 01's isotropic
 # cloud. That compares clouds of different sizes and samples: the unpulled tokens score 0.637 themselves, and
@@ -168,12 +181,29 @@ DegenerationView(run)
 # %% [markdown]
 # **What you see.** With Zipfian frequencies the rare half of the vocabulary drifts into a cone:
 # its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
-# 1,600. The frequent tokens form a cone first ($+0.898$ at step 200), which loosens as they learn
-# their own partners ($+0.484$ at step 1,600). With every token equally frequent, nothing happens:
-# every band stays within a few hundredths of 0 at every step. In the middle panel, the directions
-# of the rare tokens (dark) gather on one side and those of the frequent tokens (bright) on the
-# opposite side: the push and the pull act along the same shared direction $\bar h$, with opposite
-# signs.
+# 1,600. The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
+# they learn their own partners ($+0.484$ at step 1,600). With every token equally frequent, no
+# band leans: in this run every band's mean cosine stays within a few hundredths of 0. In the
+# middle panel, the directions of the rare tokens (dark) gather on one side and those of the
+# frequent tokens (bright) on the opposite side. The push and the pull act along the same shared
+# direction, the average context state $\bar h$, with opposite signs:
+
+# %%
+k = run.at(1600)
+U = run.emb[k] / np.linalg.norm(run.emb[k], axis=1, keepdims=True)  # directions of the embeddings
+mean_direction = {band: U[band_rows(128, band)].mean(axis=0) for band in ("frequent", "rare")}
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+print(f"step 1600: cosine of the mean rare direction with the mean frequent one = "
+      f"{cos(mean_direction['rare'], mean_direction['frequent']):+.3f}")
+print(f"           cosine of the mean rare direction with the average context state = "
+      f"{cos(mean_direction['rare'], run.hbar[k]):+.3f}")
+
+# %% [markdown]
 #
 # **The yardstick.** A cone is a measured offset against a baseline and a control. Here are the
 # rare half and the whole vocabulary at two training lengths, beside the uniform-frequency control
@@ -193,21 +223,23 @@ for step in (200, 1600):
 #
 # * **The rare half is a cone made by frequency.** After 200 steps it has a shared offset (mean
 #   cosine $+0.674$ against $-0.004$ for its Gaussian, partition $I$ 0.010 against 0.560) while its
-#   spread is intact (effective rank 6.7 of 8, like the Gaussian's 7.2): "offset only". The
-#   control has neither failure. After 1,600 steps the offset has grown ($+0.877$) and the spread
-#   has narrowed to 4.6, but the control's spread narrows just as much (4.5): that narrowing comes
-#   from training as such, and the offset is what frequency adds.
+#   spread is intact (effective rank 6.7 of 8, like the Gaussian's 7.2): a cone, and nothing else.
+#   The control has neither failure. After 1,600 steps the offset has grown ($+0.877$) and the
+#   spread has narrowed to 4.6, but the control's spread narrows just as much (4.5): that narrowing
+#   comes from training as such, and the offset is what frequency adds.
 # * **The whole vocabulary is two cones pointing in opposite directions.** Because frequent and
 #   rare tokens lean along $+\bar h$ and $-\bar h$, their cosines largely cancel in the overall
-#   mean ($+0.116$ at step 200, just past the table's threshold, and $+0.082$ at step 1,600), while
-#   the single axis they share makes the spread collapse (effective rank 1.6 and 3.0, against 7.5
-#   for the Gaussian). Gao et al. show
-#   the whole vocabulary of real models in one narrow cone; in a real vocabulary of tens of
-#   thousands of tokens the rare tail is nearly everything, so its cone dominates. This toy is too
-#   small for that, which is why it is measured band by band.
+#   mean ($+0.116$ at step 200, just past the table's threshold, and $+0.082$ at step 1,600, just
+#   below it: a weak verdict either way), while the single axis they share makes the spread
+#   collapse (effective rank 1.6 and 3.0, against 7.5 for the Gaussian and 6.5 and 4.6 for the
+#   control). Gao et al. report that *most* of the learnt embeddings of such models degenerate into
+#   a narrow cone. Whether a rare tail, which is most of a real vocabulary, would dominate it as
+#   the course's reasoning suggests is an extrapolation this small toy cannot test; Part 3 finds
+#   no such cone in a real model's vocabulary.
 #
-# **Which control stops it?** Uniform frequencies do, completely. Untying the output layer from
-# the embeddings does not. Trained untied, the *output* matrix forms the same rare cone, and the
+# **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
+# of the spread, which comes from training itself. Untying the output layer from the embeddings
+# does not remove the offset. Trained untied, the *output* matrix forms the same rare cone, and the
 # input embeddings form a later, weaker one:
 
 # %%
@@ -222,13 +254,16 @@ for name, bands in [("tied: the embeddings", band_cosines(run)),
 # The softmax layer makes the cone; tying hands that layer's geometry to the embedding table.
 # Untied, the input embeddings stay round for the first 200 steps ($+0.012$) and then drift too
 # ($+0.564$ at step 1,600): every context receives almost the same error signal ("predict the
-# common words"), a second shared push. So in this toy the clean control is uniform frequency,
+# common words"), plausibly a second shared push. So in this toy the clean control is uniform frequency,
 # not untying: the cone needs unequal frequencies, and tying decides which matrix shows it first.
 #
-# ## Part 3 · Are frequent tokens short? A toy and a real model disagree with the pull
+# ## Part 3 · Are frequent tokens short? The toy, a real model, and the pull
 #
-# Part 1's pull assumed that frequent tokens end up near the centre. The trained toy, and the
-# real model of notebook 07, can be asked directly.
+# Part 1's pull assumed that frequent tokens end up near the centre. That premise has a source: Li
+# et al. (2020) observe that in BERT's word embeddings high-frequency words lie close to the origin
+# and low-frequency words far from it. The trained toy, and the input embeddings of notebook 07's
+# real model, can be asked directly, along with one more question: do the real model's rarest
+# words lean together, as the toy's do?
 
 # %%
 final = np.linalg.norm(run.emb[-1], axis=1)
@@ -240,21 +275,30 @@ real = static_norm_frequency()
 print(f"\nall-MiniLM-L6-v2, input embeddings of {len(real.zipf):,} words: Spearman rho = {real.spearman[0]:+.3f}")
 print("  Zipf bin (3 = once per million words)  " + "".join(f"{f'{b}-{b + 1}':>7s}" for b in range(1, 8)))
 print("  median norm                            " + "".join(f"{m:>7.2f}" for m in real.median[0]))
+E, _ = word_embeddings()
+rows, zipf = frequency_words()
+for low, high in [(1, 3), (3, 5), (5, 8)]:
+    words = rows[(zipf >= low) & (zipf < high)]
+    print(f"  mean cosine within the words of Zipf {low}-{high} ({len(words):,} words): {mean_cosine(E[words]):+.3f}")
 
 # %% [markdown]
-# **Both disagree with the specification's claim that frequent tokens end near the centre.**
-# In the trained toy the most frequent tokens have by far the largest norms (median 1.88 against
-# 0.37 in the middle band and 0.49 in the rare half): pulled by every example, they grow. The
-# relation is U-shaped, which is why its Spearman $\rho$ is only $+0.177$. In the real model's
-# input embeddings norm *rises* with frequency over most of the range ($\rho = +0.810$); only the
-# hundred or so most frequent words are shorter again. Part 1's pull fixed its sign by
-# construction; a trained model decides it, and notebook 07 finds that contextual vectors can show
-# the opposite sign to static ones. Frequency shapes the geometry; which way has to be measured.
+# **Neither the toy nor the real model follows the pull.** In the trained toy the most frequent
+# tokens have by far the largest norms (median 1.88 against 0.37 in the middle band and 0.49 in the
+# rare half): pulled by every example, they grow. The relation is U-shaped, which is why its
+# Spearman $\rho$ is only $+0.177$. In the real model's input embeddings norm *rises* with frequency
+# over most of the range ($\rho = +0.810$) and falls again only for the hundred or so most frequent
+# words: an inverted U where the toy's is a U, and the rise-then-fall Schakel & Wilson (2015)
+# report for word2vec. This model therefore disagrees with Li et al.'s observation for BERT except
+# at the very top. Nor does its vocabulary show the toy's rare cone: its rarest words lean together
+# only faintly ($+0.087$ against the toy's $+0.877$). Part 1's pull fixed its sign by construction;
+# a trained model decides it, and notebook 07 finds that contextual vectors can show the opposite
+# sign to static ones. Frequency shapes the geometry; which way has to be measured.
 #
-# **Takeaway.** Frequency by itself does nothing to directions; a pull on norms is invisible to
-# every meter of isotropy. Likelihood training turns frequency into direction: rare tokens, pushed
-# away from every context along the shared direction of the contexts, drift into a cone, and the
-# cone disappears when frequencies are equal.
+# **Takeaway.** A pull that only rescales tokens leaves their directions as they were, by
+# construction, so the meters that read directions cannot move, and the others move only as far
+# as the lengths become unequal. Likelihood training turns frequency into direction: rare tokens,
+# pushed away from every context along the shared direction of the contexts, drift into a cone
+# that uniform frequencies prevent. A real model's vocabulary need not show it.
 #
 # ## Explorers
 #
@@ -303,14 +347,14 @@ answer = None  # your number
 check("04.2", answer)
 
 # %% [markdown]
-# **04.3 · Explain.** Why does no meter of isotropy move under the frequency pull? (a) the pull changes each token's length and leaves its direction as random as before (b) the meters ignore norms because they all centre the cloud (c) the pull is too weak to matter
+# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and these two meters look only at directions (b) the pull is too weak to matter (c) both meters centre the cloud first
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.3", answer)
 
 # %% [markdown]
-# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from forming a cone? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
+# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
 
 # %%
 answer = None  # one of "a", "b", "c"

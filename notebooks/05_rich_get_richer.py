@@ -69,8 +69,8 @@ check("05.1", my_rich_step)
 # steps with amplification rate $\eta = 0.18$. The meter is the effective rank (participation
 # ratio) of notebook 01: 50 for a flat spectrum, 1 when one direction holds everything.
 #
-# **Predict first.** The largest starting eigenvalue is only a few per cent above the mean. Will
-# 60 steps be enough for it to take over?
+# **Predict first.** The largest starting eigenvalue is about 10 % above the mean. Will 60 steps be
+# enough for it to take over?
 
 # %%
 history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
@@ -90,7 +90,7 @@ RichGetRicherView(history)
 # **Why.** A direction with share $p_k$ grows by the factor $1 + \eta d\,p_k$. In a flat spectrum
 # every factor is about $1 + \eta$; the slightly larger directions grow slightly faster, which
 # raises their share and so their next factor. The gap between directions compounds
-# geometrically, so an edge of a few per cent at the start becomes total dominance.
+# geometrically, so an edge of 10 % at the start becomes total dominance.
 # Renormalisation keeps the total fixed, so what the winner gains the others lose.
 #
 # ## The yardstick: a cone, or a collapsed spread?
@@ -98,28 +98,32 @@ RichGetRicherView(history)
 # A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is. To
 # use notebook 01's meters we draw 2,000 centred Gaussian points whose covariance has the spectrum
 # of step 60, beside points drawn from the starting spectrum (the mechanism switched off: with
-# $\eta = 0$ nothing moves) and a Gaussian of the same size.
+# $\eta = 0$ nothing moves) and a Gaussian of the same size. Both are centred by construction, so
+# this table can judge the spread, and says nothing about offsets.
 
 # %%
 print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], rng=50),
                    "mechanism off (eta = 0): the start": gaussian_with_spectrum(2000, history[0], rng=50)}))
 
 # %% [markdown]
-# **What the table says.** The loop produces a **collapsed spread and no offset**: after 60 steps
-# the effective rank is 1.0 (IsoScore 0.000), while the mean cosine stays at 0.000, the
-# Gaussian's value. That is notebook 01's *centred line*, not a cone: the points spread along one axis,
-# on both sides of the origin, so a random pair is as likely to point apart as together.
-# Partition isotropy and uniformity flag it as they flagged the line. With the mechanism off the
-# cloud is a Gaussian in every respect.
+# **What the table says.** The loop **collapses the spread**: after 60 steps the effective rank is
+# 1.0 (IsoScore 0.000), against 48.7 for the control. With the mean cosine at 0.000, the cloud is
+# notebook 01's *centred line*, not a cone: the points spread along one axis, on both sides of the
+# origin, so a random pair is as likely to point apart as together. Partition isotropy and
+# uniformity flag it as they flagged the line. With the mechanism off the cloud is a Gaussian in
+# every respect.
 #
-# A cone needs an offset, and this loop has none to feed: it acts on variances around a mean of
-# zero. Notebook 04's likelihood training, by contrast, pushes a whole group of vectors the same
-# way, and that makes an offset.
+# The toy cannot say whether such a loop makes a cone: a spectrum has no mean, so we drew centred
+# points. A loop acting on the uncentred vectors (what cosines, and gradients, actually see) would
+# feed a shared mean like any other dominant direction, and could grow an offset; notebook 04's
+# likelihood training shows a measured mechanism that does push a whole group of vectors the same
+# way.
 #
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
 # Whether real training contains such a loop is debated (see the theory section); the toy shows
-# only that such a loop, if present, acts fast, and that what it makes is a line, not a cone.
+# only that such a loop, if present, acts fast, and that on centred vectors what it makes is a
+# line, not a cone.
 #
 # ## Explorer
 
@@ -151,14 +155,15 @@ answer = None  # one of "a", "b"
 check("05.2", answer)
 
 # %% [markdown]
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud a narrow cone? (a) yes: one direction holds all the variance (b) no: the points spread along one axis on both sides of the origin, so the mean cosine stays near 0; a cone also needs a shared offset
+# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance (b) no: the points spread along one axis on both sides of the origin, so the mean cosine stays near 0; a cone is a shared offset
 
 # %%
 answer = None  # one of "a", "b"
 check("05.3", answer)
 
 # %% [markdown]
-# **Where this leads.** Of the three mechanisms, notebook 04's likelihood training made an offset
-# cone, attention (03) made each sequence lean on its own, and this loop collapsed the spread.
+# **Where this leads.** Of the three mechanisms, attention (03) made each sequence a cone of its own,
+# notebook 04's likelihood training gave a group of vocabulary vectors a shared cone that its
+# control lacks, and this loop collapsed the spread.
 # Notebook [06 · Whitening](06_whitening.ipynb) undoes offsets and uneven spreads after the fact,
 # and asks whether we should.

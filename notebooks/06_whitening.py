@@ -154,9 +154,9 @@ RemedyView(remedied, cos)
 
 # %%
 planted = make_planted(2000, 50, rng=7)
-fit, held = slice(0, 1000), slice(1000, None)
-X_fit, y_fit = planted.X[fit], planted.labels[fit]
-X_held, y_held = planted.X[held], planted.labels[held]
+first_half, second_half = slice(0, 1000), slice(1000, None)
+X_fit, y_fit = planted.X[first_half], planted.labels[first_half]  # remedies are fitted here
+X_held, y_held = planted.X[second_half], planted.labels[second_half]  # and scored here
 print(f"raw (no remedy): IsoScore = {isoscore(X_held):.3f}   mean cosine = {random_cosines(X_held, 0).mean():+.3f}"
       f"   pair AUC = {pair_auc(X_held, y_held, 0):.3f}   kNN accuracy = {knn_accuracy(X_fit, y_fit, X_held, y_held):.3f}")
 sweep = sweep_remedies(X_fit, y_fit, X_held, y_held)  # k = 0..10, p = 0, 0.05, ..., 1

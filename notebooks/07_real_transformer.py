@@ -34,6 +34,7 @@ import numpy as np
 from shared import (
     cov_eigs,
     effective_rank,
+    gaussian_effective_rank,
     isoscore,
     partition_isotropy,
     random_cosines,
@@ -183,11 +184,15 @@ check("07.1", mean_cosine_across)
 
 # %%
 profile = layer_profile()
-print("layer  mean cosine  effective rank  rank collapse (median, quartiles)")
+print("       mean cosine of tokens from")
+print("layer  different sentences  one sentence  effective rank  rank collapse (median, quartiles)")
 for layer in range(len(profile.mean_cosine)):
-    print(f"{layer:5d}  {profile.mean_cosine[layer]:+11.3f}  {profile.effective_rank[layer]:14.1f}"
-          f"  {profile.rank_collapse[layer]:.3f} ({profile.rank_collapse_q1[layer]:.3f}"
-          f"-{profile.rank_collapse_q3[layer]:.3f})")
+    print(f"{layer:5d}  {profile.mean_cosine[layer]:+19.3f}  {profile.within_cosine[layer]:+12.3f}"
+          f"  {profile.effective_rank[layer]:14.1f}  {profile.rank_collapse[layer]:.3f}"
+          f" ({profile.rank_collapse_q1[layer]:.3f}-{profile.rank_collapse_q3[layer]:.3f})")
+print(f"Gaussian baselines: effective rank {gaussian_effective_rank(profile.tokens, 384):.1f} for"
+      f" {profile.tokens:,} tokens in 384 dimensions; rank collapse {profile.rank_collapse_gaussian:.3f}"
+      " for sentences of the same lengths")
 sampled = random_cosines(enc.states[5][ordinary], 0).mean()
 print(f"\nlayer 5, the course's sampled meter (6,000 random pairs of tokens, seed 0): {sampled:+.3f}")
 print("\npublished mean cosine of random words (Ethayarajh 2019), layers 0-12:")
@@ -203,24 +208,24 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # published curves are from 12-layer models, so the left panel puts every model on *relative*
 # depth (layer divided by the number of layers).
 #
-# * **Mean cosine** rises from $+0.070$ after the embedding layer to $+0.232$ after layer 5, the
-#   same upward trend Ethayarajh reports for BERT-base, though lower (halfway through the model,
-#   $+0.200$ against BERT's published 0.420) and far below GPT-2. Then it **drops to $+0.032$ at
-#   the last layer**: the output of this model is nearly free of a shared offset.
+# * **Mean cosine across sentences** rises from $+0.070$ after the embedding layer to $+0.232$
+#   after layer 5, the same upward trend Ethayarajh reports for BERT-base, though lower (halfway
+#   through the model, $+0.200$ against BERT's published 0.420); GPT-2's published curve is high
+#   throughout and rises only near the top. Then it **drops to $+0.032$ at the last layer**: the
+#   output of this model is nearly free of an offset shared across sentences.
+# * **Within a sentence** the tokens contract at every layer: their median mean cosine rises from
+#   $+0.061$ to $+0.412$, and the rank-1 residual falls from 0.915 to 0.752, against 0.944 for
+#   Gaussian sentences of the same lengths. That is a partial contraction, far from collapse.
 # * **Effective rank** falls from 82.0 to about 60 of 384 in layers 1–5 and climbs back to 142.7
-#   at layer 6. Even the last layer stays well below what an isotropic Gaussian of the same size
-#   would score (dotted line).
-# * **Rank collapse** within a sentence decreases only from 0.915 to 0.752. The tokens of a
-#   sentence become somewhat more alike with depth, but they are nowhere near one direction.
+#   at layer 6, all far below the 342.2 of a Gaussian of the same size (dotted line).
 #
-# **Why, as far as these numbers say.** Notebook 03 might suggest that stacked attention pulled the
-# tokens together. The data point elsewhere. The tokens of a sentence stay far from one direction
-# (no rank collapse), and notebook 03 showed that collapse within sequences does not make a cone
-# *across* sequences anyway: that needs a component common to all of them. Section 3 finds one: a
-# single coordinate that nearly every token carries with the same sign, and that supplies up to
-# 0.585 of the mean cosine. There is no rank collapse because a real block is not the pure
-# attention of notebook 03: Dong et al. (2021) prove collapse for attention alone and show that
-# skip connections and MLPs stop it, and every block here has both.
+# **Why, as far as these numbers say.** At the last layer the tokens line up within their own
+# sentence ($+0.412$) but hardly across sentences ($+0.032$): notebook 03's "own shift" pattern,
+# each sequence a cone of its own. The rise across sentences in layers 1–5 needs something more, a
+# component common to all sentences (notebook 03), and section 3 finds one. The contraction is only
+# partial, which is consistent with Dong et al. (2021): they prove collapse for pure attention and
+# find that skip connections are key to mitigating it and MLPs slow it, and every block here has
+# both (and LayerNorm); this notebook does not test which part holds the collapse off.
 #
 # The drop at the last layer has a plausible reading, not tested here: the model card says this
 # model was fine-tuned contrastively on over a billion sentence pairs, to score each sentence's
@@ -249,8 +254,10 @@ for layer in range(len(profile.mean_cosine)):
 H5 = enc.states[5][ordinary]
 mean5 = np.abs(H5.mean(axis=0))
 same_sign = np.mean(np.sign(H5[:, 223]) == np.sign(H5[:, 223].mean()))
+eigs5 = cov_eigs(H5)
 print(f"\nlayer 5: |mean| of coordinate 223 = {mean5[223]:.2f}; median |mean| of the other coordinates ="
-      f" {np.median(np.delete(mean5, 223)):.2f}; tokens with the mean's sign there: {same_sign:.3f}")
+      f" {np.median(np.delete(mean5, 223)):.2f}; tokens with the mean's sign there: {same_sign:.3f};"
+      f" share of the variance along the top principal direction: {eigs5[0] / eigs5.sum():.3f}")
 gamma = model.weights["encoder.layer.5.output.LayerNorm.weight"]  # the scale of the last LayerNorm
 off = np.flatnonzero(np.abs(gamma) < 1e-6)
 print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
@@ -259,17 +266,19 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 # %% [markdown]
 # **What you see.** At every layer the coordinate that carries the most cosine is the one where
 # the mean vector is largest. From layer 2 to layer 5 a single coordinate, number 223, carries a
-# third to more than half of the mean cosine (0.585 at layer 5). There the mean over all tokens
-# has size 3.40, against a median of 0.06 for the other 383 coordinates, and 0.997 of the tokens
+# third to more than half of the mean cosine (0.585 at layer 5); without it the mean cosine of
+# layers 2–4 would still be $+0.126$ to $+0.129$, so only at layer 5 is it most of the offset.
+# There the mean over all tokens has size 3.40, against a median of 0.06 for the other 383
+# coordinates, and 0.997 of the tokens
 # share its sign: nearly every pair of tokens gets a head start in its dot product from this one
 # coordinate. At the last layer no coordinate stands out (the largest carries 0.052), and the
 # last line shows why: the final LayerNorm multiplies coordinate 223, and two others, by a scale
 # of $10^{-9}$ or less. The trained model has switched its rogue coordinate off at the output.
 #
-# **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and the
-# course's cone of notebooks 01–02 in its simplest form: one shared offset along one axis. A
-# cosine between two middle-layer vectors says as much about coordinate 223 as about meaning;
-# centring, or the per-coordinate standardisation Timkey & van Schijndel propose, takes it out.
+# **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and a cone in
+# its simplest form: a shared offset carried by one axis. At layer 5 this one coordinate supplies
+# 0.585 of the average cosine between tokens of different sentences, whatever they mean; centring,
+# or the per-coordinate standardisation Timkey & van Schijndel propose, takes it out.
 #
 # ## 4 · Norm and word frequency
 #
@@ -417,9 +426,9 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 # |---|---|---|
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
 # | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase AUC |
-# | 03 attention contraction | stacked attention makes each sequence lean; a cone shared across sequences needs a shared component | no collapse within sentences (0.752 at the end); the shared offset of the middle layers comes largely from one coordinate that nearly every token carries, up to 0.585 of the mean cosine |
+# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.412$; rank-1 residual 0.915 to 0.752 against 0.944 for noise); one shared coordinate carries a third to 0.585 of the middle layers' cross-sentence mean cosine |
 # | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign ($\rho$ from $-0.627$ to $-0.851$); a finished model cannot show the training |
-# | 05 rich-get-richer | a feedback loop collapses the spread onto a few directions | the outcome, in the middle layers: effective rank about 60 of 384 (the dynamics themselves cannot be seen in a finished model) |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 342.2 for a Gaussian) but no direction dominates (the top one holds 0.077 of the variance at layer 5); a finished model cannot show whether such a loop acted |
 # | 06 whitening | the most isotropic remedy is not the best | yes: whitening is the most isotropic and the only remedy that hurts the paraphrase check |
 #
 # One model and about three hundred sentences are a small sample: these are observations about

@@ -304,8 +304,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "03.2": Exercise(
         reference=lambda: "b",
-        right="Averaging pulls every token to the weighted mean, and a finite sample's mean is never "
-        "exactly 0: once the spread is smaller than that tiny offset, every cosine is near 1.",
+        right="Averaging pulls every token to a weighted mean of the tokens, which is never exactly 0: once "
+        "the spread is smaller than that small offset, every cosine is near 1.",
         hint="Run attention_run(120, offset=0.0) and look at run.clouds[-1]: how far is its centre from "
         "the origin compared with its spread?",
         choices=("a", "b", "c"),
@@ -325,16 +325,16 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "04.3": Exercise(
         reference=lambda: "a",
-        right="A meter of isotropy judges directions (and the cloud's overall scale); the pull only "
-        "changes each token's own length.",
-        hint="Compare the two rows of the meter table, pull and no pull. What does the pull change about "
-        "each token, and what does it leave alone?",
+        right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
+        "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
+        hint="What does multiplying a vector by a positive number change, and which of the two meters is "
+        "computed from unit vectors only?",
         choices=("a", "b", "c"),
     ),
     "04.4": Exercise(
         reference=lambda: "b",
-        right="With equal frequencies every token is pulled as often as it is pushed, so no token drifts; "
-        "untied, the output matrix forms the same cone and the input embeddings a later one.",
+        right="With equal frequencies push and pull balance for every token, so no band leans; untied, the "
+        "output matrix forms the same cone and the input embeddings a later one.",
         hint="Compare the uniform-frequency run with the untied run: in which one does some matrix still "
         "form a rare cone?",
         choices=("a", "b", "c"),
@@ -348,7 +348,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     "05.3": Exercise(
         reference=lambda: "b",
         right="A collapsed spread is notebook 01's centred line: the ranks see it, the mean cosine does not. "
-        "A cone is an offset, and this loop never creates one.",
+        "A cone is a shared offset, and the toy's centred clouds have none.",
         hint="Read the mean cosine column of the meter table for step 60, and recall notebook 01's centred line.",
         choices=("a", "b"),
     ),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib as mpl
@@ -24,6 +25,7 @@ from .meters import (
     basis_isotropy,
     cov_eigs,
     effective_rank,
+    gaussian_effective_rank,
     isoscore,
     mean_cosine,
     partition_isotropy,
@@ -219,7 +221,7 @@ class AttentionView(View):
     COLORS = (BLUE, ORANGE, RED)
 
     def __init__(self, run: AttentionRun, depth: int | None = None) -> None:
-        super().__init__((13.0, 5.0), 2, "Experiment 3: self-attention contracts a cloud into a cone")
+        super().__init__((13.0, 5.0), 2, "Experiment 3: self-attention contracts a sequence onto one ray")
         ax, ax_curve = self.axes
         self.snaps = [ax.scatter([], [], s=10, alpha=0.5, color=c, edgecolors="none") for c in self.COLORS]
         self.origin = ax.scatter(0, 0, marker="+", s=160, color="black", label="origin")
@@ -442,16 +444,35 @@ class RichGetRicherView(View):
 WHITENED_BASES, BASES_SEED = 20, 6
 
 
-def isotropy_or_range(X: np.ndarray) -> tuple[float, str]:
-    """Partition isotropy of ``X`` and its label; where it is undefined (eigenvectors not unique,
-    as after full whitening), the median over :data:`WHITENED_BASES` random eigenbases (seed
-    :data:`BASES_SEED`) and their range as the label."""
+@dataclass(frozen=True)
+class Isotropy:
+    """Partition isotropy as a bar shows it: a ``value``, and for a cloud whose eigenvectors are not
+    unique (``over_bases``) the ``low`` to ``high`` range over random eigenbases, ``value`` their median."""
+
+    value: float
+    over_bases: bool = False
+    low: float = float("nan")
+    high: float = float("nan")
+
+    @property
+    def label(self) -> str:
+        return f"{self.low:.2f}-{self.high:.2f}" if self.over_bases else f"{self.value:.2f}"
+
+    def reading(self) -> Reading:
+        if self.over_bases:
+            return Reading(f"partition I (median of {WHITENED_BASES} bases)", self.value)
+        return read(partition_isotropy, self.value)
+
+
+def isotropy_or_range(X: np.ndarray) -> Isotropy:
+    """Partition isotropy of ``X``; where it is undefined (eigenvectors not unique, as after full
+    whitening), the median and range over :data:`WHITENED_BASES` random eigenbases (seed
+    :data:`BASES_SEED`), as notebook 06 prints them."""
     try:
-        value = partition_isotropy(X)
-        return value, f"{value:.2f}"
+        return Isotropy(partition_isotropy(X))
     except ValueError:
         by_basis = basis_isotropy(X, np.random.default_rng(BASES_SEED), bases=WHITENED_BASES)
-        return float(np.median(by_basis)), f"{by_basis.min():.2f}-{by_basis.max():.2f}"
+        return Isotropy(float(np.median(by_basis)), True, float(by_basis.min()), float(by_basis.max()))
 
 
 class RemedyView(View):
@@ -492,18 +513,17 @@ class RemedyView(View):
         top = 0.0
         self._readings = {}
         for i, (name, X) in enumerate(clouds.items()):
-            value, label = isotropy_or_range(X)
-            self.bars[i].set_height(value)
-            self.bar_text[i].set_position((i, value + 0.02))
-            self.bar_text[i].set_text(label)
+            isotropy = isotropy_or_range(X)
+            self.bars[i].set_height(isotropy.value)
+            self.bar_text[i].set_position((i, isotropy.value + 0.02))
+            self.bar_text[i].set_text(isotropy.label)
             self.bar_names[i].set_text(name)
             density = _density(cosines[name], COSINE_BINS)
             self.hists[i].set_data(density)
             self.hists[i].set_label(name)
             top = max(top, density.max())
-            isotropy = (read(partition_isotropy, value) if "-" not in label else
-                        Reading(f"partition I (median of {WHITENED_BASES} bases)", value, ".3f"))
-            self._readings[name] = [isotropy, read(random_cosines, np.mean(cosines[name])), read(isoscore, isoscore(X))]
+            self._readings[name] = [isotropy.reading(), read(random_cosines, np.mean(cosines[name])),
+                                    read(isoscore, isoscore(X))]
         ax_cos.set_ylim(0, nice_limit(1.05 * top))
         ax_cos.legend(loc="upper left")
 
@@ -587,7 +607,7 @@ class LayerCurvesView(View):
         ax_cos.legend(loc="upper left")
         n = profile.tokens
         ax_rank.plot(layers, profile.effective_rank, "o-", color=BLUE, lw=2.4, label="MiniLM-L6 tokens")
-        ax_rank.axhline(dim / (1 + dim / n), color="black", ls=":", lw=1.2,
+        ax_rank.axhline(gaussian_effective_rank(n, dim), color="black", ls=":", lw=1.2,
                         label=f"isotropic Gaussian, same n={n:,} and d={dim}")
         ax_rank.set_ylim(0, dim)
         ax_rank.set_xlabel("layer (0 = embedding layer)")
@@ -597,10 +617,12 @@ class LayerCurvesView(View):
         ax_collapse.fill_between(layers, profile.rank_collapse_q1, profile.rank_collapse_q3, color=GREEN,
                                  alpha=0.25, label="middle half of sentences")
         ax_collapse.plot(layers, profile.rank_collapse, "o-", color=GREEN, lw=2.4, label="median sentence")
+        ax_collapse.axhline(profile.rank_collapse_gaussian, color="black", ls=":", lw=1.2,
+                            label="Gaussian sentences, same lengths")
         ax_collapse.set_ylim(0, 1)
         ax_collapse.set_xlabel("layer (0 = embedding layer)")
         ax_collapse.set_ylabel("‖X − best rank-1‖ / ‖X‖ (0 = collapsed)")
-        ax_collapse.set_title("Tokens of one sentence: no rank collapse")
+        ax_collapse.set_title("Tokens of one sentence: partial contraction")
         ax_collapse.legend(loc="lower left")
         for ax in (ax_rank, ax_collapse):
             ax.set_xticks(layers)

@@ -1,7 +1,9 @@
-"""Toy versions of the three mechanisms that drag a latent space into a cone, and their runs.
+"""Toy versions of mechanisms proposed as causes of anisotropy, and their runs.
 
-Each notebook prints the source of the mechanism it teaches from here, so the code the learner
-reads is the code that runs.
+Self-attention as averaging (notebook 03), a frequency pull on norms and a language model trained
+by likelihood (notebook 04), and a rich-get-richer loop on a spectrum (notebook 05). Each notebook
+measures what its toy produces with notebook 01's meter table, against a same-size Gaussian and
+the toy with the mechanism switched off.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def attention_run(
 
     The shift is along the unit direction of ``(1, 0.6)``. Averaging pulls tokens to their weighted
     mean, so the cloud shrinks toward it; seen from the origin, the tokens then all point the same
-    way, a ray, which in more dimensions is a cone. The offset sets how early that happens: a
+    way, a ray: every cosine tends to 1, a cone of one sequence. The offset sets how early that happens: a
     centred sample still has a small mean of its own and gets there too, only later.
     """
     depth = _checks.integer(depth, "depth", 0)
@@ -201,11 +203,10 @@ def frequency_pull(emb: np.ndarray, freq: np.ndarray, gamma: float = 0.9) -> np.
 
     .. math::  e_t \leftarrow \big(1 - \gamma\,\sqrt{f_t / f_{\max}}\big)\,e_t
 
-    with :math:`\gamma` = ``gamma``. A token's embedding is updated on every occurrence; for a
-    frequent token those many updates average out into a pull toward the common centre, which
-    the square root saturates. This is a caricature of the frequency bias reported by Gao et al.
-    (2019, arXiv:1907.12009), Li et al. (2020, arXiv:2011.05864) and Yu et al. (2022,
-    arXiv:2109.03127), who find the geometry of an embedding strongly tied to its frequency.
+    with :math:`\gamma` = ``gamma``: frequent tokens end short, near the centre, which is what Li et
+    al. (2020, arXiv:2011.05864) observe in BERT's word embeddings. The toy fixes that sign by
+    construction (the square root saturates the pull), and only rescales each token: directions
+    do not change. Notebook 04 measures what a trained model does instead.
     """
     emb = _checks.cloud(emb, name="emb")
     freq = _checks.vector(freq, "freq", what="array of frequencies")

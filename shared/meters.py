@@ -281,6 +281,21 @@ def effective_rank(eigs: np.ndarray) -> float:
     return float(lam.sum() ** 2 / np.sum(lam**2))
 
 
+def gaussian_effective_rank(n: int, d: int) -> float:
+    r"""The participation ratio a Gaussian sample of ``n`` points in ``d`` dimensions is expected to
+    have: :math:`d\,m / (m + d + 1)` with :math:`m = n - 1` degrees of freedom after centring.
+
+    The ratio of the first two moments of a Wishart matrix,
+    :math:`E[\operatorname{tr} S]^2 / E[\operatorname{tr} S^2]`; for large ``n`` and ``d`` it tends to
+    :math:`d / (1 + d/n)` (the Marchenko-Pastur limit). It is ``d`` only when ``n`` is much larger
+    than ``d``: the baseline any covariance meter must be compared with.
+    """
+    n = _checks.integer(n, "n", 2, why="a covariance needs two points")
+    d = _checks.integer(d, "d", 1)
+    m = n - 1
+    return d * m / (m + d + 1)
+
+
 @_meter("numerical rank", "d")
 def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     """How many eigenvalues exceed ``rtol`` times the largest: the directions a cloud occupies at all.
@@ -445,8 +460,10 @@ def _rules_text() -> str:
 class MeterRow:
     """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and the verdicts.
 
-    ``offset`` is a shared offset that the mean cosine sees (a cone's failure); ``spread`` is
-    variance piled on a few directions that the effective rank sees (a centred line's failure).
+    ``offset`` is a shared offset large against the spread, which the mean cosine sees: the vectors
+    lean one way and, seen from the origin, fill a narrow cone. ``spread`` is variance piled on a
+    few directions, which the effective rank sees (a centred line's failure). The two are
+    independent: notebook 01's cone shows both, a shifted Gaussian only the first.
     """
 
     name: str
@@ -465,8 +482,8 @@ class MeterRow:
     @property
     def failure(self) -> str:
         """In words: which of the two failures of notebook 01 this cloud shows."""
-        return {(True, True): "offset and spread (a cone)", (True, False): "offset only",
-                (False, True): "spread only", (False, False): "neither"}[self.offset, self.spread]
+        return {(True, True): "cone + collapsed spread", (True, False): "cone",
+                (False, True): "collapsed spread", (False, False): "neither"}[self.offset, self.spread]
 
 
 @dataclass(frozen=True)
@@ -493,8 +510,9 @@ class MeterTable:
             cells = [f"{r.text} {'✓' if row.isotropic[m.__name__] else '✗'}"
                      for m, r in zip(METERS, row.meters.readings())]
             lines.append(f"{row.name:{width}s}" + "".join(f"{c:>16s}" for c in cells) + f"  {row.failure}")
-        lines += textwrap.wrap(f"✓ = isotropic by this meter: {_rules_text()}. Failure: an offset where the mean "
-                               "cosine says ✗, a collapsed spread where the effective rank says ✗.", width=110)
+        lines += textwrap.wrap(f"✓ = isotropic by this meter: {_rules_text()}. Failure: a cone (a shared offset) "
+                               "where the mean cosine says ✗, a collapsed spread where the effective rank says ✗.",
+                               width=110)
         return "\n".join(lines)
 
 

@@ -195,9 +195,12 @@ class LayerProfile:
 
     * ``mean_cosine``: exact mean cosine of ordinary tokens from different sentences;
     * ``effective_rank``: participation ratio of their covariance;
+    * ``within_cosine``: median over sentences of the exact mean cosine of the sentence's own
+      ordinary tokens (tokens of one context, the pairs ``mean_cosine`` leaves out);
     * ``rank_collapse`` (median over sentences of :func:`~shared.meters.rank_collapse` of the
       sentence's own tokens, ``[CLS]`` and ``[SEP]`` included), with quartiles ``rank_collapse_q1``
-      and ``rank_collapse_q3``;
+      and ``rank_collapse_q3``, and ``rank_collapse_gaussian``, the median for Gaussian sentences of
+      the same lengths and dimension (seed 0): what no structure at all gives;
     * ``rogue_coordinate`` and ``rogue_share``: the coordinate with the largest term in the mean
       cosine and the fraction of the mean cosine it carries (Timkey & van Schijndel 2021);
     * ``largest_mean_coordinate``: the coordinate where the mean vector is largest in size;
@@ -205,6 +208,7 @@ class LayerProfile:
     """
 
     mean_cosine: np.ndarray
+    within_cosine: np.ndarray
     effective_rank: np.ndarray
     rank_collapse_q1: np.ndarray
     rank_collapse: np.ndarray
@@ -213,6 +217,7 @@ class LayerProfile:
     rogue_share: np.ndarray
     largest_mean_coordinate: np.ndarray
     tokens: int
+    rank_collapse_gaussian: float
 
 
 @lru_cache(maxsize=1)
@@ -226,12 +231,17 @@ def layer_profile() -> LayerProfile:
         terms = cross_group_cosines(H[ordinary], enc.sentence[ordinary])
         top = int(np.argmax(terms))
         collapse = [rank_collapse(H[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-        rows.append((terms.sum(), effective_rank(cov_eigs(H[ordinary])), *np.percentile(collapse, [25, 50, 75]),
-                     top, terms[top] / terms.sum(), np.argmax(np.abs(H[ordinary].mean(axis=0)))))
+        within = [mean_cosine(H[a + 1:b - 1]) for a, b in zip(bounds[:-1], bounds[1:]) if b - a >= 4]
+        rows.append((terms.sum(), np.median(within), effective_rank(cov_eigs(H[ordinary])),
+                     *np.percentile(collapse, [25, 50, 75]), top, terms[top] / terms.sum(),
+                     np.argmax(np.abs(H[ordinary].mean(axis=0)))))
     cols = list(np.array(rows).T)
-    for i in (5, 7):  # coordinates are indices
+    for i in (6, 8):  # coordinates are indices
         cols[i] = cols[i].astype(int)
-    return LayerProfile(*cols, tokens=int(ordinary.sum()))
+    rng = np.random.default_rng(0)
+    d = enc.states.shape[2]
+    gaussian = np.median([rank_collapse(rng.standard_normal((b - a, d))) for a, b in zip(bounds[:-1], bounds[1:])])
+    return LayerProfile(*cols, tokens=int(ordinary.sum()), rank_collapse_gaussian=float(gaussian))
 
 
 ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words
@@ -301,14 +311,23 @@ def _frequency_table() -> dict[str, float]:
 
 
 @lru_cache(maxsize=1)
-def static_norm_frequency() -> FrequencyNorms:
-    """Input-embedding norm against word frequency for every whole-word, alphabetic vocabulary
-    entry of all-MiniLM-L6-v2 that wordfreq knows (static vectors, one per word type)."""
-    E, vocab = word_embeddings()
+def frequency_words() -> tuple[np.ndarray, np.ndarray]:
+    """The rows of all-MiniLM-L6-v2's vocabulary that are whole, alphabetic words wordfreq knows,
+    and each one's frequency on the Zipf scale (:func:`zipf_scale`)."""
+    _, vocab = word_embeddings()
     rows = np.array([i for i, token in enumerate(vocab) if token.isascii() and token.isalpha()])
     zipf = zipf_scale([vocab[i] for i in rows])
     known = zipf > 0
-    return _frequency_norms(zipf[known], np.linalg.norm(E[rows[known]], axis=1))
+    return rows[known], zipf[known]
+
+
+@lru_cache(maxsize=1)
+def static_norm_frequency() -> FrequencyNorms:
+    """Input-embedding norm against word frequency for the words of :func:`frequency_words`
+    (static vectors, one per word type)."""
+    E, _ = word_embeddings()
+    rows, zipf = frequency_words()
+    return _frequency_norms(zipf, np.linalg.norm(E[rows], axis=1))
 
 
 @lru_cache(maxsize=1)

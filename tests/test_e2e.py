@@ -62,9 +62,8 @@ def lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     work.mkdir()
     for nb in NOTEBOOKS:
         shutil.copy(nb, work / nb.name)
-    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    # No notification settings here: the course's own overrides (installed into the environment from
+    # jupyter/overrides.json) must keep the news prompt away, as they do for a learner.
     notebook_settings = home / "settings" / "@jupyterlab" / "notebook-extension"
     notebook_settings.mkdir(parents=True)
     # render every cell (no virtual scrolling), so the explorer exists in the page once it has run
@@ -135,6 +134,7 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
         page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
         page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
 
+        assert page.get_by_text("notified about official Jupyter news").count() == 0, "the news prompt is shown"
         errors = page.locator(f"{PANEL} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
         assert errors.count() == 0, f"error output: {errors.first.inner_text()[:500]}"
         for broken in ("Error displaying widget", "Loading widget..."):

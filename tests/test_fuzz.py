@@ -507,6 +507,11 @@ def _run_extend(depth: int) -> shared.AttentionRun:
     return shared.attention_run(1, n=20).extend(depth)
 
 
+def _softmax_rows_of(S: np.ndarray) -> np.ndarray:
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
 @functools.lru_cache(maxsize=1)
 def _degeneration() -> shared.DegenerationRun:
     return shared.degeneration_run(checkpoints=(0, 2), vocab=20, d=3)
@@ -563,6 +568,7 @@ REGISTRY: list[Entry] = [
     Entry(s.uniformity, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}),
     Entry(s.all_meters, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}, nan_ok=("partition_isotropy",)),
     Entry(s.mean_cosine, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}),
+    Entry(s.gaussian_effective_rank, lambda: dict(n=30, d=50)),
     Entry(s.meter_table, lambda: dict(clouds={"a": _cloud(), "b": _cloud(30, seed=1)}, seed=100),
           {"clouds": "clouds"}),
     Entry(s.calls_isotropic, lambda: dict(meter="isoscore", value=0.5, gaussian=0.9), {"meter": "meter name"}),
@@ -606,6 +612,8 @@ REGISTRY: list[Entry] = [
     Entry(s.frequency_pull, lambda: dict(emb=_cloud(12, 3), freq=s.zipf_frequencies(12), gamma=0.9),
           {"emb": CLOUD, "freq": "vector"}, {"emb": 1, "freq": 0}),
     Entry(s.bigram_language, lambda: dict(vocab=12, exponent=1.0, rho=0.5)),
+    Entry(s.logit_gradient, lambda: dict(Q=_softmax_rows_of(_cloud(8, 8)), P=s.bigram_language(8, 1.0)),
+          {"Q": "scores", "P": "scores"}),
     Entry(s.lm_gradients, lambda: dict(E=_cloud(8, 3), A=_cloud(3, 3, seed=1), b=np.zeros(3), E_out=_cloud(8, 3, seed=2),
                                        P=s.bigram_language(8, 1.0)),
           {"E": CLOUD, "A": CLOUD, "b": "vector", "E_out": CLOUD, "P": "scores"}),

@@ -227,11 +227,11 @@ def test_meter_table_names_each_failure(clouds):
     table = meter_table({"sphere": X_iso, "cone": X_cone, "shifted": X_iso + 3.0,
                          "line": np.outer(np.random.default_rng(0).standard_normal(2000), u)})
     assert [row.failure for row in table.rows] == [
-        "neither", "offset and spread (a cone)", "offset only", "spread only"]
+        "neither", "cone + collapsed spread", "cone", "collapsed spread"]
     assert list(table.baselines) == [(2000, 50)]
     assert table.row("cone").meters.mean_cosine > 0.8 and table.row("cone").gaussian == table.baselines[2000, 50]
     text = str(table)
-    assert "(Gaussian, n = 2,000, d = 50)" in text and "spread only" in text
+    assert "(Gaussian, n = 2,000, d = 50)" in text and "collapsed spread" in text
     assert "partition I at least 0.5 x the Gaussian's" in text.replace("\n", " ")  # the rules, printed with it
     assert calls_isotropic("uniformity", -3.2, -3.6) and not calls_isotropic("uniformity", -3.0, -3.6)
     with pytest.raises(ValueError, match="meter: expected one of"):

@@ -17,3 +17,16 @@ def test_every_public_name_is_exported_once():
 
     assert len(shared.__all__) == len(set(shared.__all__))
     assert all(hasattr(shared, name) for name in shared.__all__)
+
+
+def test_jupyterlab_settings_of_the_course_are_installed_into_its_environment():
+    """`uv run jupyter lab` opens without the "get notified about Jupyter news?" prompt, and nothing
+    outside the project's environment is configured for it."""
+    import json
+    from pathlib import Path
+
+    installed = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    source = Path(__file__).resolve().parent.parent / "jupyter" / "overrides.json"
+    assert installed.exists(), f"{installed} is missing: run uv sync"
+    assert json.loads(installed.read_text()) == json.loads(source.read_text())
+    assert json.loads(source.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
