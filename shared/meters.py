@@ -226,6 +226,19 @@ def isoscore(X: np.ndarray) -> float:
     return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
 
 
+def _isoscore_of_spectrum(lam: np.ndarray) -> float:
+    """:func:`isoscore` from a covariance spectrum of ``d >= 2`` eigenvalues (same formula, same clipping),
+    for callers that have the spectrum but not the rows (``shared.report`` streams them)."""
+    lam = _checks.spectrum(lam, name="covariance spectrum")
+    d = lam.size
+    if d < 2:
+        raise ValueError("eigs: IsoScore needs at least 2 dimensions")
+    sigma_hat = np.sqrt(d) * lam / np.linalg.norm(lam)
+    delta = np.linalg.norm(sigma_hat - 1.0) / np.sqrt(2.0 * (d - np.sqrt(d)))
+    phi = (d - delta**2 * (d - np.sqrt(d))) ** 2 / d**2
+    return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
+
+
 def uniformity(X: np.ndarray) -> float:
     r"""Wang–Isola uniformity (2020, arXiv:2005.10242) of the rows, projected to the unit sphere.
 
