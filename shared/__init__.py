@@ -42,6 +42,7 @@ from .meters import (
 )
 from .pca import pca_2d, principal_axes
 from .remedies import all_but_the_top, standardize, sweep_remedies, zca_whiten
+from .report import IsotropyReport, isotropy_report
 
 __all__ = [
     "PlantedCloud",
@@ -84,4 +85,6 @@ __all__ = [
     "uniformity",
     "zca_whiten",
     "zipf_frequencies",
+    "IsotropyReport",
+    "isotropy_report",
 ]
