@@ -34,8 +34,8 @@ from .meters import _check_unique_eigenvectors, _isoscore_of_spectrum, effective
 
 BaselineMethod = Literal["auto", "sample", "wishart"]
 
-_CHUNK_BYTES = 24 * 2**20  # default chunk: about 24 MiB of rows in the compute dtype
-_SAMPLE_LIMIT = 3 * 10**7  # "auto" baseline: a real Gaussian sample up to this many entries
+_CHUNK_BYTES = 48 * 2**20  # default chunk: about 48 MiB of rows in the compute dtype
+_SAMPLE_LIMIT = 2 * 10**6  # "auto" baseline: a real Gaussian sample up to this many entries
 _CLT_MIN_ROWS = 1000  # ... and always below this many rows, where the Wishart model's CLT is too rough
 _PROGRESS_ENTRIES = 10**8  # progress=None shows a progress line from this many entries on
 _GAUSSIAN_BLOCK = 4096  # rows per seeded block of the sampled Gaussian baseline
@@ -158,12 +158,12 @@ class IsotropyReport:
         if offset:
             return (
                 f"an offset failure: {lean}, but the spread around the mean is as even as the Gaussian's "
-                "(ranks and IsoScore ✓). Subtracting the mean vector removes it."
+                "(ranks and IsoScore ✓). Subtracting the mean vector removes it (notebook 06)."
             )
         if spread_failed:
             return (
                 f"a spread failure: {narrow}, though the rows do not lean one way (mean cosine "
-                f"{m.mean_cosine:.3f}). Centring does not fix this; whitening does."
+                f"{m.mean_cosine:.3f}). Subtracting the mean will not fix this; whitening would (notebook 06)."
             )
         odd = [v.meter for v in verdicts.values() if v.sees == "offset" and v.isotropic is False]
         if odd:
@@ -209,7 +209,8 @@ class IsotropyReport:
         if self.baseline is not None:
             lines.append("")
             for sees, heading in (
-                ("offset", "meters that look at the raw vectors (a shared offset moves them):"),
+                ("offset", "meters that look at the raw vectors (a shared offset moves all three; partition I and "
+                 "uniformity also react to a narrow spread):"),
                 ("spread", "meters that centre first (they see only how the variance is spread):"),
             ):
                 lines.append(heading)
@@ -290,14 +291,14 @@ def isotropy_report(
     ``compute_dtype`` is the dtype of the products inside a chunk (the two matrix products, row norms);
     every sum across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
     agree with the float64 meters to about 1e-5 relative, the printed three decimals) and float64
-    otherwise (agrees to rounding). ``chunk_rows`` defaults to about 24 MiB of rows.
+    otherwise (agrees to rounding). ``chunk_rows`` defaults to about 48 MiB of rows.
 
     ``baseline`` is how the Gaussian of the same ``n`` and ``d`` is obtained (the method is stated in
     ``baseline_method`` and printed): ``"sample"`` streams a seeded N(0, I) matrix through the same two
     passes; ``"wishart"`` draws the Gaussian's scatter matrix directly (Bartlett decomposition of the
     Wishart law, :math:`O(d^3)`, no rows) for the spectrum meters, and obtains partition isotropy from
     that draw with a central-limit model of the sums :math:`Z(\pm c)`; ``"auto"`` samples up to
-    3e7 entries (or below 1,000 rows) and uses the Wishart draw beyond. Either way the mean cosine
+    2e6 entries (or below 1,000 rows) and uses the Wishart draw beyond. Either way the mean cosine
     baseline is 0 and the uniformity baseline is the exact value for uniform directions,
     :math:`-4 + \log {}_0F_1(; d/2; 4)` (a Bessel function: :math:`\mathbb E\, e^{4\cos} =
     \Gamma(\tfrac d2)\,(2/4)^{d/2-1} I_{d/2-1}(4)`). ``None``: no baseline and no verdicts.
