@@ -11,17 +11,23 @@ printed beside the numbers.
 Every task runs in a fresh Python process, so its peak resident memory (``ru_maxrss``) is its own;
 its time is measured inside the process around the work only (no interpreter start or imports):
 
-* ``floor float32`` / ``floor float64``: one pass of ``chunk.T @ chunk`` over the file, read with the
-  same chunked file reads as the report, in float32 or float64 products, summed in float64. This is
-  the least any meter built on the covariance has to do.
+* ``floor float32`` / ``floor float64``: one pass of ``chunk.T @ chunk`` over the file (numpy hands
+  this to BLAS ``syrk``), read with the same chunked file reads and chunk size as the report, in
+  float32 or float64 products, summed in float64. This is the least any meter built on the
+  covariance has to do.
 * ``report float32``: ``isotropy_report(path, 0)`` as a learner calls it (float32 products for float32
   input, two passes, the Wishart-law baseline at this size). ``report float64``: the same with
-  ``compute_dtype=np.float64``. ``report, 1 pass``: ``partition=False`` (no partition isotropy).
+  ``compute_dtype=np.float64``. ``report float32, 1 pass``: ``partition=False`` (no partition isotropy).
+* ``..., 1 thread``: the float32 floor and report again with ``OPENBLAS_NUM_THREADS=1``; their ratio of
+  CPU seconds is the one that other work on a shared machine disturbs least.
 * ``imports only``: the resident memory of Python with numpy, scipy and the course loaded.
 
-The targets (peak <= 1 GB, report <= 2.5 x the floor) compare like with like: the float32 report
-against the float32 floor. Both floors are printed, so the other ratios can be read too.
-The file is read once before the timed tasks, so every task reads it from the page cache (warm).
+The tasks run in rounds (``--repeat``, default 3), each report right after its floor, so the two
+share the machine's load; the table gives medians over rounds, and each ratio is taken within a
+round before its median is taken. The targets (peak <= 1 GB, report <= 2.5 x the floor) compare like
+with like: the float32 report against the float32 floor; both floors are printed, so the other
+ratios can be read too. The file is read once before the timed tasks, so every task reads it from
+the page cache (warm): the timings are compute, not disk.
 """
 
 from __future__ import annotations
@@ -108,7 +114,7 @@ def task(name: str, path: Path) -> dict:
         options = {
             "report float32": {},
             "report float64": {"compute_dtype": np.float64},
-            "report, 1 pass": {"partition": False},
+            "report float32, 1 pass": {"partition": False},
         }[name]
         report = isotropy_report(path, 0, progress=False, **options)
         result["meters"] = {m: getattr(report.meters, m) for m in METERS}
@@ -155,14 +161,18 @@ def exact_meters(X: np.ndarray) -> dict[str, float]:
     }
 
 
-def run(name: str, path: Path) -> dict:
-    """``task(name, path)`` in a fresh process, with the load average around it."""
+def run(name: str, path: Path, threads: int | None = None) -> dict:
+    """``task(name, path)`` in a fresh process (with ``threads`` BLAS threads), with the load average around it."""
     load = os.getloadavg()[0]
+    env = dict(os.environ)
+    if threads is not None:
+        env["OPENBLAS_NUM_THREADS"] = str(threads)
     done = subprocess.run(
         [sys.executable, __file__, "--task", name, "--file", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,
+        env=env,
         check=False,
     )
     if done.returncode:
@@ -203,54 +213,68 @@ def main() -> int:
     print(f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; "
           f"load average before: {os.getloadavg()[0]:.2f}\n")
 
-    plan = [
-        (big, "floor float32"),
-        (big, "floor float64"),
-        (big, "report float32"),
-        (big, "report float64"),
-        (big, "report, 1 pass"),
-        (small, "floor float32"),
-        (small, "report float32"),
-        (small, "imports only"),
+    plan = [  # (file, task, BLAS threads: None = the machine's default)
+        (big, "floor float32", None),
+        (big, "report float32", None),
+        (big, "report float32, 1 pass", None),
+        (big, "floor float64", None),
+        (big, "report float64", None),
+        (big, "floor float32", 1),
+        (big, "report float32", 1),
+        (small, "floor float32", None),
+        (small, "report float32", None),
+        (small, "imports only", None),
     ]
-    results: dict[tuple[Path, str], list[dict]] = {key: [] for key in plan}
-    for _ in range(args.repeat):  # interleaved, so a burst of load elsewhere hits every task alike
-        for path, name in plan:
-            results[path, name].append(run(name, path))
+    results: dict[tuple, list[dict]] = {key: [] for key in plan}
+    for _ in range(args.repeat):  # rounds: each report runs right after its floor, under the same load
+        for path, name, threads in plan:
+            results[path, name, threads].append(run(name, path, threads))
     exact = run("exact in memory", small)
 
-    best = {key: min(runs, key=lambda r: r["seconds"]) for key, runs in results.items()}
     rows_of = {big: args.rows, small: args.small_rows}
-    print(f"{'rows':>10s}  {'task':16s} {'products':>8s} {'seconds':>8s} {'(all runs)':>20s} {'CPU s':>7s} "
+    print(f"median of {args.repeat} rounds; a ratio is taken within each round, then its median is shown")
+    print(f"{'rows':>10s}  {'task':24s} {'seconds':>8s} {'(all runs)':>20s} {'CPU s':>7s} "
           f"{'peak MB':>8s} {'(VmHWM)':>8s} {'/ floor32':>9s} {'/ floor64':>9s} {'load':>5s}")
-    for path, name in plan:
-        r = best[path, name]
-        runs = ", ".join(f"{x['seconds']:.1f}" for x in results[path, name])
-        f32 = best.get((path, "floor float32"))
-        f64 = best.get((path, "floor float64"))
-        ratio32 = f"{r['seconds'] / f32['seconds']:.2f}" if f32 and name != "imports only" else ""
-        ratio64 = f"{r['seconds'] / f64['seconds']:.2f}" if f64 and name != "imports only" else ""
-        products = "float64" if name.endswith("float64") else "" if name == "imports only" else "float32"
-        load = statistics.mean(x["load"] for x in results[path, name])
-        print(f"{rows_of[path]:>10,}  {name:16s} {products:>8s} {r['seconds']:8.2f} {runs:>20s} {r['cpu']:7.1f} "
-              f"{r['peak_mb']:8.0f} {r['hwm_mb']:8.0f} {ratio32:>9s} {ratio64:>9s} {load:5.2f}")
+    ratios: dict[tuple, dict[str, float]] = {}
+    for key in plan:
+        path, name, threads = key
+        runs = results[key]
+        ratios[key] = {}
+        for floor in ("floor float32", "floor float64"):
+            reference = results.get((path, floor, threads))
+            if reference and name != "imports only":
+                ratios[key][floor] = statistics.median(a["seconds"] / b["seconds"] for a, b in zip(runs, reference))
+        cells = [f"{ratios[key][f]:.2f}" if f in ratios[key] else "" for f in ("floor float32", "floor float64")]
+        label = name + (", 1 thread" if threads == 1 else "")
+        every = ", ".join(f"{r['seconds']:.1f}" for r in runs)
+        print(f"{rows_of[path]:>10,}  {label:24s} {statistics.median(r['seconds'] for r in runs):8.2f} {every:>20s} "
+              f"{statistics.median(r['cpu'] for r in runs):7.1f} {max(r['peak_mb'] for r in runs):8.0f} "
+              f"{max(r['hwm_mb'] for r in runs):8.0f} {cells[0]:>9s} {cells[1]:>9s} "
+              f"{statistics.mean(r['load'] for r in runs):5.2f}")
 
-    report = best[big, "report float32"]
-    ratio = report["seconds"] / best[big, "floor float32"]["seconds"]
-    print(f"\ntargets, float32 report against the float32 floor: peak {report['peak_mb']:.0f} MB "
-          f"(<= {TARGET_MB:.0f}: {'met' if report['peak_mb'] <= TARGET_MB else 'MISSED'}), time ratio {ratio:.2f} "
-          f"(<= {TARGET_RATIO}: {'met' if ratio <= TARGET_RATIO else 'MISSED'})")
+    key = (big, "report float32", None)
+    peak = max(r["peak_mb"] for r in results[key])
+    ratio = ratios[key]["floor float32"]
+    single = results[big, "report float32", 1], results[big, "floor float32", 1]
+    cpu_ratio = statistics.median(a["cpu"] / b["cpu"] for a, b in zip(*single))
+    print(f"\ntargets, float32 report against the float32 floor: peak {peak:.0f} MB "
+          f"(<= {TARGET_MB:.0f}: {'met' if peak <= TARGET_MB else 'MISSED'}), time ratio {ratio:.2f} "
+          f"(<= {TARGET_RATIO}: {'met' if ratio <= TARGET_RATIO else 'MISSED'}); with one BLAS thread the CPU-time "
+          f"ratio, which other work on the machine disturbs least, is {cpu_ratio:.2f}")
     for name in ("floor float32", "report float32"):
-        growth = best[big, name]["seconds"] / best[small, name]["seconds"]
+        growth = statistics.median(r["seconds"] for r in results[big, name, None]) / statistics.median(
+            r["seconds"] for r in results[small, name, None]
+        )
         print(f"growth from {args.small_rows:,} to {args.rows:,} rows ({args.rows / args.small_rows:.0f}x): "
               f"{name} x{growth:.1f}")
 
+    first = {key: results[key][0] for key in plan}  # the meters do not depend on the round
     print("\nagreement at the printed three decimals (uniformity: the same sampled rows in both reports):")
     print(f"{'':26s}" + "".join(f"{m:>19s}" for m in METERS))
     lines = [
-        (f"{args.rows:,} float32 report", best[big, "report float32"]["meters"]),
-        (f"{args.rows:,} float64 report", best[big, "report float64"]["meters"]),
-        (f"{args.small_rows:,} float32 report", best[small, "report float32"]["meters"]),
+        (f"{args.rows:,} float32 report", first[big, "report float32", None]["meters"]),
+        (f"{args.rows:,} float64 report", first[big, "report float64", None]["meters"]),
+        (f"{args.small_rows:,} float32 report", first[small, "report float32", None]["meters"]),
         (f"{args.small_rows:,} exact in memory", exact["meters"]),
     ]
     for label, meters in lines:
@@ -260,7 +284,7 @@ def main() -> int:
         worst = max(abs(a[m] - b[m]) / max(abs(b[m]), 1e-300) for m in b)
         print(f"{label_a} vs {label_b}: {'equal' if same else 'DIFFERENT'} at three decimals; "
               f"largest relative difference {worst:.1e}")
-    print(f"\nthe float32 report on {args.rows:,} rows, as printed:\n{report['table']}")
+    print(f"\nthe float32 report on {args.rows:,} rows, as printed:\n{first[big, 'report float32', None]['table']}")
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     return 0
 
