@@ -82,6 +82,7 @@ from .meters import (
 )
 from .pca import PrincipalAxes, pca_2d, principal_axes
 from .remedies import RemedyCurve, Sweep, all_but_the_top, standardize, sweep_remedies, zca_whiten
+from .report import IsotropyReport, isotropy_report
 
 __all__ = [
     "AttentionRun",
@@ -153,4 +154,6 @@ __all__ = [
     "uniformity",
     "zca_whiten",
     "zipf_frequencies",
+    "IsotropyReport",
+    "isotropy_report",
 ]

@@ -340,6 +340,16 @@ def isoscore(X: np.ndarray) -> float:
         raise ValueError("X: IsoScore needs at least 2 dimensions")
     _checks.spread(X, consequence="IsoScore has no spread to measure")
     lam, _ = _scaled_cov_eigs(X)  # IsoScore does not depend on the scale
+    return _isoscore_of_spectrum(lam)
+
+
+def _isoscore_of_spectrum(lam: np.ndarray) -> float:
+    """:func:`isoscore` from a covariance spectrum of ``d >= 2`` eigenvalues, for callers that have
+    the spectrum but not the rows (``shared.report`` streams them)."""
+    lam = _checks.spectrum(lam, name="covariance spectrum")
+    d = lam.size
+    if d < 2:
+        raise ValueError("eigs: IsoScore needs at least 2 dimensions")
     sigma_hat = np.sqrt(d) * lam / np.linalg.norm(lam)
     delta = np.linalg.norm(sigma_hat - 1.0) / np.sqrt(2.0 * (d - np.sqrt(d)))
     phi = (d - delta**2 * (d - np.sqrt(d))) ** 2 / d**2
@@ -431,6 +441,11 @@ ISOTROPIC_IF: dict[str, tuple[str, float]] = {
     "isoscore": ("at least", 0.8),
     "uniformity": ("at most above", 0.5),
 }
+
+
+# The meters of the table that look at the raw vectors, so that a shared offset moves them; the
+# others centre the cloud first and see only how its variance is spread (notebook 01).
+LOOK_AT_RAW_VECTORS = ("partition_isotropy", "mean_cosine", "uniformity")
 
 
 def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:

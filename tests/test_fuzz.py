@@ -343,7 +343,10 @@ def option_variants() -> list[Variant]:
 
 
 ROLES: dict[str, Callable[[], list[Variant]]] = {
+    "report source": lambda: [v for v in cloud_variants() if v.name not in ("one row huge", "mixed 1e-150/1e150")],
     "clouds": clouds_variants,
+    "dtype name": lambda: [Variant("int8", lambda v: "int8", VALUE), Variant("an object", lambda v: object(), TYPE)],
+    "baseline name": lambda: [Variant("unknown", lambda v: "gaussian", VALUE), Variant("int", lambda v: 3, TYPE)],
     "tokens": tokens_variants,
     "token scores": lambda: tokens_variants(scores=True),
     "meter name": name_variants,
@@ -450,6 +453,8 @@ def reals_variants() -> list[Variant]:
 
 HINTS: dict[str, Callable[[], list[Variant]]] = {
     "str | None": lambda: [Variant("int", lambda v: 3, TYPE)],
+    "bool | None": lambda: [Variant("'yes'", lambda v: "yes", TYPE), Variant("np.bool_", lambda v: np.bool_(v), SAME,
+                                                                          ref=lambda v: v)],
     "tuple[int, ...]": ints_variants,
     "int": int_variants,
     "int | None": lambda: int_variants(optional=True),
@@ -496,6 +501,7 @@ class Entry:
     writes: tuple[str, ...] = ()
     nan_ok: tuple[str, ...] = ()
     known: dict[str, str] = field(default_factory=dict)
+    covers: Callable[..., Any] | None = None  # the public function a wrapper stands for
 
     @property
     def id(self) -> str:
@@ -515,6 +521,14 @@ def _softmax_rows_of(S: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=1)
 def _degeneration() -> shared.DegenerationRun:
     return shared.degeneration_run(checkpoints=(0, 2), vocab=20, d=3)
+
+
+def _report(source: Any, rng: np.random.Generator | int, chunk_rows: int | None, compute_dtype: Any,
+            partition: bool, uniformity_rows: int, baseline: Any, progress: bool | None) -> tuple:
+    """:func:`shared.isotropy_report`, as its numbers (the report also records the input's dtype and seed)."""
+    r = shared.isotropy_report(source, rng, chunk_rows=chunk_rows, compute_dtype=compute_dtype, partition=partition,
+                               uniformity_rows=uniformity_rows, baseline=baseline, progress=progress)
+    return r.meters, r.baseline, r.uniformity_se, r.n, r.d, r.passes
 
 
 def _slider(description: str, value: float, low: float, high: float, step: float) -> dict[str, Any]:
@@ -569,6 +583,10 @@ REGISTRY: list[Entry] = [
     Entry(s.all_meters, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}, nan_ok=("partition_isotropy",)),
     Entry(s.mean_cosine, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}),
     Entry(s.gaussian_effective_rank, lambda: dict(n=30, d=50)),
+    Entry(_report, lambda: dict(source=_cloud(60, 4), rng=0, chunk_rows=25, compute_dtype="float64", partition=True,
+                                uniformity_rows=40, baseline="sample", progress=False),
+          {"source": "report source", "compute_dtype": "dtype name", "baseline": "baseline name"},
+          name="isotropy_report", covers=s.isotropy_report),
     Entry(s.meter_table, lambda: dict(clouds={"a": _cloud(), "b": _cloud(30, seed=1)}, seed=100),
           {"clouds": "clouds"}),
     Entry(s.calls_isotropic, lambda: dict(meter="isoscore", value=0.5, gaussian=0.9), {"meter": "meter name"}),
@@ -894,7 +912,7 @@ def _public_functions() -> dict[str, Callable[..., Any]]:
 
 
 def test_every_public_function_is_registered():
-    registered = {getattr(entry.fn, "__wrapped__", entry.fn) for entry in REGISTRY}
+    registered = {getattr(entry.covers or entry.fn, "__wrapped__", entry.covers or entry.fn) for entry in REGISTRY}
     missing = sorted(name for name, fn in _public_functions().items() if fn not in registered)
     assert not missing, f"add an Entry to tests/test_fuzz.py REGISTRY for: {', '.join(missing)}"
     assert all(inspect.isclass(getattr(shared, name)) or name.isupper() for name in _not_functions())

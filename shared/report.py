@@ -1,0 +1,823 @@
+r"""Is *your* embedding space a cone? :func:`isotropy_report` puts notebook 01's six meters on any matrix.
+
+The matrix may be far larger than memory (say 1,000,000 x 768 float32, 3 GB in a ``.npy`` file): it is
+read in row chunks, at most twice, and the memory used is :math:`O(d^2)` plus one chunk.
+
+* **Pass 1** accumulates the mean, the centred scatter matrix (merged chunk by chunk with the update
+  of Chan, Golub & LeVeque 1979, never as :math:`E[xx^\top] - \mu\mu^\top`, which cancels for a cone
+  with a large mean), the sum of the unit rows (the exact mean cosine), and a random sample of rows
+  (uniformity). Ranks and IsoScore follow from the covariance spectrum.
+* **Pass 2** is needed only by partition isotropy: it projects every row on the eigenvectors of
+  :math:`X^\top X` found after pass 1 and keeps a running log-sum-exp per direction.
+
+The report compares every meter with a Gaussian of the same size (same ``n`` and ``d``) and applies
+notebook 01's rules (the ✓/✗ of its "which meter lies when" table); ``print(report)`` shows it.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import textwrap
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+import numpy as np
+from scipy import special
+
+from . import _checks
+from .meters import (
+    LOOK_AT_RAW_VECTORS,
+    METERS,
+    Meters,
+    _check_unique_eigenvectors,
+    _isoscore_of_spectrum,
+    _rules_text,
+    calls_isotropic,
+    effective_rank,
+    entropy_rank,
+    uniformity,
+)
+
+BaselineMethod = Literal["auto", "sample", "wishart"]
+
+_CHUNK_BYTES = 48 * 2**20  # default chunk: about 48 MiB of rows in the compute dtype
+_SAMPLE_LIMIT = 2 * 10**6  # "auto" baseline: a real Gaussian sample up to this many entries
+_CLT_MIN_ROWS = 1000  # ... and always below this many rows, where the Wishart model's CLT is too rough
+_PROGRESS_ENTRIES = 10**8  # progress=None shows a progress line from this many entries on
+_GAUSSIAN_BLOCK = 4096  # rows per seeded block of the sampled Gaussian baseline
+_BLOCK_BYTES = 6 * 2**20  # pass 2 projects blocks of rows whose projections take about 6 MiB
+
+
+# ----- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One meter on the user's matrix against the same-size Gaussian, by notebook 01's rule.
+
+    ``isotropic`` is ``None`` when the meter is undefined; ``sees`` is ``"offset"`` for a meter that
+    looks at the raw vectors (a shared offset moves it) and ``"spread"`` for one that centres first.
+    """
+
+    meter: str
+    value: float
+    baseline: float
+    isotropic: bool | None
+    sees: Literal["offset", "spread"]
+    fmt: str
+
+
+@dataclass(frozen=True)
+class IsotropyReport:
+    r"""What :func:`isotropy_report` measured. ``print(report)`` shows :meth:`table`.
+
+    ``meters`` are the user's six meters and ``baseline`` those of a Gaussian with the same ``n`` and
+    ``d`` (``None`` when no baseline was asked for); ``baseline_method`` says how it was obtained.
+    ``mean`` and ``eigs`` are the mean vector and the covariance spectrum (descending, as
+    :func:`shared.meters.cov_eigs`); ``mean_share`` is :math:`\|\bar x\|^2 / \overline{\|x\|^2}`, the share
+    of the average squared norm that the mean vector carries (0 for a centred cloud, 1 when every row
+    is the same). ``partition_note`` says why partition isotropy is ``nan`` (empty when it is defined).
+    The mean cosine is exact (all ``n_nonzero (n_nonzero - 1)`` ordered pairs of distinct non-zero
+    rows); uniformity is estimated from ``uniformity_rows`` random non-zero rows, all pairs among them,
+    with standard error ``uniformity_se`` (0 when every row was used, so the value is exact).
+    """
+
+    n: int
+    d: int
+    dtype: str
+    compute_dtype: str
+    chunk_rows: int
+    passes: int
+    zero_rows: int
+    meters: Meters
+    baseline: Meters | None
+    baseline_method: str
+    partition_note: str
+    uniformity_se: float
+    uniformity_rows: int
+    mean_share: float
+    seed: int | None
+    mean: np.ndarray = field(repr=False)
+    eigs: np.ndarray = field(repr=False)
+
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """Notebook 01's ✓/✗ for each meter against the same-size Gaussian (empty without a baseline)."""
+        if self.baseline is None:
+            return ()
+        out = []
+        for meter in METERS:
+            key = meter.__name__
+            value, base = getattr(self.meters, key), getattr(self.baseline, key)
+            ok = None if math.isnan(value) or math.isnan(base) else calls_isotropic(key, value, base)
+            sees = "offset" if key in LOOK_AT_RAW_VECTORS else "spread"
+            out.append(Verdict(meter.label, value, base, ok, sees, meter.fmt))
+        return tuple(out)
+
+    def diagnosis(self) -> str:
+        """One sentence in notebook 01's words: a cone (a shared offset), a collapsed spread, both, or neither."""
+        verdicts = {v.meter: v for v in self.verdicts()}
+        if not verdicts:
+            return "no baseline, so no verdict"
+        m, b = self.meters, self.baseline
+        offset = verdicts["mean cosine"].isotropic is False
+        spread_failed = verdicts["effective rank"].isotropic is False
+        lean = (
+            f"the rows lean one way (mean cosine {m.mean_cosine:+.3f}; the mean vector carries "
+            f"{100 * self.mean_share:.0f}% of the average squared norm)"
+        )
+        narrow = (
+            f"the variance around the mean crowds into few directions (effective rank {m.effective_rank:.1f} "
+            f"of {self.d}, against {b.effective_rank:.1f} for the Gaussian)"
+        )
+        if offset and spread_failed:
+            return f"a cone with a collapsed spread: {lean}, and {narrow}."
+        if offset:
+            return (
+                f"a cone: {lean}, while the spread around the mean is as even as the Gaussian's by the effective "
+                "rank. Subtracting the mean vector removes the cone (notebook 06)."
+            )
+        if spread_failed:
+            return (
+                f"a collapsed spread, not a cone: {narrow}, though the rows do not lean one way (mean cosine "
+                f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening would (notebook 06)."
+            )
+        odd = [v.meter for v in verdicts.values() if v.isotropic is False]
+        if odd:
+            return (
+                f"neither failure by the mean cosine and the effective rank, but {' and '.join(odd)} "
+                "differ from the Gaussian: look at how the points are distributed, not only at the mean and "
+                "the spectrum."
+            )
+        return "as isotropic as a Gaussian of the same size, by all six meters."
+
+    def table(self) -> str:
+        """Notebook 01's "which meter lies when" table for this matrix, with the baseline and a verdict."""
+        lines = [
+            f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype}); {self.passes} "
+            f"pass{'es' if self.passes > 1 else ''} in chunks of {self.chunk_rows:,} rows, products in "
+            f"{self.compute_dtype}, sums in float64",
+            f"{'':24s}" + "".join(f"{meter.label:>17s}" for meter in METERS),
+        ]
+        if self.baseline is not None:
+            lines.append(f"{'Gaussian, same n and d':24s}" + "".join(
+                f"{_fmt(getattr(self.baseline, meter.__name__), meter.fmt):>17s}" for meter in METERS))
+        marks = {v.meter: v.isotropic for v in self.verdicts()}
+        cells = []
+        for meter in METERS:
+            value = getattr(self.meters, meter.__name__)
+            text = _fmt(value, meter.fmt)
+            if meter is uniformity and self.uniformity_se > 0:
+                text = f"{value:.3f}±{self.uniformity_se:.3f}"
+            mark = marks.get(meter.label)
+            cells.append(text + ("" if meter.label not in marks else {True: " ✓", False: " ✗", None: " ?"}[mark]))
+        lines.append(f"{'your matrix':24s}" + "".join(f"{c:>17s}" for c in cells))
+        lines.append("")
+        if self.baseline is not None:
+            lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {_rules_text()}.", width=110)
+            lines.append(f"baseline: {self.baseline_method}")
+        lines.append(self._method_line())
+        if self.partition_note:
+            lines.append(f"partition I: {self.partition_note}")
+        if self.baseline is not None:
+            lines.append("")
+            for sees, heading in (
+                ("offset", "meters that look at the raw vectors (a shared offset moves all three; partition I and "
+                 "uniformity also react to an uneven spread):"),
+                ("spread", "meters that centre first (they see only how the variance is spread):"),
+            ):
+                lines.append(heading)
+                for v in self.verdicts():
+                    if v.sees == sees:
+                        mark = {True: "✓", False: "✗", None: "?"}[v.isotropic]
+                        lines.append(f"  {mark} {v.meter:15s} {_fmt(v.value, v.fmt):>9s} vs {_fmt(v.baseline, v.fmt):>9s}")
+            lines.append("")
+            lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
+        return "\n".join(lines)
+
+    def _method_line(self) -> str:
+        nonzero = self.n - self.zero_rows
+        zero = f"; {self.zero_rows:,} zero rows have no direction and are left out of both" if self.zero_rows else ""
+        if self.uniformity_se > 0:
+            seed = f"seed {self.seed}" if self.seed is not None else "from the given Generator"
+            how = f"{self.uniformity_rows:,} random rows ({seed}), all pairs, ± jackknife standard error"
+        else:
+            how = "every row, all pairs (exact)"
+        return f"mean cosine: exact over all {nonzero * (nonzero - 1):,} ordered pairs; uniformity: {how}{zero}."
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _fmt(value: float, fmt: str) -> str:
+    return "undefined" if math.isnan(value) else format(value, fmt)
+
+
+# ----- the public function ---------------------------------------------------------------------
+
+
+def isotropy_report(
+    source: np.ndarray | str | os.PathLike[str],
+    rng: np.random.Generator | int,
+    *,
+    chunk_rows: int | None = None,
+    compute_dtype: type[np.floating] | str | None = None,
+    partition: bool = True,
+    uniformity_rows: int = 4000,
+    baseline: BaselineMethod | None = "auto",
+    progress: bool | None = None,
+) -> IsotropyReport:
+    r"""Notebook 01's six meters on any embedding matrix, in at most two streaming passes over row chunks.
+
+    ``source`` is a 2-D array (``n`` points x ``d`` dimensions), a path to a ``.npy`` file, or a
+    ``numpy.memmap``. A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
+    reads into one reused buffer, so resident memory stays at one chunk (reading through a memory map
+    would keep every touched page resident). A Fortran-ordered ``.npy`` is read through ``np.load(...,
+    mmap_mode="r")``. ``rng`` (a Generator or an int seed) draws the uniformity sample and the baseline.
+
+    What is computed, and how it equals the in-memory meters of :mod:`shared.meters`:
+
+    * ``eigs``: covariance spectrum :math:`\Sigma = \tfrac1n \sum_i (x_i - \bar x)(x_i - \bar x)^\top` as
+      :func:`~shared.meters.cov_eigs`. Each chunk ``B`` (``k`` rows, mean :math:`\bar x_B`, centred scatter
+      :math:`M_B`) is merged into the running ``(n_A, \bar x_A, M_A)`` by Chan et al.'s update
+      :math:`M = M_A + M_B + \tfrac{n_A k}{n_A + k}\,\delta\delta^\top`, :math:`\delta = \bar x_B - \bar x_A`.
+    * ``effective_rank`` (participation ratio), ``entropy_rank`` (Roy & Vetterli 2007) and ``isoscore``
+      (Rudman et al. 2022, arXiv:2108.07344; :math:`(PR - 1)/(d - 1)`) of that spectrum.
+    * ``mean_cosine``: exact, over all ordered pairs of distinct rows (Ethayarajh 2019,
+      arXiv:1909.00512, estimates it from random pairs): with unit rows :math:`u_i`,
+      :math:`\sum_{i \ne j} u_i^\top u_j = \|\sum_i u_i\|^2 - m`, divided by :math:`m(m-1)`. A zero row
+      has no direction: the ``m`` rows counted are the non-zero ones (``zero_rows`` says how many were
+      left out), so padding rows do not dilute the value. This is
+      :func:`~shared.meters.cross_group_cosines` summed, on the non-zero rows, each its own group.
+    * ``partition_isotropy``: the course's :func:`~shared.meters.partition_isotropy` (Mu & Viswanath 2018,
+      arXiv:1702.01417, with ``c`` and ``-c`` and rows divided by the RMS entry): pass 2 streams
+      :math:`\log Z(\pm c) = \log\sum_i e^{\pm c^\top x_i/\mathrm{rms}}` with a running log-sum-exp over the
+      eigenvectors ``c`` of the uncentred :math:`X^\top X = M + n\bar x\bar x^\top`. When two positive
+      eigenvalues coincide the eigenvectors are not unique: the value is then ``nan``, pass 2 is
+      skipped and ``partition_note`` says why (``partition=False`` skips it on purpose).
+    * ``uniformity`` (Wang & Isola 2020, arXiv:2005.10242): :math:`\log \operatorname{mean}_{i<j}
+      e^{-2\|u_i - u_j\|^2}` over all pairs of ``uniformity_rows`` non-zero rows drawn at random without
+      replacement (all of them when there are fewer: then it is exact and equals
+      :func:`~shared.meters.uniformity`). ``uniformity_se`` is the jackknife standard error of this
+      U-statistic (leave one row out), times the finite-population factor :math:`\sqrt{1 - K/m}`.
+
+    ``compute_dtype`` is the dtype of the products inside a chunk (the two matrix products, row norms);
+    every sum across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
+    agree with the float64 meters to about 1e-5 relative, the printed three decimals) and float64
+    otherwise (agrees to rounding). ``chunk_rows`` defaults to about 48 MiB of rows.
+
+    ``baseline`` is how the Gaussian of the same ``n`` and ``d`` is obtained (the method is stated in
+    ``baseline_method`` and printed): ``"sample"`` streams a seeded N(0, I) matrix through the same two
+    passes; ``"wishart"`` draws the Gaussian's scatter matrix directly (Bartlett decomposition of the
+    Wishart law, :math:`O(d^3)`, no rows) for the spectrum meters, and obtains partition isotropy from
+    that draw with a central-limit model of the sums :math:`Z(\pm c)`; ``"auto"`` samples up to
+    2e6 entries (or below 1,000 rows) and uses the Wishart draw beyond. Either way the mean cosine
+    baseline is 0 and the uniformity baseline is the exact value for uniform directions,
+    :math:`-4 + \log {}_0F_1(; d/2; 4)` (a Bessel function: :math:`\mathbb E\, e^{4\cos} =
+    \Gamma(\tfrac d2)\,(2/4)^{d/2-1} I_{d/2-1}(4)`). ``None``: no baseline and no verdicts.
+
+    ``progress`` writes one updating line to stderr; ``None`` shows it only from 1e8 entries on, so
+    runs of course-sized clouds print nothing.
+    """
+    rows = _open(source)
+    wd = _compute_dtype(compute_dtype, rows.dtype)
+    if chunk_rows is None:
+        chunk_rows = max(64, _CHUNK_BYTES // (rows.d * wd.itemsize))
+    else:
+        chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
+    uniformity_rows = _checks.integer(uniformity_rows, "uniformity_rows", 2)
+    partition = _checks.flag(partition, "partition")
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"baseline: expected 'auto', 'sample', 'wishart' or None, got {baseline!r}")
+    if baseline not in ("auto", "sample", "wishart", None):
+        raise ValueError(f"baseline: expected 'auto', 'sample', 'wishart' or None, got {baseline!r}")
+    if progress is None:
+        progress = rows.n * rows.d >= _PROGRESS_ENTRIES
+    progress = _checks.flag(progress, "progress")
+    seed = int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+    rng = _checks.as_rng(rng)
+
+    sample_idx = np.sort(rng.choice(rows.n, size=min(uniformity_rows, rows.n), replace=False))
+    bar = _Progress(rows.n, 2 if partition else 1, enabled=bool(progress))
+    found = _measure(rows, wd, chunk_rows, sample_idx, partition, bar)
+    bar.close()
+
+    m = found.nonzero
+    if m >= 2:
+        mean_cosine = float((found.unit_sum @ found.unit_sum - m) / (m * (m - 1.0)))
+        uni, uni_se = _uniformity_of_sample(found.sample, population=m, exact=len(sample_idx) == rows.n)
+    else:
+        mean_cosine, uni, uni_se = math.nan, math.nan, math.nan
+    meters = Meters(
+        partition_isotropy=found.partition,
+        mean_cosine=mean_cosine,
+        effective_rank=effective_rank(found.eigs),
+        entropy_rank=entropy_rank(found.eigs),
+        isoscore=_isoscore_of_spectrum(found.eigs),
+        uniformity=uni,
+    )
+    base, method = _baseline(baseline, rows.n, rows.d, rng, wd)
+    return IsotropyReport(
+        n=rows.n,
+        d=rows.d,
+        dtype=str(rows.dtype),
+        compute_dtype=str(wd),
+        chunk_rows=chunk_rows,
+        passes=found.passes,
+        zero_rows=rows.n - m,
+        meters=meters,
+        baseline=base,
+        baseline_method=method,
+        partition_note=found.partition_note,
+        uniformity_se=uni_se,
+        uniformity_rows=len(found.sample),
+        mean_share=float(found.mean @ found.mean / (found.sum_squares / rows.n)),
+        seed=seed,
+        mean=found.mean,
+        eigs=found.eigs,
+    )
+
+
+def _compute_dtype(value: object, stored: np.dtype) -> np.dtype:
+    """The dtype of the products inside a chunk: float32 or float64."""
+    if value is None:
+        small_float = np.issubdtype(stored, np.floating) and stored.itemsize <= 4
+        return np.dtype(np.float32 if small_float else np.float64)
+    try:
+        wd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"compute_dtype: expected float32 or float64, got {value!r}") from None
+    if wd not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"compute_dtype: expected float32 or float64, got {wd}")
+    return wd
+
+
+# ----- reading rows in chunks ------------------------------------------------------------------
+
+
+class _Rows:
+    """A matrix of ``n`` rows and ``d`` columns stored as ``dtype``, readable in row chunks."""
+
+    name: str = "source"
+    n: int
+    d: int
+    dtype: np.dtype
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, chunk)`` pairs covering every row in order; a chunk is valid until the next."""
+        raise NotImplementedError
+
+
+class _ArrayRows(_Rows):
+    """Row slices of an array (in memory, or a memory map that is not a whole file)."""
+
+    def __init__(self, X: np.ndarray) -> None:
+        self.X = X
+        self.n, self.d = X.shape
+        self.dtype = X.dtype
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        for start in range(0, self.n, rows):
+            yield start, self.X[start : start + rows]
+
+
+class _FileRows(_Rows):
+    """A C-ordered matrix stored in a file at byte ``offset``, read with ``readinto`` into one buffer."""
+
+    def __init__(self, path: Path, offset: int, shape: tuple[int, int], dtype: np.dtype) -> None:
+        self.path, self.offset = path, offset
+        self.n, self.d = shape
+        self.dtype = dtype
+        needed = offset + self.n * self.d * dtype.itemsize
+        if path.stat().st_size < needed:
+            raise ValueError(
+                f"source: {path} is truncated: its header promises {needed:,} bytes, the file has "
+                f"{path.stat().st_size:,}"
+            )
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        buffer = np.empty((min(rows, self.n), self.d), dtype=self.dtype)
+        with open(self.path, "rb", buffering=0) as f:
+            f.seek(self.offset)
+            for start in range(0, self.n, rows):
+                chunk = buffer[: min(rows, self.n - start)]
+                view = memoryview(chunk.reshape(-1).view(np.uint8))
+                done = 0
+                while done < len(view):
+                    got = f.readinto(view[done:])
+                    if not got:
+                        raise ValueError(f"source: {self.path} ended early, at row {start:,}")
+                    done += got
+                yield start, chunk
+
+
+class _GaussianRows(_Rows):
+    """``n`` x ``d`` standard normal rows, generated in seeded blocks (the same matrix at any chunk size)."""
+
+    name = "Gaussian baseline"
+
+    def __init__(self, n: int, d: int, seed: int) -> None:
+        self.n, self.d, self.seed = n, d, seed
+        self.dtype = np.dtype(np.float32)
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:  # noqa: ARG002 (fixed blocks)
+        for block, start in enumerate(range(0, self.n, _GAUSSIAN_BLOCK)):
+            k = min(_GAUSSIAN_BLOCK, self.n - start)
+            yield start, np.random.default_rng([self.seed, block]).standard_normal((k, self.d), dtype=np.float32)
+
+
+def _open(source: object) -> _Rows:
+    """Check ``source`` and return a chunk reader for it."""
+    if isinstance(source, (str, os.PathLike)):
+        rows = _npy_rows(Path(source))
+    elif isinstance(source, np.memmap) and _maps_a_whole_file(source):
+        rows = _FileRows(Path(source.filename), int(source.offset), source.shape, source.dtype)
+    else:
+        try:
+            arr = np.asarray(source)
+        except ValueError as err:  # ragged rows
+            raise ValueError(f"source: rows of different lengths; expected a 2-D array ({err})") from None
+        except TypeError as err:
+            raise TypeError(f"source: expected a 2-D array or a path to a .npy file ({err})") from None
+        _check_dtype(arr.dtype)
+        rows = _ArrayRows(_check_shape(arr))
+    _check_dtype(rows.dtype)
+    _check_shape(rows)
+    return rows
+
+
+def _maps_a_whole_file(X: np.memmap) -> bool:
+    """True for a memmap of a whole array in a file (``np.load(mmap_mode=...)``, ``np.memmap(...)``):
+    then ``filename`` and ``offset`` locate its rows. A slice of one shares the parent's attributes,
+    which no longer describe it, so it is read through the map instead. A copy-on-write map may hold
+    changes the file does not, so it is too."""
+    return (
+        isinstance(X.base, mmap.mmap)
+        and X.filename is not None
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and getattr(X, "mode", "r") != "c"
+    )
+
+
+def _npy_rows(path: Path) -> _Rows:
+    """A reader for a ``.npy`` file: its header gives shape, dtype and where the rows start."""
+    if not path.is_file():
+        raise ValueError(f"source: no file at {path}")
+    with open(path, "rb") as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                fortran, shape, dtype = True, None, None  # rare: let np.load parse it
+        except ValueError as err:
+            raise ValueError(f"source: {path} is not a .npy file ({err})") from None
+        offset = f.tell()
+    if fortran:
+        arr = np.load(path, mmap_mode="r")
+        _check_dtype(arr.dtype)
+        return _ArrayRows(_check_shape(arr))
+    _check_dtype(dtype)
+    if len(shape) != 2:
+        raise ValueError(f"source: expected a 2-D array (points x dimensions), got shape {shape}")
+    return _FileRows(path, offset, shape, dtype)
+
+
+def _check_dtype(dtype: np.dtype) -> None:
+    if not (np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.integer)):
+        raise TypeError(f"source: expected real numbers (a float or int dtype), got dtype {dtype}")
+
+
+def _check_shape(rows: np.ndarray | _Rows) -> np.ndarray | _Rows:
+    shape = rows.shape if isinstance(rows, np.ndarray) else (rows.n, rows.d)
+    if len(shape) != 2:
+        raise ValueError(f"source: expected a 2-D array (points x dimensions), got shape {shape}")
+    n, d = shape
+    if n == 0:
+        raise ValueError(f"source: is empty (shape {shape})")
+    if n < 2:
+        raise ValueError(f"source: needs at least 2 rows (points) for a covariance, got {n}")
+    if d < 2:
+        raise ValueError(f"source: needs at least 2 columns (dimensions): isotropy compares directions, got {d}")
+    return rows
+
+
+# ----- the two passes --------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    """What the passes over one matrix found (float64 throughout)."""
+
+    rows: int
+    mean: np.ndarray
+    eigs: np.ndarray
+    sum_squares: float
+    unit_sum: np.ndarray
+    nonzero: int
+    sample: np.ndarray
+    partition: float
+    partition_note: str
+    passes: int
+
+
+def _measure(
+    rows: _Rows, wd: np.dtype, chunk_rows: int, sample_idx: np.ndarray, partition: bool, bar: _Progress
+) -> _Found:
+    """Pass 1 (moments, unit-row sum, row sample), the spectrum, then pass 2 (partition isotropy) if defined."""
+    d = rows.d
+    count, mean, scatter = 0, np.zeros(d), np.zeros((d, d))
+    sum_squares, unit_sum, nonzero = 0.0, np.zeros(d), 0
+    top_norms: list[float] = []
+    sample = np.empty((len(sample_idx), d))
+    centred = np.empty((0, d), dtype=wd)
+    for start, raw in rows.chunks(chunk_rows):
+        X = np.ascontiguousarray(raw, dtype=wd)
+        k = len(X)
+        squares = np.einsum("ij,ij->i", X, X)
+        if not np.all(np.isfinite(squares)):
+            _refuse_non_finite(raw, start, rows.name, wd)
+        norms = np.sqrt(squares)
+        sum_squares += float(squares.sum(dtype=np.float64))
+        inverse = np.zeros(k, dtype=wd)
+        np.divide(1.0, norms, out=inverse, where=norms > 0)
+        unit_sum += inverse @ X
+        nonzero += int(np.count_nonzero(norms))
+        top_norms.append(float(norms.max()))
+        lo, hi = np.searchsorted(sample_idx, [start, start + k])
+        sample[lo:hi] = raw[sample_idx[lo:hi] - start]
+
+        chunk_mean = X.mean(axis=0, dtype=np.float64)
+        if len(centred) < k:
+            centred = np.empty((k, d), dtype=wd)
+        Xc = centred[:k]
+        np.subtract(X, chunk_mean.astype(wd), out=Xc)
+        scatter += Xc.T @ Xc
+        if count:
+            delta = chunk_mean - mean
+            scatter += (count * k / (count + k)) * np.outer(delta, delta)
+            mean += delta * (k / (count + k))
+        else:
+            mean[:] = chunk_mean
+        count += k
+        bar.advance(1, k)
+
+    eigs = np.clip(np.linalg.eigvalsh(scatter / count)[::-1], 0.0, None)
+    _refuse_constant(eigs, sum_squares / count, chunk_rows, wd, rows.name)
+    sample_norms = np.linalg.norm(sample, axis=1)
+    keep = sample_norms > 0
+    sample = sample[keep] / sample_norms[keep, None]
+
+    value, note, passes = math.nan, "", 1
+    if not partition:
+        note = "not computed (partition=False)"
+    else:
+        w, V = np.linalg.eigh(scatter + count * np.outer(mean, mean))  # X^T X, uncentred
+        try:
+            _check_unique_eigenvectors(w)
+        except ValueError as err:
+            note = "undefined: " + str(err).removeprefix("X: ").split(";")[0]
+        else:
+            rms = math.sqrt(sum_squares / (count * d))
+            log_z = _streamed_log_partition(rows, wd, chunk_rows, V / rms, [t / rms for t in top_norms], bar)
+            value, passes = float(np.exp(log_z.min() - log_z.max())), 2
+    return _Found(count, mean, eigs, sum_squares, unit_sum, nonzero, sample, value, note, passes)
+
+
+def _streamed_log_partition(
+    rows: _Rows, wd: np.dtype, chunk_rows: int, directions: np.ndarray, bounds: list[float], bar: _Progress
+) -> np.ndarray:
+    r""":math:`\log Z(c)` for every column ``c`` of ``directions``, then for every ``-c`` (shape ``(2d,)``).
+
+    A running log-sum-exp: per direction a shift ``top`` and a sum ``total`` with
+    :math:`\log Z = \mathrm{top} + \log \mathrm{total}`. ``bounds[j]`` bounds :math:`|c^\top x|` on chunk
+    ``j`` (its largest row norm, as ``directions`` have that norm); when ``exp`` of it times the rows of a
+    block cannot overflow, the block needs no shift and :math:`e^{-p}` is :math:`1/e^{p}` (one ``exp``
+    for both signs); otherwise each direction is shifted by its own maximum. Chunks are cut into
+    blocks of about 6 MiB of projections, so the elementwise work stays in cache.
+    """
+    d = rows.d
+    Ct = np.ascontiguousarray(directions.T, dtype=wd)
+    top, total = np.full(2 * d, -np.inf), np.zeros(2 * d)
+    largest = math.log(np.finfo(wd).max)
+    block = max(64, _BLOCK_BYTES // (d * wd.itemsize))
+    for (_, raw), bound in zip(rows.chunks(chunk_rows), bounds, strict=True):
+        for a in range(0, len(raw), block):
+            X = np.ascontiguousarray(raw[a : a + block], dtype=wd)
+            P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
+            if bound <= largest - math.log(len(X)) - 1.0:
+                np.exp(P, out=P)
+                pos = P.sum(axis=1, dtype=np.float64)
+                np.reciprocal(P, out=P)
+                neg = P.sum(axis=1, dtype=np.float64)
+                chunk_top, chunk_total = np.zeros(2 * d), np.concatenate([pos, neg])
+            else:
+                high, low = P.max(axis=1), P.min(axis=1)
+                pos = np.exp(P - high[:, None]).sum(axis=1, dtype=np.float64)
+                neg = np.exp(low[:, None] - P).sum(axis=1, dtype=np.float64)
+                chunk_top = np.concatenate([high, -low]).astype(np.float64)
+                chunk_total = np.concatenate([pos, neg])
+            new_top = np.maximum(top, chunk_top)
+            total = total * np.exp(top - new_top) + chunk_total * np.exp(chunk_top - new_top)
+            top = new_top
+        bar.advance(2, len(raw))
+    return top + np.log(total)
+
+
+def _refuse_non_finite(raw: np.ndarray, start: int, name: str, wd: np.dtype) -> None:
+    """Name the first row holding NaN or inf; or say that finite entries overflow the compute dtype."""
+    bad = ~np.all(np.isfinite(raw), axis=1)
+    if bad.any():
+        row = start + int(np.argmax(bad))
+        raise ValueError(
+            f"{name}: row {row:,} (in the chunk of rows {start:,} to {start + len(raw) - 1:,}) contains NaN "
+            "or infinite values"
+        )
+    raise ValueError(
+        f"{name}: entries as large as {np.max(np.abs(raw)):.3g} (rows {start:,} to {start + len(raw) - 1:,}) "
+        f"overflow their squares in {wd}; rescale the matrix or pass compute_dtype=np.float64"
+    )
+
+
+def _refuse_constant(eigs: np.ndarray, mean_square_norm: float, chunk_rows: int, wd: np.dtype, name: str) -> None:
+    """Refuse a matrix whose rows are all equal, up to the rounding of the chunk means and the centring."""
+    resolution = chunk_rows * np.finfo(np.float64).eps + 4 * np.finfo(wd).eps
+    if eigs.sum() <= resolution**2 * mean_square_norm:
+        raise ValueError(
+            f"{name}: every row is the same (no spread), so the covariance spectrum, the ranks and "
+            "IsoScore are undefined"
+        )
+
+
+# ----- uniformity from a sample of rows -------------------------------------------------------
+
+
+def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[float, float]:
+    r"""Uniformity over all pairs of the unit rows ``U`` and its standard error (0 if ``exact``).
+
+    With :math:`E_{ij} = e^{-2\|u_i - u_j\|^2} = e^{4\cos_{ij} - 4} \in [e^{-8}, 1]` (no overflow) and row
+    sums :math:`r_i = \sum_{j \ne i} E_{ij}`, the value is :math:`\log(T / P)`, :math:`T = \tfrac12\sum_i r_i`,
+    :math:`P = K(K-1)/2`. Leaving row ``i`` out gives :math:`\theta_{(i)} = \log((T - r_i)/P_{K-1})`; the
+    jackknife variance :math:`\tfrac{K-1}{K}\sum_i(\theta_{(i)} - \bar\theta)^2` (Arvesen 1969, for
+    U-statistics) times :math:`1 - K/m` for sampling ``K`` of ``m`` rows without replacement.
+    """
+    K = len(U)
+    if K < 2:
+        return math.nan, math.nan
+    r = np.zeros(K)
+    for a in range(0, K, 512):  # blocks of rows against the rows from the block on: each pair once
+        E = U[a : a + 512] @ U[a:].T  # cosines; rounding may exceed 1 by 1e-16, which exp does not notice
+        np.multiply(E, 4.0, out=E)
+        np.subtract(E, 4.0, out=E)
+        np.exp(E, out=E)
+        b = len(E)
+        E[:, :b] = np.triu(E[:, :b], k=1)  # within the block: each pair once, no i = j
+        r[a : a + b] += E.sum(axis=1)
+        r[a:] += E.sum(axis=0)
+    T = r.sum() / 2.0
+    value = math.log(T / (K * (K - 1) / 2.0))
+    if exact or K < 3:
+        return value, 0.0
+    loo = np.log((T - r) / ((K - 1) * (K - 2) / 2.0))
+    variance = (K - 1) / K * np.sum((loo - loo.mean()) ** 2) * max(0.0, 1.0 - K / population)
+    return value, float(math.sqrt(variance))
+
+
+# ----- the same-size Gaussian baseline ---------------------------------------------------------
+
+
+def _gaussian_uniformity(d: int) -> float:
+    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
+
+    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
+    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
+    :math:`\kappa = 4` (Wang & Isola's ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
+    """
+    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
+
+
+def _baseline(
+    method: BaselineMethod | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
+) -> tuple[Meters | None, str]:
+    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found."""
+    if method is None:
+        return None, "none"
+    if method == "auto":
+        method = "sample" if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else "wishart"
+    seed = int(rng.integers(2**63))
+    exact = (
+        f"mean cosine 0 and uniformity {_gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
+        "random directions"
+    )
+    if method == "sample":
+        return _sampled_baseline(n, d, seed, wd), (
+            f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
+        )
+    return _wishart_baseline(n, d, np.random.default_rng(seed)), (
+        f"spectrum meters from one exact draw of a same-size Gaussian's scatter matrix (Bartlett's Wishart "
+        f"decomposition, seed {seed}, no rows generated); partition I from that draw with a central-limit "
+        f"model of the sums Z(±c); {exact}."
+    )
+
+
+def _sampled_baseline(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
+    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, streamed through :func:`_measure`."""
+    no_sample = np.empty(0, dtype=np.int64)
+    found = _measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, _Progress(n, 2, False))
+    return Meters(
+        partition_isotropy=found.partition,
+        mean_cosine=0.0,
+        effective_rank=effective_rank(found.eigs),
+        entropy_rank=entropy_rank(found.eigs),
+        isoscore=_isoscore_of_spectrum(found.eigs),
+        uniformity=_gaussian_uniformity(d),
+    )
+
+
+def _wishart_baseline(n: int, d: int, rng: np.random.Generator) -> Meters:
+    r"""The meters of a same-size Gaussian from its scatter matrix alone, in :math:`O(d^3)`.
+
+    **Spectrum.** The centred scatter of ``n`` rows of :math:`N(0, I_d)` is Wishart :math:`W_d(n-1, I)`;
+    Bartlett's decomposition draws it exactly as :math:`LL^\top` with :math:`L` lower triangular,
+    :math:`L_{ii}^2 \sim \chi^2_{n-1-i}`, :math:`L_{ij} \sim N(0,1)` below the diagonal (with fewer
+    rows than dimensions, :math:`A^\top A` for an ``(n-1) x d`` Gaussian ``A``). Its eigenvalues / ``n``
+    are a draw of the covariance spectrum, whose participation ratio is close to
+    :math:`((n-1)d + 2)/(n + d)` (the ratio of expectations).
+
+    **Partition isotropy.** The uncentred :math:`X^\top X` adds :math:`gg^\top`, :math:`g = \sqrt n\,\bar x
+    \sim N(0, I)`. For Gaussian rows :math:`X = U S V^\top` with :math:`U` uniform (Haar) and independent
+    of :math:`S`, so along eigenvector ``k`` the scaled projections are :math:`a_k\sqrt n\,\omega`, with
+    :math:`\omega` uniform on the unit sphere of :math:`\mathbb R^n` and :math:`a_k^2 = d\,\nu_k/\sum\nu`
+    (:math:`\nu`: eigenvalues of :math:`X^\top X`). By the central limit theorem, conditioned on
+    :math:`\|\omega\|^2 = 1`, :math:`\ell^\pm_k = \log(Z(\pm c_k)/n)` is normal with mean
+    :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
+    :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
+    :math:`I = e^{\min \ell - \max \ell}`. ``tests/test_report.py`` checks it against sampled Gaussians.
+    """
+    dof = n - 1
+    if dof >= d:
+        L = np.tril(rng.standard_normal((d, d)), k=-1)
+        L[np.diag_indices(d)] = np.sqrt(rng.chisquare(dof - np.arange(d)))
+        scatter = L @ L.T
+    else:
+        A = rng.standard_normal((dof, d))
+        scatter = A.T @ A
+    eigs = np.clip(np.linalg.eigvalsh(scatter / n)[::-1], 0.0, None)
+    g = rng.standard_normal(d)
+    nu = np.clip(np.linalg.eigvalsh(scatter + np.outer(g, g)), 0.0, None)
+    a2 = d * nu / nu.sum()
+    var = (np.expm1(a2) - a2**2 / 2.0) / n
+    cov = (np.expm1(-a2) - a2**2 / 2.0) / n
+    z = rng.standard_normal((2, d))
+    safe = np.where(var > 0, var, 1.0)
+    pos = np.sqrt(var) * z[0]
+    neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
+    ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
+    return Meters(
+        partition_isotropy=float(np.exp(ell.min() - ell.max())),
+        mean_cosine=0.0,
+        effective_rank=effective_rank(eigs),
+        entropy_rank=entropy_rank(eigs),
+        isoscore=_isoscore_of_spectrum(eigs),
+        uniformity=_gaussian_uniformity(d),
+    )
+
+
+# ----- progress --------------------------------------------------------------------------------
+
+
+class _Progress:
+    """One updating line on stderr (at most twice a second), or nothing when not enabled."""
+
+    def __init__(self, rows: int, passes: int, enabled: bool) -> None:
+        self.rows, self.passes, self.enabled = rows, passes, enabled
+        self.done = 0
+        self.start = self.last = time.perf_counter()
+
+    def advance(self, pass_number: int, rows: int) -> None:
+        if not self.enabled:
+            return
+        self.done += rows
+        now = time.perf_counter()
+        if now - self.last < 0.5 and self.done < self.rows * self.passes:
+            return
+        self.last = now
+        share = self.done / (self.rows * self.passes)
+        sys.stderr.write(
+            f"\risotropy_report: pass {pass_number}/{self.passes}, {100 * share:5.1f}% of the reading done, "
+            f"{now - self.start:6.1f} s"
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
