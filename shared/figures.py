@@ -346,11 +346,13 @@ class DegenerationView(View):
         kw = dict(c=np.log10(ranks), cmap="plasma_r", s=16, edgecolors="none")
         self.pca = ax_pca.scatter(np.zeros(vocab), np.zeros(vocab), **kw)
         self.origin = ax_pca.scatter(0, 0, marker="+", s=160, color="black")
+        self.step_text = ax_pca.text(0.03, 0.97, "", transform=ax_pca.transAxes, va="top", fontsize=11)
         ax_pca.set_aspect("equal")
         ax_pca.set_xlim(-1.1, 1.1)
         ax_pca.set_ylim(-1.1, 1.1)
         ax_pca.set_xlabel("PC 1 of the directions")
         ax_pca.set_ylabel("PC 2 of the directions")
+        ax_pca.set_title("Directions of the embeddings")
         self.norms = ax_norm.scatter(ranks, np.zeros(vocab), **kw)
         ax_norm.set_xscale("log")
         ax_norm.set_xlim(0.7, vocab * 1.4)
@@ -358,7 +360,7 @@ class DegenerationView(View):
         ax_norm.set_ylabel("embedding norm")
         ax_norm.set_title("Norm against frequency")
         self.fig.colorbar(self.norms, ax=ax_norm, fraction=0.046, pad=0.02).set_label("log10 frequency rank")
-        self.moving = [*self.curves.values(), self.marker, self.pca, self.origin, self.norms]
+        self.moving = [*self.curves.values(), self.marker, self.pca, self.origin, self.step_text, self.norms]
         self.update(run, step)
 
     def update(self, run: DegenerationRun, step: int | None = None) -> None:
@@ -376,10 +378,11 @@ class DegenerationView(View):
         U = X / np.linalg.norm(X, axis=1, keepdims=True)  # directions: what a cosine sees
         P = U @ principal_axes(U).axes[:, :2]  # not centred, so the origin stays the origin
         self.pca.set_offsets(P[::-1])
-        ax_pca.set_title(f"Directions of the embeddings at step {run.steps[k]}")
+        self.step_text.set_text(f"step {run.steps[k]}")
         norms = np.linalg.norm(X, axis=1)
         self.norms.set_offsets(np.column_stack([np.arange(len(X), 0, -1), norms[::-1]]))
-        ax_norm.set_ylim(0, nice_limit(1.05 * norms.max()))
+        # one scale for the whole run, so that stepping through training only redraws the points
+        ax_norm.set_ylim(0, nice_limit(1.05 * np.linalg.norm(run.emb, axis=2).max()))
         self._readings = {f"step {run.steps[k]}": [
             read(mean_cosine, getattr(bands, band)[k], f"{band} band mean cosine") for band in ("frequent", "middle", "rare")
         ] + [read(mean_cosine, bands.overall[k], "all tokens mean cosine"), read(effective_rank, effective_rank(cov_eigs(X)))]}

@@ -35,9 +35,13 @@ def softmax_rows(S: np.ndarray) -> np.ndarray:
     """
     S = _tokens(S, name="S")
     top = S.max(axis=-1, keepdims=True)
-    far = S / 2 - top / 2 < -400.0  # weight exp(S - top) = 0 there, and S - top might overflow
-    A = np.exp(np.subtract(S, top, out=np.full_like(S, -np.inf), where=~far))
-    return A / A.sum(axis=-1, keepdims=True)
+    if float(np.max(np.abs(top))) < 1e300 and float(S.min()) > -1e300:
+        A = S - top  # cannot overflow
+    else:  # scores near the float range: where S - top would overflow, the weight is 0 anyway
+        A = np.subtract(S, top, out=np.full_like(S, -np.inf), where=S / 2 - top / 2 >= -400.0)
+    np.exp(A, out=A)
+    A /= A.sum(axis=-1, keepdims=True)
+    return A
 
 
 def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.ndarray:
@@ -288,6 +292,11 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
         raise ValueError("P: expected joint probabilities: non-negative entries that sum to 1")
     if max(float(np.abs(E).max()) * float(np.abs(A).max()), float(np.abs(E_out).max())) * d > 1e300:
         raise ValueError("E, A, E_out: entries this large overflow the model's products; scale them down")
+    return _lm_gradients(E, A, b, E_out, P)
+
+
+def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
+    """:func:`lm_gradients` for checked arguments (the training loop calls it thousands of times)."""
     H = np.tanh(E @ A + b)
     logits = H @ E_out.T
     logits -= logits.max(axis=1, keepdims=True)
@@ -295,7 +304,7 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
     Z = Q.sum(axis=1)
     Q /= Z[:, None]  # q(w | c), one row per context
     loss = float(np.sum(P.sum(axis=1) * np.log(Z)) - np.einsum("cw,cw->", P, logits))
-    G = logit_gradient(Q, P)
+    G = _logit_gradient(Q, P)
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
     return LMGradients(loss, dZ @ A.T, G.T @ H, E.T @ dZ, dZ.sum(axis=0))
 
@@ -311,7 +320,12 @@ def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
     Q, P = _checks.cloud(Q, name="Q"), _checks.cloud(P, name="P")
     if Q.shape != P.shape:
         raise ValueError(f"Q, P: expected the same shape (contexts x targets), got {Q.shape} and {P.shape}")
-    return P.sum(axis=1)[:, None] * Q - P  # push minus pull
+    return _logit_gradient(Q, P)
+
+
+def _logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    p_c = P.sum(axis=1)  # how often each context occurs
+    return p_c[:, None] * Q - P  # push minus pull
 
 
 # Frequency bands by rank, as fractions of the vocabulary: the most frequent 10 %, the next 40 %,
@@ -397,7 +411,7 @@ def degeneration_run(
     p_c = P.sum(axis=1)
     snaps: list[tuple] = []
     for step in range(checkpoints[-1] + 1):
-        g = lm_gradients(E, A, b, E_out, P)
+        g = _lm_gradients(E, A, b, E_out, P)
         if step in checkpoints:
             snaps.append((E.copy(), E_out.copy(), g.loss, p_c @ np.tanh(E @ A + b)))
         if step == checkpoints[-1]:

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Callable, Literal
 
 import numpy as np
-from scipy import special
 
 from . import _checks
 from .meters import (
@@ -701,6 +700,8 @@ def _gaussian_uniformity(d: int) -> float:
     \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
     :math:`\kappa = 4` (Wang & Isola's ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
     """
+    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
+
     return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
 
 

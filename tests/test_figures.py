@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from functools import lru_cache
+
 from shared import (
     all_but_the_top,
     attention_run,
+    degeneration_run,
+    frequency_pull,
+    make_isotropic,
+    zipf_frequencies,
     make_planted,
     pca_2d,
     random_cosines,
@@ -21,6 +27,8 @@ from shared.figures import (
     STYLE,
     AttentionView,
     CosineView,
+    DegenerationView,
+    FrequencyView,
     LayerCurvesView,
     NormFrequencyView,
     RealModelView,
@@ -64,6 +72,16 @@ def remedies(k: int, power: float) -> tuple[dict, dict]:
     return clouds, {name: random_cosines(C, rng) for name, C in clouds.items()}
 
 
+def pulled(exponent: float, gamma: float) -> tuple:
+    freq = zipf_frequencies(1200, exponent)
+    return freq, frequency_pull(make_isotropic(1200, 50, 4), freq, gamma)
+
+
+@lru_cache(maxsize=None)
+def degeneration(exponent: float):
+    return degeneration_run(exponent, checkpoints=(0, 200, 400, 1600))
+
+
 def planted_sweep(seed: int):
     planted = make_planted(600, 20, seed)
     return sweep_remedies(planted.X[:300], planted.labels[:300], planted.X[300:], planted.labels[300:])
@@ -81,6 +99,9 @@ CASES = {
                 lambda: (random_cosines(sphere_and_cone(1.0).iso, 2), random_cosines(sphere_and_cone(1.0).cone, 2))),
     "attention": (AttentionView, lambda: (attention_run(40),), lambda: (attention_run(40, beta=2.0),)),
     "rich-get-richer": (RichGetRicherView, lambda: (rich_get_richer_run(),), lambda: (rich_get_richer_run(0.1, 90),)),
+    "frequency pull": (FrequencyView, lambda: pulled(1.0, 0.9), lambda: pulled(0.5, 0.3)),
+    "degeneration, a training step": (DegenerationView, lambda: (degeneration(1.0), 1600), lambda: (degeneration(1.0), 200)),
+    "degeneration, another run": (DegenerationView, lambda: (degeneration(1.0), 400), lambda: (degeneration(2.0), 400)),
     "remedies": (RemedyView, lambda: remedies(2, 1.0), lambda: remedies(5, 0.5)),
     "trade-off": (TradeoffView, lambda: (planted_sweep(1),), lambda: (planted_sweep(2),)),
     "real model": (RealModelView, lambda: real(6, "none"), lambda: real(3, "whitening")),
