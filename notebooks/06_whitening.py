@@ -19,12 +19,13 @@
 # # 06 · Whitening: pulling the cone back to a sphere (and whether to)
 #
 # **Question.** Can cheap post-processing restore isotropy and bring the cosine baseline back to
-# 0, what can a meter honestly report for a cloud that has been whitened, and should we always
-# want the most isotropic result?
+# 0, what can a meter honestly report for a cloud that has been whitened, and which remedy helps
+# which geometry?
 #
-# **Time:** about 35 minutes. **After this notebook you can** apply all-but-the-top and ZCA
+# **Time:** about 40 minutes. **After this notebook you can** apply all-but-the-top and ZCA
 # whitening, read their effect on the meters, explain why the partition isotropy of a whitened
-# cloud is a distribution, not a number, and measure what isotropy costs on a task.
+# cloud is a distribution, not a number, and choose a remedy by measuring a task on held-out data:
+# all-but-the-top when the labels live in strong directions, whitening when they live in weak ones.
 #
 # **Theory:** [§5 Remedies](../research/03-isotropy-anisotropy.md#5-remedies) and
 # [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).
@@ -33,6 +34,7 @@
 import numpy as np
 
 from shared import (
+    PlantedCloud,
     all_but_the_top,
     basis_isotropy,
     cov_eigs,
@@ -40,6 +42,7 @@ from shared import (
     isoscore,
     knn_accuracy,
     make_planted,
+    mean_cosine,
     pair_auc,
     partition_isotropy,
     random_cosines,
@@ -48,7 +51,7 @@ from shared import (
     zca_whiten,
 )
 from shared.exercises import check
-from shared.explorers import explore, slider
+from shared.explorers import choice, explore, slider
 from shared.figures import WHITENED_BASES, RemedyView, TradeoffView
 
 # %% [markdown]
@@ -136,84 +139,141 @@ RemedyView(remedied, cos)
 # covariance meter perfect. But a meter that is perfect by construction proves nothing about
 # whether the representation got *better*. The next section measures that.
 #
-# ## Should we whiten? Putting a number on what isotropy costs
+# ## Should we whiten? Two clouds with labels, two verdicts
 #
-# To measure a cost we need structure that matters. `make_planted` builds 2,000 labelled points in
-# 50 dimensions: the label (one of 5 classes) lives in 4 strong directions, a cone's shared,
-# varying offset sits on top along a fifth, and the other 45 directions hold weak noise (standard
-# deviation 0.3). The task score is the **held-out pair AUC**: for random pairs of points, how well
-# their cosine separates same-label pairs from different-label pairs (0.5 is chance, 1 is perfect).
-# Like a semantic-similarity benchmark, it compares cosines of *different* pairs on one scale.
-# We also report $k$-nearest-neighbour accuracy ($k = 10$), which only ranks neighbours of one
-# point at a time.
+# To measure what a remedy costs or gains we need structure that matters. `make_planted` builds
+# 2,000 labelled points in 50 dimensions (5 classes) in two ways, which differ in *where* the
+# labels live:
 #
-# Every remedy is **fitted on the first 1,000 points and scored on the other 1,000**.
+# * **Cloud A, labels in strong directions.** The label lives in 4 directions of large variance; a
+#   cone's shared, varying offset sits on top along a fifth; the other 45 directions hold weak noise
+#   (standard deviation 0.3).
+# * **Cloud B, labels in weak directions.** The label lives in 8 directions of *small* variance
+#   (class means about 0.3 apart, points within 0.1 of them); a strong nuisance direction (the same
+#   varying offset, like notebook 02's rogue coordinate but along a random direction) and 41
+#   directions of stronger noise (standard deviation 1) swamp it.
 #
-# **Predict first.** Which setting will separate the labels best: raw, centring only, removing the
-# top direction, or full whitening?
+# The task score is the **held-out pair AUC**: for random pairs of points, how well their cosine
+# separates same-label pairs from different-label pairs (one half is chance, 1 is perfect). Like a
+# semantic-similarity benchmark, it compares cosines of *different* pairs on one scale. We also
+# report $k$-nearest-neighbour accuracy ($k = 10$), which only ranks neighbours of one point at a
+# time. Every remedy is **fitted on the first 1,000 points and scored on the other 1,000**.
+#
+# **Predict first.** For each cloud, which setting will separate the labels best: raw, centring
+# only, removing the top direction, or full whitening?
 
 # %%
-planted = make_planted(2000, 50, rng=7)
-first_half, second_half = slice(0, 1000), slice(1000, None)
-X_fit, y_fit = planted.X[first_half], planted.labels[first_half]  # remedies are fitted here
-X_held, y_held = planted.X[second_half], planted.labels[second_half]  # and scored here
-print(f"raw (no remedy): IsoScore = {isoscore(X_held):.3f}   mean cosine = {random_cosines(X_held, 0).mean():+.3f}"
-      f"   pair AUC = {pair_auc(X_held, y_held, 0):.3f}   kNN accuracy = {knn_accuracy(X_fit, y_fit, X_held, y_held):.3f}")
-sweep = sweep_remedies(X_fit, y_fit, X_held, y_held)  # k = 0..10, p = 0, 0.05, ..., 1
-for curve in (sweep.all_but_the_top, sweep.whitening):
-    print(f"\n{curve.remedy:16s} {'IsoScore':>9s} {'mean cos':>9s} {'pair AUC':>9s} {'kNN acc':>8s}")
-    for i, setting in enumerate(curve.setting):
-        if curve.remedy == "all-but-the-top" or round(setting * 20) % 2 == 0:  # whitening: every 0.1
-            print(f"{curve.describe(i):16s} {curve.isoscore[i]:9.3f} {curve.mean_cosine[i]:+9.3f}"
-                  f" {curve.pair_auc[i]:9.3f} {curve.knn_accuracy[i]:8.3f}")
+clouds_with_labels = {
+    "A: labels in strong directions": make_planted(2000, 50, rng=7),
+    "B: labels in weak directions": make_planted(2000, 50, rng=8, signal_dims=8, separation=0.3, within=0.1,
+                                                 noise=1.0),
+}
+first_half, second_half = slice(0, 1000), slice(1000, None)  # remedies are fitted on the first, scored on the second
+sweeps = {}
+for name, planted in clouds_with_labels.items():
+    X_fit, y_fit = planted.X[first_half], planted.labels[first_half]
+    X_held, y_held = planted.X[second_half], planted.labels[second_half]
+    print(f"cloud {name}; raw (no remedy): IsoScore = {isoscore(X_held):.3f}"
+          f"   mean cosine = {mean_cosine(X_held):+.3f}   pair AUC = {pair_auc(X_held, y_held, 0):.3f}"
+          f"   kNN accuracy = {knn_accuracy(X_fit, y_fit, X_held, y_held):.3f}")
+    sweeps[name] = sweep = sweep_remedies(X_fit, y_fit, X_held, y_held)  # k = 0..10, p = 0, 0.05, ..., 1
+    for curve in (sweep.all_but_the_top, sweep.whitening):
+        print(f"  {curve.remedy:16s} {'IsoScore':>9s} {'mean cos':>9s} {'pair AUC':>9s} {'kNN acc':>8s}")
+        for i, setting in enumerate(curve.setting):
+            if setting <= 6 if curve.remedy == "all-but-the-top" else round(setting * 20) % 4 == 0:
+                print(f"  {curve.describe(i):16s} {curve.isoscore[i]:9.3f} {curve.mean_cosine[i]:+9.3f}"
+                      f" {curve.pair_auc[i]:9.3f} {curve.knn_accuracy[i]:8.3f}")
+    best, i = sweep.best()
+    print(f"  best held-out pair AUC: {best} {sweep.curve(best).describe(i)}, {sweep.curve(best).pair_auc[i]:.3f}\n")
 
 # %%
-TradeoffView(sweep, k=2, power=1.0, title="Planted cloud: held-out pair AUC against IsoScore")
+TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in strong directions", k=2, power=1.0)
 
 # %% [markdown]
-# **What you see.** Raw, the cloud has IsoScore 0.017 and a mean cosine of $+0.903$; its pair AUC
-# is 0.717. Centring alone ($k = 0$, $p = 0$) makes the pair AUC *worse*, 0.633: the offset's
-# variation now flips the sign of many cosines. Removing the top direction ($k = 1$) gives the
-# best score of the whole sweep, 0.935 (gold star), at an IsoScore of only 0.079. Every further
+# **Cloud A: whitening hurts.** Raw, the cloud has IsoScore 0.017 and a mean cosine of $+0.900$; its
+# pair AUC is 0.717. Centring alone ($k = 0$, $p = 0$) makes the pair AUC *worse*, 0.633: the
+# offset's variation now flips the sign of many cosines. Removing the top direction ($k = 1$) gives
+# the best score of the whole sweep, 0.935 (gold star), at an IsoScore of only 0.079. Every further
 # component removed is a label direction: by $k = 5$ all four are gone, the pair AUC is 0.506,
 # chance, and IsoScore has *risen* to 0.860. Whitening traces an arc: its pair AUC peaks at 0.742
-# ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The
-# circles mark the explorer's settings, $k = 2$ and $p = 1$. The most isotropic settings are
-# among the worst for the task.
+# ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The most isotropic
+# settings are among the worst for the task. kNN accuracy tells a milder story (0.875 raw, 0.868 at
+# $k = 1$, 0.657 at $p = 1$): ranking the neighbours of one point at a time is not fooled by an
+# offset shared by all points, but it is still hurt when whitening amplifies noise or
+# all-but-the-top deletes label directions.
 #
-# kNN accuracy tells a milder story (0.875 raw, 0.868 at $k = 1$, 0.657 at $p = 1$): ranking
-# the neighbours of one point at a time is not fooled by an offset shared by all points, but it
-# is still hurt when whitening amplifies noise or all-but-the-top deletes label directions.
+# ### Why whitening hurts cloud A, and helps cloud B
 #
-# ### Two ways whitening hurts
-#
-# **It blows up the noise.** Whitening gives every direction unit variance, including the 45 that
-# held only weak noise. Measure the share of the held-out variance that lies in the 4 planted label
-# directions:
+# Whitening gives every direction unit variance. Whether that helps depends on how large the label
+# directions were to begin with. Measure the share of the held-out variance that lies in the
+# planted label directions, for both clouds:
 
 # %%
-def label_share(X: np.ndarray) -> float:
+def label_share(X: np.ndarray, planted: PlantedCloud) -> float:
     """Fraction of the centred variance of X that lies in the planted label directions."""
     Xc = X - X.mean(axis=0)
     return float(np.sum((Xc @ planted.signal) ** 2) / np.sum(Xc**2))
 
 
-for name, X in [("centred", X_held), ("all-but-the-top k=1", all_but_the_top(X_held, 1, fit=X_fit)),
-                ("ZCA whitened", zca_whiten(X_held, fit=X_fit))]:
-    print(f"{name:20s}: share of variance in the 4 label directions = {label_share(X):.3f}")
-print(f"{'any 4 of 50 directions of a white cloud':40s}: 4/50 = {4 / 50:.3f}")
+for name, planted in clouds_with_labels.items():
+    X_fit, X_held = planted.X[first_half], planted.X[second_half]
+    dims = planted.signal.shape[1]
+    print(f"cloud {name}: share of the variance in its {dims} label directions")
+    for remedy, X in [("centred", X_held), ("all-but-the-top k=1", all_but_the_top(X_held, 1, fit=X_fit)),
+                      ("ZCA whitened", zca_whiten(X_held, fit=X_fit))]:
+        print(f"  {remedy:20s} {label_share(X, planted):.3f}")
+    print(f"  {'white, any ' + str(dims) + ' of 50':20s} {dims / 50:.3f}")
 
 # %% [markdown]
-# Centred, the label directions hold 0.211 of the variance (the cone's direction holds most of the
-# rest). Removing that one direction raises the share to 0.784. Whitening lowers it to 0.081,
-# close to the 0.080 that any 4 of 50 directions hold in a white cloud: the label directions are
-# now no larger than any noise direction, so cosines are mostly noise.
-#
-# **It looks better on the points it was fitted to.** Whitening fitted on a set of points makes
-# that set perfectly isotropic by construction. The held-out half, transformed by the same map,
-# is not:
+# In cloud A the label directions hold 0.211 of the centred variance (the cone's direction holds
+# most of the rest); removing that one direction raises the share to 0.784, and whitening *lowers*
+# it to 0.081, close to the 0.080 that any 4 of 50 directions hold in a white cloud: the strong
+# label directions are shrunk to the size of noise. In cloud B the label directions hold almost
+# nothing (0.008); removing the nuisance direction barely helps (0.018), because 41 directions of
+# stronger noise remain; whitening raises the share to 0.164, about the 0.160 of any 8 of 50
+# directions of a white cloud, and within those directions most of the variance is the class
+# separation.
 
 # %%
+TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak directions", k=1, power=1.0)
+
+# %% [markdown]
+# **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
+# All-but-the-top takes it out but leaves the labels buried in stronger noise (0.544 at $k = 1$,
+# about the same at every $k$). Whitening is the best remedy here, and the more of it the better:
+# the pair AUC climbs to 0.676 at full ZCA and kNN accuracy from 0.344 (at $k = 1$) to 0.932. The
+# literature reports the same direction on a real task: BERT-whitening lifts BERT-base's sentence
+# vectors on STS-B from 59.04 to 71.34 (Spearman correlation x 100, SimCSE's Table B.3, with the
+# whitening fitted on the task's own sentences):
+
+# %%
+published = {"BERT-base, first-last average (raw)": 59.04, "+ whitening, fitted on the task's sentences": 71.34,
+             "+ flow (BERT-flow), fitted on the task's sentences": 70.72}
+print("STS-B, Spearman x 100 (Gao, Yao & Chen 2021, Table B.3):")
+for setting, score in published.items():
+    print(f"  {setting:52s} {score:.2f}")
+
+# %% [markdown]
+# ### A rule you can apply
+#
+# Isotropy is not the goal; separating what matters is. Measured on held-out data:
+#
+# * **All-but-the-top** helps when the nuisance is a few strong directions *and the labels live in
+#   other strong directions* (cloud A: remove the cone's direction, keep the labels). It cannot help
+#   labels that are weaker than the noise it leaves behind (cloud B).
+# * **Whitening** helps when the labels live in *weak* directions that larger noise or a nuisance
+#   swamps (cloud B): it brings every direction to the same size. It hurts when the labels were
+#   already the strong directions (cloud A): it shrinks them to the size of noise.
+# * Neither verdict can be read off an isotropy meter: in cloud A the worst settings are the most
+#   isotropic. Fit the remedy on one part of the data, score a task on another, and choose there.
+#
+# **It also looks better on the points it was fitted to.** Whitening fitted on a set of points makes
+# that set perfectly isotropic by construction. Cloud A's held-out half, transformed by the same
+# map, is not:
+
+# %%
+planted = clouds_with_labels["A: labels in strong directions"]
+X_fit, X_held = planted.X[first_half], planted.X[second_half]
 W_fit, W_held = zca_whiten(X_fit, fit=X_fit), zca_whiten(X_held, fit=X_fit)
 for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
     print(f"{name:14s}: IsoScore = {isoscore(X):.3f}   effective rank = {effective_rank(cov_eigs(X)):.1f} / 50")
@@ -224,22 +284,20 @@ for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
 # covariance is slightly off, and the smallest estimated variances, the ones whitening scales up
 # most, are off the most. Meters computed on the fitting data overstate what a remedy achieves.
 #
-# **Takeaway, and the literature.** Isotropy is not the goal; a task is. Here the best remedy
-# removes exactly the one direction that carries no label (and the rule of thumb
-# $D \approx d/100$ of Mu & Viswanath 2018 would say 0 or 1), while the most isotropic settings
-# destroy the labels. The same tension appears in real models: in SimCSE's analysis (Gao, Yao &
-# Chen 2021) whitening and flows improve uniformity but hurt alignment; Rajaee & Pilehvar (2021)
-# find that fine-tuning improves performance without making the space more isotropic; and Rudman &
-# Eickhoff (2024) find that *decreasing* isotropy during fine-tuning helps on most tasks they
-# try. Widen the cone where it hides meaning, measure on held-out data, and stop there.
+# **Takeaway, and the literature.** Which remedy helps depends on where the useful structure lives,
+# and only a task measured on held-out data can say. The literature shows both sides. Whitening and
+# flows lift STS-B scores of raw BERT sentence vectors (above), yet in SimCSE's analysis (Gao, Yao &
+# Chen 2021) they improve uniformity at the cost of alignment; Rajaee & Pilehvar (2021) find that
+# fine-tuning improves performance without making the space more isotropic; and Rudman & Eickhoff
+# (2024) find that *decreasing* isotropy during fine-tuning helps on most tasks they try.
 
 # %% [markdown]
 # ## Explorers
 #
 # The first explorer applies the remedies to the cone: all-but-the-top removes the top $k$
 # components, and partial whitening $\Sigma^{-p/2}$ runs from centring only ($p = 0$) to full ZCA
-# ($p = 1$). The second shows where the same $k$ and $p$ sit on the planted cloud's trade-off curve
-# (circles), with the held-out numbers beside the sliders.
+# ($p = 1$). The second shows where the same $k$ and $p$ sit on either labelled cloud's trade-off
+# curve (circles), with the held-out numbers beside the sliders.
 
 # %%
 def remedies_of_the_cone(k: int, power: float) -> tuple[dict, dict]:
@@ -256,8 +314,9 @@ explore(remedies_of_the_cone, RemedyView, title="Explorer: remedies on the cone"
         power=slider("p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05))
 
 # %%
-# Nothing to recompute: the sweep above holds every k and p; TradeoffView circles the two chosen.
-explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the planted cloud",
+# Nothing to recompute: `sweeps` holds every k and p of both clouds; TradeoffView circles the two chosen.
+explore(lambda cloud: (sweeps[cloud], cloud), TradeoffView, title="Explorer: what isotropy costs or gains",
+        cloud=choice("labelled cloud", list(sweeps), "A: labels in strong directions"),
         k=slider("k: top components removed", 2, 0, 10, 1),
         power=slider("p: whitening strength, Σ^(−p/2)", 1.0, 0.0, 1.0, 0.05))
 
@@ -267,9 +326,11 @@ explore(lambda: sweep, TradeoffView, title="Explorer: what isotropy costs on the
 #    much of the isotropy?
 # 2. Slide $p$ from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?
 # 3. At $p = 1$ the isotropy bar shows a range, not a number. Why can no single value be right?
-# 4. Move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does the held-out
-#    pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore ends far higher than it
-#    started?
+# 4. With cloud A, move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does
+#    the held-out pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore ends far
+#    higher than it started?
+# 5. Switch to cloud B and slide $p$ from 0 to 1. Why does whitening now climb where it fell for
+#    cloud A, and why does $k$ barely matter?
 
 # %% [markdown]
 # ## Exercises
@@ -289,6 +350,13 @@ check("06.2", answer)
 # %%
 answer = None  # one of "a", "b", "c"
 check("06.3", answer)
+
+# %% [markdown]
+# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) the labels live in weak directions: whitening brings them up to the size of the noise, which removing a few strong directions cannot do (b) whitening removes the mean, and all-but-the-top does not (c) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("06.4", answer)
 
 # %% [markdown]
 # **Where this leads.** Back to the start: open [01 · Sphere vs cone](01_sphere_vs_cone.ipynb)

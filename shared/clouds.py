@@ -121,11 +121,13 @@ def make_planted(
     separation: float = 2.0,
     offset: float = 30.0,
     noise: float = 0.3,
+    within: float = 1.0,
 ) -> PlantedCloud:
     r"""Labelled points whose labels live in a few strong directions, inside a cone, plus weak noise.
 
     In an orthonormal basis drawn at random: the first ``signal_dims`` coordinates are the class
-    mean (each :math:`\mathcal N(0, \text{separation}^2)`) plus unit Gaussian noise; the next one is
+    mean (each :math:`\mathcal N(0, \text{separation}^2)`) plus Gaussian noise of standard deviation
+    ``within``; the next one is
     the cone's positive, varying offset :math:`\text{offset}\cdot(0.15 + 0.85\,U)`, as in
     :func:`make_cone`; the remaining ``d - signal_dims - 1`` are Gaussian noise of standard deviation
     ``noise``. A toy of the picture in which a representation stores useful information in a few
@@ -139,11 +141,12 @@ def make_planted(
     separation = _checks.real(separation, "separation", 0.0)
     offset = _checks.real(offset, "offset", 0.0)
     noise = _checks.real(noise, "noise", 0.0)
+    within = _checks.real(within, "within", 0.0)
     rng = _checks.as_rng(rng)
     labels = rng.integers(0, classes, n)
     basis = random_rotation(d, rng)
     means = separation * rng.standard_normal((classes, signal_dims))
-    signal = means[labels] + rng.standard_normal((n, signal_dims))
+    signal = means[labels] + within * rng.standard_normal((n, signal_dims))
     cone = offset * (0.15 + 0.85 * rng.random((n, 1)))
     rest = noise * rng.standard_normal((n, d - signal_dims - 1))
     X = np.hstack([signal, cone, rest]) @ basis.T

@@ -365,6 +365,13 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hint="Which eigenvalues does a whitened cloud have, and what does that say about its eigenvectors?",
         choices=("a", "b", "c"),
     ),
+    "06.4": Exercise(
+        reference=lambda: "a",
+        right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
+        "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",
+        hint="Compare the label directions' share of the variance in cloud B before and after each remedy.",
+        choices=("a", "b", "c"),
+    ),
     "07.2": Exercise(
         reference=lambda: "a",
         right="Mean cosine reads the shared offset; effective rank reads the covariance, which ignores the offset.",

@@ -532,12 +532,12 @@ class RemedyView(View):
 
 
 class TradeoffView(View):
-    """A remedy sweep (:class:`~shared.remedies.Sweep`): held-out pair AUC against IsoScore for every
-    all-but-the-top ``k`` and whitening power ``p``, the best setting starred and the settings
-    ``k`` and ``power`` circled."""
+    """A remedy sweep (:class:`~shared.remedies.Sweep`) of a cloud called ``name``: held-out pair AUC
+    against IsoScore for every all-but-the-top ``k`` and whitening power ``p``, the best setting
+    starred and the settings ``k`` and ``power`` circled."""
 
-    def __init__(self, sweep: Any, k: int = 2, power: float = 1.0, title: str = "Held-out pair AUC against IsoScore") -> None:
-        super().__init__((7.5, 5.0), 1, title)
+    def __init__(self, sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -> None:
+        super().__init__((7.5, 5.0), 1, "Held-out pair AUC against IsoScore")
         (ax,) = self.axes
         self.curves = {name: ax.plot([], [], "o-", ms=3.5, color=color, label=name)[0]
                        for name, color in (("all-but-the-top", ORANGE), ("whitening", GREEN))}
@@ -553,9 +553,9 @@ class TradeoffView(View):
         ax.set_xlabel("IsoScore of held-out points (1 = isotropic)")
         ax.set_ylabel("held-out pair AUC (same label vs different)")
         self.moving = [*self.curves.values(), *self.labels, self.star, *self.markers.values()]
-        self.update(sweep, k, power)
+        self.update(sweep, name, k, power)
 
-    def update(self, sweep: Any, k: int = 2, power: float = 1.0) -> None:
+    def update(self, sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -> None:
         ax = self.axes[0]
         for name, line in self.curves.items():
             curve = sweep.curve(name)
@@ -576,7 +576,7 @@ class TradeoffView(View):
             self._readings[f"{name} {curve.describe(j)}"] = [
                 read(isoscore, curve.isoscore[j]), Reading("held-out pair AUC", float(curve.pair_auc[j])),
                 Reading("kNN accuracy", float(curve.knn_accuracy[j]))]
-        ax.legend(handles=[*self.curves.values(), self.star], loc="lower left")
+        ax.legend(handles=[*self.curves.values(), self.star], loc="lower left", title=name or None)
 
 
 # --------------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ CASES = {
     "degeneration, a training step": (DegenerationView, lambda: (degeneration(1.0), 1600), lambda: (degeneration(1.0), 200)),
     "degeneration, another run": (DegenerationView, lambda: (degeneration(1.0), 400), lambda: (degeneration(2.0), 400)),
     "remedies": (RemedyView, lambda: remedies(2, 1.0), lambda: remedies(5, 0.5)),
-    "trade-off": (TradeoffView, lambda: (planted_sweep(1),), lambda: (planted_sweep(2),)),
+    "trade-off": (TradeoffView, lambda: (planted_sweep(1), "cloud A"), lambda: (planted_sweep(2), "cloud B")),
     "real model": (RealModelView, lambda: real(6, "none"), lambda: real(3, "whitening")),
 }
 
@@ -161,7 +161,7 @@ def test_views_refuse_data_they_cannot_draw():
     with pytest.raises(ValueError, match="cosines: expected the same 3 names"):
         RemedyView(clouds, {"cone": cos["cone"]})
     with pytest.raises(ValueError, match="setting: whitening was not measured at 0.33"):
-        TradeoffView(planted_sweep(1), k=2, power=0.33)
+        TradeoffView(planted_sweep(1), "cloud A", k=2, power=0.33)
 
 
 def test_real_model_figures_draw_without_warnings():

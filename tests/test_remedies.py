@@ -253,3 +253,21 @@ def test_sweep_remedies_with_no_settings_gives_empty_columns():
     for curve in (sweep.all_but_the_top, sweep.whitening):
         assert all(len(getattr(curve, key)) == 0 for key in ("setting", "isoscore", "mean_cosine", "pair_auc",
                                                               "knn_accuracy"))
+
+
+@pytest.mark.parametrize("seed", [7, 11])
+def test_whitening_loses_when_labels_live_in_strong_directions_and_wins_when_they_live_in_weak_ones(seed):
+    """Notebook 06's rule, as a property of the two kinds of planted cloud (not only its seeds)."""
+    from shared import make_planted, sweep_remedies
+
+    def sweep(planted):
+        return sweep_remedies(planted.X[:1000], planted.labels[:1000], planted.X[1000:], planted.labels[1000:],
+                              ks=range(6), powers=[0.0, 0.5, 1.0])
+
+    strong = sweep(make_planted(2000, 50, seed))  # labels in strong directions under a cone (cloud A)
+    weak = sweep(make_planted(2000, 50, seed + 1, signal_dims=8, separation=0.3, within=0.1, noise=1.0))  # cloud B
+    assert strong.best()[0] == "all-but-the-top"
+    assert strong.whitening.pair_auc[-1] < strong.all_but_the_top.pair_auc[1] - 0.15
+    assert weak.best() == ("whitening", 2)
+    assert weak.whitening.pair_auc[-1] > weak.all_but_the_top.pair_auc.max() + 0.08
+    assert weak.whitening.knn_accuracy[-1] > weak.all_but_the_top.knn_accuracy.max() + 0.3
