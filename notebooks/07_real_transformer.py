@@ -36,10 +36,13 @@ from shared import (
     effective_rank,
     gaussian_effective_rank,
     isoscore,
+    isotropy_report,
+    numerical_rank,
+    paraphrase_check,
     partition_isotropy,
     random_cosines,
 )
-from shared.encoder import encode, load_minilm, reference_difference
+from shared.encoder import encode, load_minilm, reference_difference, sentence_embeddings
 from shared.exercises import check
 from shared.explorers import choice, explore, slider
 from shared.figures import LayerCurvesView, NormFrequencyView, RealModelView
@@ -88,21 +91,33 @@ print("tokens:", " ".join(example.tokens))
 #
 # ## The corpus
 #
-# The course ships its own small corpus, `shared/data/`: a few hundred short English sentences
+# The course ships its own small corpus, `shared/data/`, written for it: short English sentences
 # on twenty everyday topics, some of them odd on purpose (one-word replies, numbers, rare
-# technical words), plus 50 pairs of paraphrases. `real_study()` encodes all of it once and
-# splits the sentences at random (seed 7) into a *fit* half and a *held-out* half, keeping each
-# paraphrase pair in one half.
+# technical words), and `pairs.tsv`, pairs of sentences of three kinds:
+#
+# * paraphrases that share many words (*overlap*: "She speaks three languages fluently." /
+#   "She is fluent in three different languages.");
+# * paraphrases in other words (*reworded*: "She is afraid of spiders." / "Spiders frighten her.");
+# * **negation traps**, two sentences with most words in common and opposite meanings ("The
+#   launderette is open on Sundays." / "The launderette is never open on Sundays."): not
+#   paraphrases, and a test of whether a similarity counts words or meaning.
+#
+# `real_study()` encodes all of it once and splits the sentences at random (seed 7) into a *fit*
+# half and a *held-out* half, keeping each pair in one half.
 
 # %%
 study = real_study()
 enc = study.enc
 ordinary = ~enc.special
-print(f"{len(study.corpus.sentences)} sentences ({len(study.corpus.pairs)} paraphrase pairs),"
-      f" {len(enc.ids):,} tokens of which {ordinary.sum():,} are not [CLS]/[SEP]")
+corpus = study.corpus
+kinds = {kind: corpus.kind.count(kind) for kind in ("overlap", "reworded")}
+print(f"{len(corpus.sentences)} sentences: {len(corpus.sentences) - 2 * (len(corpus.pairs) + len(corpus.traps))} on"
+      f" their own, {len(corpus.pairs)} paraphrase pairs ({kinds['overlap']} overlap, {kinds['reworded']} reworded),"
+      f" {len(corpus.traps)} negation traps")
+print(f"{len(enc.ids):,} tokens, of which {ordinary.sum():,} are not [CLS]/[SEP]")
 print(f"fit half: {study.is_fit.sum()} sentences, {study.fit_tokens.sum():,} tokens;"
       f" held-out half: {(~study.is_fit).sum()} sentences, {study.held_tokens.sum():,} tokens,"
-      f" {len(study.held_pairs)} paraphrase pairs")
+      f" {len(study.held_pairs)} paraphrase pairs, {len(study.held_traps)} negation traps")
 
 # %% [markdown]
 # ## 1 · The input embeddings: a sphere or a cone?
@@ -208,19 +223,19 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 # published curves are from 12-layer models, so the left panel puts every model on *relative*
 # depth (layer divided by the number of layers).
 #
-# * **Mean cosine across sentences** rises from $+0.070$ after the embedding layer to $+0.232$
+# * **Mean cosine across sentences** rises from $+0.073$ after the embedding layer to $+0.236$
 #   after layer 5, the same upward trend Ethayarajh reports for BERT-base, though lower (halfway
-#   through the model, $+0.200$ against BERT's published 0.420); GPT-2's published curve is high
-#   throughout and rises only near the top. Then it **drops to $+0.032$ at the last layer**: the
+#   through the model, $+0.198$ against BERT's published 0.420); GPT-2's published curve is high
+#   throughout and rises only near the top. Then it **drops to $+0.031$ at the last layer**: the
 #   output of this model is nearly free of an offset shared across sentences.
 # * **Within a sentence** the tokens contract at every layer: their median mean cosine rises from
-#   $+0.061$ to $+0.412$, and the rank-1 residual falls from 0.915 to 0.752, against 0.944 for
+#   $+0.061$ to $+0.411$, and the rank-1 residual falls from 0.915 to 0.751, against 0.944 for
 #   Gaussian sentences of the same lengths. That is a partial contraction, far from collapse.
-# * **Effective rank** falls from 82.0 to about 60 of 384 in layers 1–5 and climbs back to 142.7
-#   at layer 6, all far below the 342.2 of a Gaussian of the same size (dotted line).
+# * **Effective rank** falls from 83.1 to between 58.3 and 66.8 of 384 in layers 1–5 and climbs
+#   back to 151.4 at layer 6, all far below the 363.6 of a Gaussian of the same size (dotted line).
 #
 # **Why, as far as these numbers say.** At the last layer the tokens line up within their own
-# sentence ($+0.412$) but hardly across sentences ($+0.032$): notebook 03's "own shift" pattern,
+# sentence ($+0.411$) but hardly across sentences ($+0.031$): notebook 03's "own shift" pattern,
 # each sequence a cone of its own. The rise across sentences in layers 1–5 needs something more, a
 # component common to all sentences (notebook 03), and section 3 finds one. The contraction is only
 # partial, which is consistent with Dong et al. (2021): they prove collapse for pure attention and
@@ -266,10 +281,10 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 # %% [markdown]
 # **What you see.** At every layer the coordinate that carries the most cosine is the one where
 # the mean vector is largest. From layer 2 to layer 5 a single coordinate, number 223, carries a
-# third to more than half of the mean cosine (0.585 at layer 5); without it the mean cosine of
-# layers 2–4 would still be $+0.126$ to $+0.129$, so only at layer 5 is it most of the offset.
-# There the mean over all tokens has size 3.40, against a median of 0.06 for the other 383
-# coordinates, and 0.997 of the tokens
+# third to more than half of the mean cosine (0.596 at layer 5); without it the mean cosine of
+# layers 2–4 would still be $+0.123$ to $+0.126$, so only at layer 5 is it most of the offset.
+# There the mean over all tokens has size 3.44, against a median of 0.06 for the other 383
+# coordinates, and 0.998 of the tokens
 # share its sign: nearly every pair of tokens gets a head start in its dot product from this one
 # coordinate. At the last layer no coordinate stands out (the largest carries 0.052), and the
 # last line shows why: the final LayerNorm multiplies coordinate 223, and two others, by a scale
@@ -277,7 +292,7 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 #
 # **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and a cone in
 # its simplest form: a shared offset carried by one axis. At layer 5 this one coordinate supplies
-# 0.585 of the average cosine between tokens of different sentences, whatever they mean; centring,
+# 0.596 of the average cosine between tokens of different sentences, whatever they mean; centring,
 # or the per-coordinate standardisation Timkey & van Schijndel propose, takes it out.
 #
 # ## 4 · Norm and word frequency
@@ -317,7 +332,7 @@ NormFrequencyView(freq)
 #   shorter again (0.91 at Zipf 7–8), and that small group is the only part of the vocabulary
 #   that looks like the toy.
 # * **Contextual hidden states agree in sign.** At every layer frequent words have *smaller*
-#   norms ($\rho$ between $-0.627$ and $-0.851$).
+#   norms ($\rho$ between $-0.621$ and $-0.852$).
 #
 # **Why.** Notebook 04's pull fixed the sign by construction; it was a caricature of one
 # training effect, not a law. What a word's norm ends up as depends on the objective and the
@@ -334,77 +349,163 @@ NormFrequencyView(freq)
 # ## 5 · Remedies, fitted on one half and scored on the other
 #
 # Notebook 06's remedies, on real vectors: **centring**, **all-but-the-top** with $k = 4$ (the
-# rule of thumb $k \approx d/100$ at $d = 384$) and **ZCA whitening**, each fitted on the tokens of
-# the fit half and applied to the held-out half. Every hidden state leaves a LayerNorm, which
-# makes the coordinates of each vector satisfy one linear equation, so the covariance has a zero
-# eigenvalue; at the last layer it has three, one for each coordinate switched off (section 3).
-# Whitening keeps only the directions with non-zero variance.
+# rule of thumb $k \approx d/100$ at $d = 384$) and **ZCA whitening**, in two strengths: keeping
+# every direction with non-zero variance, and keeping only the top 128 (Su et al. 2021 also
+# whiten and cut the dimension in one step). Every hidden state leaves a LayerNorm, which makes
+# the coordinates of each vector satisfy one linear equation, so the covariance has a zero
+# eigenvalue (at the last layer three, one for each coordinate switched off in section 3);
+# whitening keeps only the directions with non-zero variance.
 #
-# Besides the meters we run a small semantic check on the held-out half, with the model's own
-# sentence vector (the mean of a sentence's token vectors): paraphrase pairs should be closer than
-# unrelated pairs (**AUC**: the share of (paraphrase, unrelated) comparisons the paraphrase wins),
-# and a sentence's nearest neighbour should be its paraphrase (**top-1 retrieval**).
+# A remedy is fitted on the fit half and applied to the held-out half, and **fitted on the kind
+# of vector it is applied to**: for the token meters, on the ordinary tokens of the fit half;
+# for sentences, on the sentence vectors of the fit half (the model's own pooling, the mean of a
+# sentence's token vectors, `[CLS]` and `[SEP]` included), the setting in which Su et al. (2021)
+# whiten sentence embeddings.
 #
-# **Predict first.** Which remedy will make the held-out tokens most isotropic, and will it also
-# give the best semantic check?
+# ### Tokens
+#
+# **Predict first.** Which remedy will make the held-out tokens most isotropic?
 
 # %%
 for layer in (3, 6):
-    print(f"layer {layer}       mean cos  eff. rank  paraphrase  unrelated    AUC  top-1")
+    print(f"layer {layer}               mean cosine  effective rank   (held-out tokens)")
     for remedy in REAL_REMEDIES:
         point = real_point(layer, remedy)
-        check_ = point.check
-        print(f"{remedy:16s} {point.mean_cosine:+8.3f}  {point.effective_rank:9.1f}  {check_.paraphrase_cosine:+10.3f}"
-              f"  {check_.unrelated_cosine:+9.3f}  {check_.auc:.3f}  {check_.top1:.3f}")
-    print()
+        print(f"  {remedy:20s} {point.mean_cosine:+11.3f}  {point.effective_rank:14.1f}")
 
 H6 = enc.states[6]
 W6 = real_remedy("whitening", H6, H6[study.fit_tokens])
 for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_tokens)]:
     print(f"layer 6 whitened, {name:13s}: effective rank = {effective_rank(cov_eigs(W6[rows])):.1f}")
-H3 = enc.states[3]
-for remedy in ("none", "whitening"):
-    T3 = real_remedy(remedy, H3, H3[study.fit_tokens])
-    ratio = np.linalg.norm(T3[enc.special], axis=1).mean() / np.linalg.norm(T3[ordinary], axis=1).mean()
-    print(f"layer 3, {remedy:9s}: mean norm of [CLS]/[SEP] = {ratio:.2f} x that of ordinary tokens")
+
+# %% [markdown]
+# **What you see.** Centring takes the mean cosine of held-out tokens to about 0 without
+# touching the effective rank; all-but-the-top also removes the four top directions, and
+# whitening with every direction kept gives the largest effective rank. That is what the three
+# remedies are built to do. Whitening fitted on the fit half gives that half an effective rank
+# of 381.0 (every non-zero direction) but the held-out half only 209.4: with 3,425 tokens for
+# 381 directions, the smallest estimated variances are too noisy to invert. The fit half's
+# perfect score says nothing; only held-out data does.
+#
+# ### Sentences: a paraphrase test with error bars
+#
+# Isotropy is a means, not an end. The held-out half holds 101 paraphrase pairs and 21
+# negation traps, and three figures score a set of sentence vectors on them:
+#
+# * **AUC**: the share of (paraphrase pair, unrelated pair) comparisons in which the paraphrase
+#   pair has the higher cosine; an unrelated pair joins two sentences from different pairs;
+# * **top-1 retrieval**: the share of the 202 paraphrase sentences whose nearest neighbour among
+#   all held-out sentences is their partner;
+# * **AUC against traps**: the share of (paraphrase pair, negation trap) comparisons that the
+#   paraphrase pair wins. Below 0.5 means the traps look *more* similar than true paraphrases.
+#
+# A hundred pairs is a small test set, so each figure gets a **95% bootstrap interval**: draw
+# 101 pairs with replacement from the 101 (and the traps likewise), recompute, repeat 1,000
+# times (seed 0), and keep the middle 95% of the results. The same resamples serve every remedy,
+# so the last column can show the interval of the *difference* from no remedy, resample by
+# resample: if it excludes 0, the change is larger than the noise of this test set.
+#
+# Two more rows refit whitening on *tokens* and apply it to the pooled sentence vectors: once on
+# every token of the fit half, and once on ordinary tokens only, leaving out the `[CLS]` and
+# `[SEP]` that every sentence vector contains.
+#
+# **Predict first.** Will any remedy make the paraphrase test better beyond its noise?
+
+# %%
+def sentence_variants(layer: int) -> dict[str, np.ndarray]:
+    """The held-out sentence vectors at `layer`, after each remedy."""
+    pooled = sentence_embeddings(enc, layer)[study.held_sentences]
+    H = enc.states[layer]
+    every_fit_token = study.is_fit[enc.sentence]  # [CLS] and [SEP] included
+    variants = {remedy: real_point(layer, remedy).sentences for remedy in REAL_REMEDIES}
+    variants["whitening, on all tokens"] = real_remedy("whitening", pooled, H[every_fit_token])
+    variants["whitening, on ordinary tokens"] = real_remedy("whitening", pooled, H[study.fit_tokens])
+    return variants
+
+
+def span(interval: tuple[float, float], sign: str = "") -> str:
+    return f"({interval[0]:{sign}.3f} to {interval[1]:{sign}.3f})"
+
+
+rank = numerical_rank(cov_eigs(sentence_embeddings(enc, 3)[study.is_fit]))
+print(f"whitening is fitted on {study.is_fit.sum()} sentence vectors (their covariance has rank {rank} at layer 3),"
+      f" or on {study.is_fit[enc.sentence].sum():,} tokens ({study.fit_tokens.sum():,} without [CLS]/[SEP])")
+print("row 'none': each figure's 95% interval; other rows: the 95% interval of the change from 'none',"
+      " * where it excludes 0\n")
+checks = {}
+for layer in (0, 3, 6):
+    print(f"layer {layer}                         AUC                        top-1                      AUC against traps")
+    for name, S in sentence_variants(layer).items():
+        c = checks[layer, name] = paraphrase_check(S, study.held_pairs, study.held_traps, rng=0, resamples=1000)
+        cells = []
+        for figure in ("auc", "top1", "trap_auc"):
+            if name == "none":
+                cells.append(f"{getattr(c, figure):.3f} {span(c.interval(figure))}   ")
+            else:
+                low, high = c.interval(figure, minus=checks[layer, "none"])
+                mark = "*" if low > 0 or high < 0 else " "
+                cells.append(f"{getattr(c, figure):.3f} {span((low, high), '+')}{mark}")
+        print(f"  {name:29s} " + "  ".join(cells))
+    print()
+kind = np.array(study.held_kind)
+for name in ("overlap", "reworded"):
+    scores = [paraphrase_check(real_point(layer, "none").sentences, study.held_pairs[kind == name]).auc
+              for layer in (0, 3, 6)]
+    print(f"no remedy, {name:8s} pairs only ({np.sum(kind == name)}): AUC at layers 0, 3, 6 = "
+          + ", ".join(f"{a:.3f}" for a in scores))
 
 # %% [markdown]
 # **What you see.**
 #
-# * **Centring** takes the held-out mean cosine from $+0.201$ to $+0.003$ at layer 3 without
-#   touching the effective rank (60.5). Unrelated sentences drop from $+0.602$ to $+0.124$, and
-#   the AUC does not suffer (0.996 → 0.997; top-1 retrieval loses one sentence of 42, 0.929 →
-#   0.905). The shared offset was mostly baseline, as in notebook 02.
-# * **All-but-the-top** ($k = 4$) also removes the top directions, and the effective rank rises
-#   to 110.8 at no cost (AUC 0.997, top-1 retrieval 0.929, as raw).
-# * **Whitening** makes the held-out tokens most isotropic (effective rank 207.5) but is the only
-#   remedy that hurts: at layer 3 the AUC drops to 0.970 and top-1 retrieval from 0.929 to 0.857.
-#   Unrelated sentences stay at a mean cosine of $+0.580$, almost the raw value. Whitening was
-#   fitted on ordinary tokens and blows up the directions in which `[CLS]` and `[SEP]` differ from
-#   them: their norm goes from 0.81 to 3.18 times an ordinary token's, and since these two tokens
-#   are part of every sentence's mean, every sentence vector gets the same large component. A
-#   remedy is only as good as the data it was fitted on.
-# * At the **last layer** nothing changes the semantic check (AUC 1.000, top-1 0.976, i.e. 41 of
-#   42, for every remedy): contrastive training has already removed the offset (mean cosine
-#   $+0.034$) that the remedies are designed to remove.
-# * Whitening fitted on the fit half gives that half an effective rank of 381.0 (all non-zero
-#   directions) but the held-out half only 147.6. With 1,592 tokens for 381 directions, the small
-#   estimated variances are too noisy to invert; the fit half's perfect score says nothing.
+# * **The negation traps beat almost every paraphrase.** At every layer and after every remedy
+#   the AUC against traps is far below 0.5 (at most 0.298, at the last layer): two sentences
+#   that share their words and differ by a "never" look more alike to this model than most pairs
+#   that mean the same thing. Remedies move this figure a little, both ways (whitening fitted on
+#   all tokens raises it from 0.067 to 0.159 at layer 0 and lowers it from 0.087 to 0.048 at
+#   layer 3), and never anywhere near 0.5. A remedy shifts and rescales the space; it cannot add
+#   a distinction between "open" and "never open" that the vectors do not carry.
+# * **Centring and all-but-the-top never hurt beyond the noise, and centring helps once**: on
+#   the input layer (layer 0) it raises the AUC from 0.978 to 0.992, and the interval of the
+#   change, $+0.005$ to $+0.023$, excludes 0.
+# * **Whitening that keeps every direction fails at every layer** when fitted on the 338
+#   sentence vectors of the fit half: top-1 retrieval falls from 0.772 to 0.045 at layer 0, from
+#   0.891 to 0.599 at layer 3 and from 0.970 to 0.708 at the last layer. Estimating 337
+#   directions from 338 sentences leaves the smallest variances almost unmeasured, and whitening
+#   divides by them (the token table showed the same). Su et al. fit on far larger sets.
+# * **Whitening fitted on enough data** (cut to 128 directions, or fitted on the 4,101 tokens of
+#   the fit half) keeps the AUC within the noise at layers 3 and 6 and raises it slightly at
+#   layer 0 when fitted on all tokens ($+0.001$ to $+0.018$). It never improves retrieval: it
+#   costs top-1 retrieval beyond the noise at layer 3 (0.797 and 0.812 against 0.891) and, fitted
+#   on all tokens, at layer 0 (0.713 against 0.772); at the last layer the change is within the
+#   noise.
+# * **Fitting on the wrong vectors costs more.** Whitening fitted on ordinary tokens only, then
+#   applied to sentence vectors that contain `[CLS]` and `[SEP]`, has the lowest AUC of the
+#   variants fitted on enough vectors at layers 0 and 3 (0.919 and 0.978, both changes below 0): those two
+#   tokens differ from ordinary ones in directions the fit never saw, and whitening blows those
+#   directions up.
+# * **Reworded paraphrases are the hard ones**: with no remedy, pairs that share words have an
+#   AUC of 1.000 at every layer, pairs in other words 0.961 at layer 0 and 0.998 at the last.
 #
-# **Takeaway.** On a real model, as on notebook 06's planted cloud, the cheap remedies that remove
-# a shared offset and a few rogue directions help or do no harm, and the most isotropic one is
-# not the best. Measure remedies on held-out data and on a task.
+# **Takeaway.** On this model and this test set, the remedies change little that a hundred
+# pairs can detect. Centring helps on the input layer and is harmless elsewhere; whitening
+# costs retrieval in the middle layers and fails outright when fitted on fewer vectors than it
+# needs; nothing fixes the negation traps. That is not the gain SimCSE's authors report for
+# whitened BERT-base (notebook 06): that model was never trained to spread its sentence vectors,
+# and this one was (section 2), so there is less left to fix. Measure remedies on held-out
+# data, on a task, with an interval.
 #
 # ## Explorer
 #
-# Pick a layer and a remedy. The left panel shows the cosine of every pair of held-out tokens from
-# different sentences; the right panel, the cosines of held-out paraphrase pairs against unrelated
-# pairs. The meters above the picture are the ones in the table. The cell computes all 28
-# combinations of layer and remedy once (about two seconds); after that a move only redraws.
+# Pick a layer and a remedy. The left panel shows the cosines between held-out tokens from
+# different sentences (800 random held-out tokens, seed 7; the mean cosine above the picture is
+# exact, over all pairs); the right panel, the cosines of held-out paraphrase pairs, unrelated
+# pairs and negation traps, with the remedy fitted on sentence vectors. The meters above the
+# picture are the ones in the tables. The cell computes all 35 combinations of layer and remedy
+# once (a few seconds); after that a move only redraws.
 
 # %%
 points = {(layer, remedy): real_point(layer, remedy) for layer in range(7) for remedy in REAL_REMEDIES}
-# Nothing to compute on a move: the 28 settings are above; RealModelView draws the chosen one.
+# Nothing to compute on a move: the 35 settings are above; RealModelView draws the chosen one.
 explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explorer: a real Transformer",
         layer=slider("layer (0 = embedding layer)", 6, 0, 6, 1),
         remedy=choice("remedy (fitted on the other half)", REAL_REMEDIES, "none"))
@@ -415,23 +516,53 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 #    and what happens at layer 6?
 # 2. At layer 3, switch from *none* to *centring*. The token histogram jumps to 0; does the
 #    paraphrase panel get better or worse?
-# 3. At layer 0, compare *all-but-the-top* with *whitening*. Which one separates paraphrases from
-#    unrelated pairs better, and which one spreads the tokens over more directions?
-# 4. Find a layer where no remedy changes the paraphrase AUC. What does that say about what
-#    contrastive training already did?
+# 3. At layer 3, switch to *whitening*. Where do the negation traps sit against the paraphrase
+#    pairs, before and after?
+# 4. Compare *whitening* with *whitening, k = 128* at any layer. Which one spreads the tokens
+#    over more directions, and which one keeps paraphrases apart from unrelated pairs?
+#
+# ## 6 · The whole meter table, on any vectors
+#
+# Notebook 01's six meters, with a same-size Gaussian baseline and a verdict in the course's
+# words, run on any matrix with `isotropy_report`: here the ordinary tokens of layer 5 (the
+# peak of the shared offset) and of layer 6.
+
+# %%
+for layer in (5, 6):
+    print(f"layer {layer}:")
+    print(isotropy_report(enc.states[layer][ordinary], rng=0))
+    print()
+
+# %% [markdown]
+# **What you see.** The report's mean cosine is over all pairs of tokens, the same sentence
+# included, so it can differ from section 2's cross-sentence values; here they agree to a thousandth
+# ($+0.236$ at layer 5, $+0.032$ at layer 6). At layer 5 every meter says cone: the mean vector carries 18% of the
+# average squared norm. At layer 6 the offset is gone (mean cosine and uniformity pass) but the
+# spread is still uneven (effective rank 151.4 against 363.6), and partition isotropy reads
+# 0.000 at both layers: as in section 1, it reacts to an uneven spread as strongly as to an
+# offset. The report's last line suggests whitening for an uneven spread; section 5 measured
+# what that buys on a task here: nothing beyond the noise.
+#
+# The same call takes a `.npy` file of any size and reads it in row chunks, never whole, so it
+# runs on a million vectors of your own model in memory of order $d^2$:
+#
+# ```python
+# np.save("my_vectors.npy", vectors)                 # n x d, float32 or float64
+# print(isotropy_report("my_vectors.npy", rng=0))
+# ```
 #
 # ## What the real model says about the toy experiments
 #
 # | toy experiment | claim | this model |
 # |---|---|---|
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
-# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase AUC |
-# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.412$; rank-1 residual 0.915 to 0.752 against 0.944 for noise); one shared coordinate carries a third to 0.585 of the middle layers' cross-sentence mean cosine |
-# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign ($\rho$ from $-0.627$ to $-0.851$); a finished model cannot show the training |
-# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 342.2 for a Gaussian) but no direction dominates (the top one holds 0.077 of the variance at layer 5); a finished model cannot show whether such a loop acted |
-# | 06 whitening | the most isotropic remedy is not the best | yes: whitening is the most isotropic and the only remedy that hurts the paraphrase check |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase test, and on the input layer it raises the AUC beyond the noise |
+# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the middle layers' cross-sentence mean cosine |
+# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign ($\rho$ from $-0.621$ to $-0.852$); a finished model cannot show the training |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 363.6 for a Gaussian) but no direction dominates (the top one holds 0.075 of the variance at layer 5); a finished model cannot show whether such a loop acted |
+# | 06 whitening | whitening helps when the signal is in weak directions and hurts when it is in strong ones | whitening is the most isotropic remedy and never improves the paraphrase test beyond its interval; fitted on enough vectors it costs top-1 retrieval in the middle layers, fitted on too few it fails outright; no remedy touches the negation traps |
 #
-# One model and about three hundred sentences are a small sample: these are observations about
+# One model and about seven hundred sentences are a small sample: these are observations about
 # all-MiniLM-L6-v2 on this corpus, not laws. They are also a reminder that a model trained for
 # sentence similarity has, by design, fought the very effect this course is about.
 #
@@ -453,6 +584,13 @@ check("07.2", answer)
 # %%
 answer = None  # one of "a", "b", "c"
 check("07.3", answer)
+
+# %% [markdown]
+# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model (b) on this model and test set, at layer 3, the loss is larger than what resampling the hundred pairs produces; at the last layer this test cannot tell the two apart (c) at the last layer whitening and no remedy are equally good
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.4", answer)
 
 # %% [markdown]
 # **Where this leads.** This is the end of the course's path: from a cloud of Gaussian points to

@@ -231,54 +231,76 @@ def sentence_embeddings(enc: Encoded, layer: int = -1, X: np.ndarray | None = No
     return np.add.reduceat(X, enc.starts, axis=0) / np.diff(np.append(enc.starts, len(X)))[:, None]
 
 
+PAIR_KINDS = ("overlap", "reworded")  # the two kinds of paraphrase pair in ``pairs.tsv``
+
+
 @dataclass(frozen=True)
 class Corpus:
-    """The course's own English sentences: ``sentences[pairs[p, 0]]`` and ``sentences[pairs[p, 1]]``
-    are paraphrases of each other; ``topic[i]`` names the group sentence ``i`` was written under."""
+    """The course's own English sentences.
+
+    ``sentences[pairs[p, 0]]`` and ``sentences[pairs[p, 1]]`` are paraphrases of each other, of the
+    kind ``kind[p]`` (``"overlap"``: many content words in common; ``"reworded"``: few or none).
+    ``traps[t]`` are the rows of two sentences with most words in common and opposite meanings
+    (negation traps, not paraphrases). ``topic[i]`` names the group sentence ``i`` was written under.
+    """
 
     sentences: tuple[str, ...]
     topic: tuple[str, ...]
     pairs: np.ndarray
+    kind: tuple[str, ...]
+    traps: np.ndarray
 
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _lines(name: str) -> list[str]:
-    """The non-empty, non-comment lines of a data file."""
-    text = (DATA / name).read_text(encoding="utf-8")
-    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
 def load_corpus() -> Corpus:
-    """Read ``shared/data/corpus.txt`` (single sentences by topic) and ``paraphrases.tsv``."""
-    sentences, topic, current = [], [], ""
-    for line in (DATA / "corpus.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            current = line[3:].strip()
-        elif line.strip() and not line.startswith("#"):
-            sentences.append(line.strip())
-            topic.append(current)
-    pairs = []
-    for line in _lines("paraphrases.tsv"):
-        first, second = line.split("\t")
-        pairs.append((len(sentences), len(sentences) + 1))
-        sentences += [first.strip(), second.strip()]
-        topic += ["paraphrase pairs"] * 2
-    return Corpus(sentences=tuple(sentences), topic=tuple(topic), pairs=np.array(pairs, dtype=np.int64))
+    """Read ``shared/data/corpus.txt`` (single sentences by topic) and ``pairs.tsv`` (paraphrase
+    pairs and negation traps, one ``kind<TAB>first<TAB>second`` line each); ``## name`` lines name
+    the group (topic) of the lines below them, other ``#`` lines are comments."""
+    sentences, topic = [], []
+    pairs, kind, traps = [], [], []
+    for name in ("corpus.txt", "pairs.tsv"):
+        current = ""
+        for number, line in enumerate((DATA / name).read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("## "):
+                current = line[3:].strip()
+            elif not line.strip() or line.startswith("#"):
+                continue
+            elif name == "corpus.txt":
+                sentences.append(line.strip())
+                topic.append(current)
+            else:
+                fields = [field.strip() for field in line.split("\t")]
+                if len(fields) != 3 or fields[0] not in (*PAIR_KINDS, "negation") or not all(fields):
+                    raise ValueError(f"{name}, line {number}: expected kind<TAB>first<TAB>second with kind one of"
+                                     f" {(*PAIR_KINDS, 'negation')}, got {line!r}")
+                rows = (len(sentences), len(sentences) + 1)
+                if fields[0] == "negation":
+                    traps.append(rows)
+                else:
+                    pairs.append(rows)
+                    kind.append(fields[0])
+                sentences += fields[1:]
+                topic += [current] * 2
+    if len(set(sentences)) != len(sentences):
+        raise ValueError("shared/data: a sentence occurs twice; every sentence must be unique")
+    return Corpus(tuple(sentences), tuple(topic), np.array(pairs, dtype=np.int64), tuple(kind),
+                  np.array(traps, dtype=np.int64))
 
 
 def split_halves(corpus: Corpus, rng: np.random.Generator | int) -> np.ndarray:
     """A random half of the sentences, as a boolean mask (True: the *fit* half).
 
-    A paraphrase pair always falls into one half whole, so the other half can test what a remedy
-    fitted without those sentences does to them.
+    A paraphrase pair or a negation trap always falls into one half whole, so the other half can
+    test what a remedy fitted without those sentences does to them.
     """
     _checks.instance(corpus, Corpus, "corpus")
     rng = _checks.as_rng(rng)
     n = len(corpus.sentences)
     unit = np.arange(n)
-    unit[corpus.pairs[:, 1]] = corpus.pairs[:, 0]  # both sentences of a pair share one unit
+    for two in (corpus.pairs, corpus.traps):
+        unit[two[:, 1]] = two[:, 0]  # both sentences of a pair share one unit
     units = np.unique(unit)
     chosen = rng.permutation(units)[: len(units) // 2]
     return np.isin(unit, chosen)

@@ -385,6 +385,13 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hint="Read the sign of the static embeddings' Spearman rho, then the median norm per frequency bin.",
         choices=("a", "b", "c"),
     ),
+    "07.4": Exercise(
+        reference=lambda: "b",
+        right="An interval speaks about this model and this test set: a difference outside it is larger than "
+        "resampling the pairs produces; one inside it is not shown, which is not the same as shown equal.",
+        hint="What does the bootstrap resample, and what would it take to speak about other models?",
+        choices=("a", "b", "c"),
+    ),
     **IMPLEMENTATIONS,
 }
 EXERCISES = dict(sorted(EXERCISES.items()))

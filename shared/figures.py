@@ -666,8 +666,8 @@ class NormFrequencyView(View):
 
 class RealModelView(View):
     """One layer and remedy of the real model (:class:`~shared.realmodel.RealPoint`): the cosine
-    distribution of held-out token pairs from different sentences, and paraphrase against
-    unrelated sentence cosines."""
+    distribution of held-out token pairs from different sentences, and the cosines of paraphrase
+    pairs, unrelated pairs and negation traps among the held-out sentences."""
 
     BINS = np.linspace(-1.0, 1.0, 81)
     SENTENCE_BINS = np.linspace(-1.0, 1.0, 41)
@@ -686,16 +686,17 @@ class RealModelView(View):
         ax_tok.set_ylim(0, 8)
         ax_tok.set_xlabel("cosine of two tokens from different sentences")
         ax_tok.set_ylabel("density")
-        ax_tok.set_title("Token pairs (all pairs, held-out half)")
+        ax_tok.set_title("Token pairs from different sentences (held-out half)")
         zero = np.zeros(len(self.SENTENCE_BINS) - 1)
         self.unrelated = ax_sent.stairs(zero, self.SENTENCE_BINS, fill=True, alpha=0.5, color=GREY)
         self.paraphrase = ax_sent.stairs(zero, self.SENTENCE_BINS, fill=True, alpha=0.6, color=GREEN)
+        self.traps = ax_sent.stairs(zero, self.SENTENCE_BINS, color=ORANGE, lw=2.2)
         ax_sent.set_xlim(-1, 1)
         ax_sent.set_ylim(0, 1)
         ax_sent.set_xlabel("cosine of two sentence vectors")
         ax_sent.set_ylabel("share of pairs")
-        ax_sent.set_title("Paraphrases vs unrelated sentences (held-out)")
-        self.moving = [self.token_hist, self.token_mean, self.unrelated, self.paraphrase]
+        ax_sent.set_title("Sentence pairs (held-out half)")
+        self.moving = [self.token_hist, self.token_mean, self.unrelated, self.paraphrase, self.traps]
         self.update(point)
 
     def update(self, point: Any) -> None:
@@ -707,12 +708,17 @@ class RealModelView(View):
         ax_tok.legend(loc="upper left")
         ax_tok.set_ylim(0, max(self.TOKEN_TOP, nice_limit(1.05 * point.token_hist.max())))
         for stairs, values, name in [(self.unrelated, point.unrelated, "unrelated pairs"),
-                                     (self.paraphrase, point.paraphrase, "paraphrase pairs")]:
+                                     (self.paraphrase, point.paraphrase, "paraphrase pairs"),
+                                     (self.traps, point.traps, "negation traps")]:
             counts, _ = np.histogram(values, bins=self.SENTENCE_BINS)
-            stairs.set_data(counts / len(values))
+            share = counts / len(values)
+            if stairs is self.traps:  # an outline: no line along the empty bins
+                share = np.where(counts > 0, share, np.nan)
+            stairs.set_data(share)
             stairs.set_label(f"{name} ({len(values)}), mean {values.mean():+.2f}")
         self.paraphrase.set_label(self.paraphrase.get_label() + f", AUC {point.check.auc:.3f}")
-        top = max(s.get_data().values.max() for s in (self.unrelated, self.paraphrase))
+        self.traps.set_label(self.traps.get_label() + f"; paraphrases win {point.check.trap_auc:.3f}")
+        top = max(np.nanmax(s.get_data().values) for s in (self.unrelated, self.paraphrase, self.traps))
         ax_sent.set_ylim(0, max(self.SENTENCE_TOP, nice_limit(1.05 * top)))
         ax_sent.legend(loc="upper left")
         self._readings = point.readings()

@@ -32,9 +32,11 @@ from .meters import (
 from .remedies import all_but_the_top, zca_whiten
 
 REAL_SEED = 7
-REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening")
+REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128")
 REAL_TOP_K = 4  # Mu & Viswanath's rule of thumb, k ≈ d/100, at d = 384
+REAL_WHITEN_K = 128  # whitening that keeps the top third of the 384 directions (Su et al.'s reduction)
 COSINE_GRID = np.linspace(-1.0, 1.0, 81)
+HISTOGRAM_TOKENS = 800  # random held-out tokens whose cross-sentence cosines each histogram draws
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,10 @@ class RealStudy:
     """Notebook 07's material: the corpus encoded by all-MiniLM-L6-v2, split into two halves.
 
     ``is_fit`` marks the sentences a remedy is fitted on (half of the corpus, seed 7, paraphrase
-    pairs kept whole); the others are held out. ``fit_tokens``/``held_tokens`` mark the ordinary tokens
-    (not ``[CLS]``/``[SEP]``) of each half; ``held_pairs`` are the paraphrase pairs of the held-out
-    half, as rows of ``held_sentences``.
+    pairs and negation traps kept whole); the others are held out. ``fit_tokens``/``held_tokens``
+    mark the ordinary tokens (not ``[CLS]``/``[SEP]``) of each half. ``held_sentences`` lists the
+    held-out sentences; ``held_pairs``, ``held_kind`` and ``held_traps`` are the paraphrase pairs
+    (with their kind) and negation traps among them, as rows of ``held_sentences``.
     """
 
     corpus: Corpus
@@ -54,6 +57,8 @@ class RealStudy:
     held_tokens: np.ndarray
     held_sentences: np.ndarray
     held_pairs: np.ndarray
+    held_kind: tuple[str, ...]
+    held_traps: np.ndarray
 
 
 @lru_cache(maxsize=1)
@@ -65,19 +70,22 @@ def real_study() -> RealStudy:
     ordinary = ~enc.special
     held_sentences = np.flatnonzero(~is_fit)
     row = {sentence: i for i, sentence in enumerate(held_sentences)}
-    held_pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
-    for array in (enc.states, enc.ids, enc.sentence, enc.word, is_fit):
+    held = [p for p, (a, _) in enumerate(corpus.pairs) if not is_fit[a]]
+    held_pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs[held]], dtype=np.int64)
+    held_traps = np.array([[row[a], row[b]] for a, b in corpus.traps if not is_fit[a]], dtype=np.int64)
+    for array in (enc.states, enc.ids, enc.sentence, enc.word, is_fit, held_pairs, held_traps):
         array.setflags(write=False)
     return RealStudy(corpus, enc, is_fit, ordinary & is_fit[enc.sentence], ordinary & ~is_fit[enc.sentence],
-                     held_sentences, held_pairs)
+                     held_sentences, held_pairs, tuple(corpus.kind[p] for p in held), held_traps)
 
 
 def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:
     """One of :data:`REAL_REMEDIES`, its statistics estimated on ``fit`` and applied to ``X``.
 
     Every hidden state leaves a LayerNorm, so the vectors satisfy a linear equation and their
-    covariance has (at least) one zero eigenvalue; whitening therefore keeps only the directions of
-    ``fit`` with non-zero variance (:func:`numerical_rank`).
+    covariance has (at least) one zero eigenvalue; *whitening* therefore keeps every direction of
+    ``fit`` with non-zero variance (:func:`numerical_rank`), and *whitening, k = 128* only the top
+    128 (the dimension reduction of Su et al. 2021).
     """
     _remedy_name(remedy)
     X, fit = _checks.cloud(X), _checks.cloud(fit, name="fit", min_rows=2)
@@ -89,6 +97,8 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:
         return all_but_the_top(X, REAL_TOP_K, fit=fit)
     if remedy == "whitening":
         return zca_whiten(X, 1.0, fit=fit, rank=numerical_rank(cov_eigs(fit)))
+    if remedy == "whitening, k = 128":
+        return zca_whiten(X, 1.0, fit=fit, rank=REAL_WHITEN_K)
     raise AssertionError("unreachable: the remedy was checked")
 
 
@@ -101,31 +111,43 @@ def _remedy_name(remedy: object) -> str:
     return remedy
 
 
-def _cross_group_histogram(U: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Density over :data:`COSINE_GRID` of the cosines of all pairs of unit rows in different
-    (contiguous) groups: the histogram of every pair, minus the pairs within each group."""
+@lru_cache(maxsize=1)
+def _histogram_tokens() -> tuple[np.ndarray, np.ndarray]:
+    """:data:`HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
+    which of their pairs come from different sentences (the upper triangle only)."""
+    study = real_study()
+    groups = study.enc.sentence[study.held_tokens]
+    rows = np.sort(np.random.default_rng(REAL_SEED).choice(len(groups), HISTOGRAM_TOKENS, replace=False))
+    g = groups[rows]
+    return rows, np.triu(g[:, None] != g[None, :], k=1)
+
+
+def _cosine_histogram(U: np.ndarray) -> np.ndarray:
+    """Density over :data:`COSINE_GRID` of the cosines between the :func:`_histogram_tokens` of the
+    unit rows ``U`` that come from different sentences."""
+    rows, across = _histogram_tokens()
+    V = U[rows].astype(np.float32)  # only drawn, never printed: single precision is plenty
+    cos = (V @ V.T)[across]
     bins = len(COSINE_GRID) - 1
-
-    def counts(block: np.ndarray) -> np.ndarray:
-        which = np.clip(((block + 1.0) * (bins / 2.0)).astype(np.int64), 0, bins - 1)
-        return np.bincount(which.ravel(), minlength=bins)
-
-    U = U.astype(np.float32)  # only drawn, never printed: single precision halves the cost
-    total = counts(U @ U.T)
-    starts = np.flatnonzero(np.diff(groups, prepend=groups[0] - 1))
-    for a, b in zip(starts, np.append(starts[1:], len(U))):
-        total -= counts(U[a:b] @ U[a:b].T)
-    return total / (total.sum() * (2.0 / bins))
+    counts = np.bincount(np.clip(((cos + 1.0) * (bins / 2.0)).astype(np.int64), 0, bins - 1), minlength=bins)
+    return counts / (counts.sum() * (2.0 / bins))
 
 
 @dataclass(frozen=True)
 class RealPoint:
     """Held-out tokens and sentences of the real model at one ``layer`` after one ``remedy``.
 
-    ``token_hist``: density over :data:`COSINE_GRID` of the cosines of all pairs of held-out tokens
-    from different sentences; ``mean_cosine`` their exact mean, ``effective_rank`` of their
-    covariance, and the coordinate ``rogue`` that carries the largest part ``rogue_share`` of the
-    mean cosine. ``paraphrase``/``unrelated``: sentence-pair cosines; ``check``: the paraphrase check.
+    Tokens (the remedy fitted on the fit half's ordinary tokens): ``token_hist``, the density over
+    :data:`COSINE_GRID` of the cosines between :data:`HISTOGRAM_TOKENS` random held-out tokens
+    from different sentences (only drawn); ``mean_cosine``, the exact mean over *all* such pairs;
+    ``effective_rank`` of their covariance; the coordinate ``rogue`` that carries the largest part
+    ``rogue_cosine`` of the mean cosine.
+
+    Sentences (the remedy fitted on the fit half's sentence vectors): ``sentences``, the held-out
+    sentence vectors after the remedy; ``paraphrase``/``unrelated``/``traps``, the cosines of the
+    held-out paraphrase pairs, unrelated pairs and negation traps;
+    ``check``, the paraphrase check with the negation traps (no bootstrap: see
+    :func:`~shared.meters.paraphrase_check` with ``rng``).
     """
 
     layer: int
@@ -135,8 +157,10 @@ class RealPoint:
     effective_rank: float
     rogue: int
     rogue_cosine: float
+    sentences: np.ndarray
     paraphrase: np.ndarray
     unrelated: np.ndarray
+    traps: np.ndarray
     check: ParaphraseCheck
 
     def readings(self) -> dict[str, list[Reading]]:
@@ -150,35 +174,35 @@ class RealPoint:
 def real_point(layer: int, remedy: str) -> RealPoint:
     """Held-out tokens and sentences at ``layer`` (0 = embedding layer) after ``remedy``.
 
-    Remedies are fitted on the tokens of the fit half and measured on the other half. Token
-    cosines are over *all* pairs of held-out tokens from different sentences (exact, no sampling);
-    sentence vectors are the mean of their token vectors, the model's own pooling. The remedies
-    are affine maps, so they commute with mean pooling: a sentence vector is remedied directly
-    instead of pooling remedied tokens (the same result, less work).
+    Each remedy is fitted on the fit half and measured on the held-out half, on the vectors it is
+    used on: for the token meters, on the ordinary tokens; for the paraphrase check, on the
+    sentence vectors (the mean of each sentence's token vectors, ``[CLS]`` and ``[SEP]``
+    included: the model's own pooling), as Su et al. (2021) whiten sentence vectors. Token
+    cosines are exact over *all* pairs of held-out tokens from different sentences.
     """
     layer = _checks.integer(layer, "layer", 0, real_study().enc.states.shape[0] - 1)
     return _real_point(layer, _remedy_name(remedy))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=64)
 def _real_point(layer: int, remedy: str) -> RealPoint:
     """:func:`real_point` for checked arguments (cached: each setting is computed once per kernel)."""
     study = real_study()
     H = study.enc.states[layer]
-    held_rows = int(study.held_tokens.sum())
-    pooled = sentence_embeddings(study.enc, layer)[study.held_sentences]
-    both = real_remedy(remedy, np.vstack([H[study.held_tokens], pooled]), H[study.fit_tokens])
-    held, S = both[:held_rows], both[held_rows:]
+    held = real_remedy(remedy, H[study.held_tokens], H[study.fit_tokens])
     groups = study.enc.sentence[study.held_tokens]
     contributions = cross_group_cosines(held, groups)
     top = int(np.argmax(contributions))
+    pooled = sentence_embeddings(study.enc, layer)
+    S = real_remedy(remedy, pooled[study.held_sentences], pooled[study.is_fit])
     cosines = paraphrase_cosines(S, study.held_pairs)
-    hist = _cross_group_histogram(held / np.linalg.norm(held, axis=1, keepdims=True), groups)
-    for array in (hist, cosines.paraphrase, cosines.unrelated):
+    traps = paraphrase_cosines(S, study.held_traps).paraphrase
+    hist = _cosine_histogram(held / np.linalg.norm(held, axis=1, keepdims=True))
+    for array in (hist, S, cosines.paraphrase, cosines.unrelated, traps):
         array.setflags(write=False)
     return RealPoint(layer, remedy, hist, float(contributions.sum()), effective_rank(cov_eigs(held)), top,
-                     float(contributions[top]), cosines.paraphrase, cosines.unrelated,
-                     paraphrase_check(S, study.held_pairs))
+                     float(contributions[top]), S, cosines.paraphrase, cosines.unrelated, traps,
+                     paraphrase_check(S, study.held_pairs, study.held_traps))
 
 
 # Ethayarajh (2019, arXiv:1909.00512): mean cosine of random words from different contexts, per

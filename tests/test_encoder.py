@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from shared import cov_eigs
+from shared import cov_eigs, encoder, paraphrase_check
 from shared.encoder import (
     encode,
     hidden_states,
@@ -93,29 +94,56 @@ def test_bad_input_raises_a_named_value_error(model, call, message):
         call(model)
 
 
-def test_corpus_is_varied_and_its_pairs_are_paraphrases():
+def _shared_words(a: str, b: str) -> float:
+    """Jaccard overlap of the lower-case word sets of two sentences."""
+    first, second = (set(re.findall(r"[a-z]+", s.lower())) for s in (a, b))
+    return len(first & second) / len(first | second)
+
+
+def test_corpus_is_varied_and_its_pairs_are_of_three_kinds():
     corpus = load_corpus()
-    assert len(corpus.sentences) >= 300
+    assert len(corpus.sentences) >= 600
     assert len(set(corpus.sentences)) == len(corpus.sentences), "a sentence appears twice"
-    assert len(set(corpus.topic)) >= 15
-    assert corpus.pairs.shape == (50, 2)
-    assert len(np.unique(corpus.pairs)) == 100
-    assert all(corpus.topic[i] == "paraphrase pairs" for i in corpus.pairs.ravel())
+    assert len(set(corpus.topic)) >= 20
+    assert len(corpus.pairs) >= 150 and len(corpus.kind) == len(corpus.pairs)
+    assert len(corpus.traps) >= 40
+    rows = np.concatenate([corpus.pairs.ravel(), corpus.traps.ravel()])
+    assert len(np.unique(rows)) == len(rows)
+    kind = np.array(corpus.kind)
+    assert set(kind) == {"overlap", "reworded"} and min(np.sum(kind == k) for k in set(kind)) >= 40
+    assert {corpus.topic[i] for i in corpus.traps.ravel()} == {"negation traps"}
+    # the kinds are what they say: overlap pairs share many words, reworded pairs few, traps most
+    shared = np.array([_shared_words(corpus.sentences[a], corpus.sentences[b]) for a, b in corpus.pairs])
+    traps = [_shared_words(corpus.sentences[a], corpus.sentences[b]) for a, b in corpus.traps]
+    assert shared[kind == "overlap"].mean() > shared[kind == "reworded"].mean() + 0.3
+    assert shared[kind == "reworded"].max() < 0.5 and min(traps) >= 0.5
 
 
-def test_split_keeps_pairs_whole_and_is_reproducible():
+def test_a_malformed_pair_line_is_refused_with_its_line_number(tmp_path, monkeypatch):
+    (tmp_path / "corpus.txt").write_text("## topic\nOne sentence.\n", encoding="utf-8")
+    (tmp_path / "pairs.tsv").write_text("# comment\noverlap\tA.\tB.\nsimilar\tC.\tD.\n", encoding="utf-8")
+    monkeypatch.setattr(encoder, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=r"^pairs.tsv, line 3: expected kind<TAB>first<TAB>second"):
+        load_corpus()
+    (tmp_path / "pairs.tsv").write_text("overlap\tOne sentence.\tB.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="a sentence occurs twice"):
+        load_corpus()
+
+
+def test_split_keeps_pairs_and_traps_whole_and_is_reproducible():
     corpus = load_corpus()
     fit = split_halves(corpus, 7)
     assert np.array_equal(fit, split_halves(corpus, 7))
     assert not np.array_equal(fit, split_halves(corpus, 8))
-    assert np.all(fit[corpus.pairs[:, 0]] == fit[corpus.pairs[:, 1]])
+    for two in (corpus.pairs, corpus.traps):
+        assert np.all(fit[two[:, 0]] == fit[two[:, 1]])
     assert abs(int(fit.sum()) - len(fit) / 2) < 10
 
 
 def test_notebook_figures():
     profile = layer_profile()
     assert [f"{v:+.3f}" for v in profile.mean_cosine] == [
-        "+0.070", "+0.156", "+0.189", "+0.200", "+0.215", "+0.232", "+0.032"]
+        "+0.073", "+0.156", "+0.188", "+0.198", "+0.214", "+0.236", "+0.031"]
     assert profile.rogue_coordinate.tolist()[2:6] == [223] * 4
     assert np.array_equal(profile.rogue_coordinate, profile.largest_mean_coordinate)
     assert np.all(np.diff(profile.rank_collapse[:5]) < 0)
@@ -128,6 +156,7 @@ def test_remedies_on_held_out_data():
     study = real_study()
     assert not np.any(study.fit_tokens & study.held_tokens)
     assert np.array_equal(study.fit_tokens | study.held_tokens, ~study.enc.special)
+    assert len(study.held_pairs) >= 75 and len(study.held_kind) == len(study.held_pairs)
     raw, centred = real_point(3, "none"), real_point(3, "centring")
     # centring moves the offset, not the shape
     assert raw.effective_rank == pytest.approx(centred.effective_rank)
@@ -136,6 +165,7 @@ def test_remedies_on_held_out_data():
         point = real_point(6, remedy)
         assert point.token_hist.sum() > 0
         assert 0.5 < point.check.auc <= 1.0
+        assert len(point.traps) == len(study.held_traps) and len(point.sentences) == len(study.held_sentences)
     with pytest.raises(ValueError, match="remedy: expected one of"):
         real_point(3, "magic")
     for bad in (7, -1):
@@ -143,6 +173,30 @@ def test_remedies_on_held_out_data():
             real_point(bad, "none")
     with pytest.raises(TypeError, match="layer: expected an int"):
         real_point(2.7, "none")
+
+
+def _checked(layer: int, remedy: str):
+    study = real_study()
+    return paraphrase_check(real_point(layer, remedy).sentences, study.held_pairs, study.held_traps, rng=0)
+
+
+def _beyond_noise(layer: int, remedy: str, figure: str) -> int:
+    """+1 / -1 when the 95% interval of the change from no remedy lies above / below 0, else 0."""
+    low, high = _checked(layer, remedy).interval(figure, minus=_checked(layer, "none"))
+    return 1 if low > 0 else -1 if high < 0 else 0
+
+
+def test_notebook_07_remedy_verdicts_hold_against_their_noise():
+    # the claims of notebook 07, section 5, as properties of the intervals
+    for layer in (0, 3, 6):
+        assert _beyond_noise(layer, "whitening", "top1") == -1  # 337 directions from 338 sentences
+        for remedy in ("centring", "all-but-the-top"):
+            assert all(_beyond_noise(layer, remedy, f) >= 0 for f in ("auc", "top1"))
+        for remedy in REAL_REMEDIES:
+            assert _checked(layer, remedy).trap_auc < 0.35  # negation traps beat most paraphrases
+    assert _beyond_noise(0, "centring", "auc") == 1
+    assert _beyond_noise(3, "whitening, k = 128", "top1") == -1
+    assert _beyond_noise(3, "whitening, k = 128", "auc") == _beyond_noise(6, "whitening, k = 128", "auc") == 0
 
 
 def test_whitening_a_layernorm_output_needs_its_rank():

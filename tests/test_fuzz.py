@@ -461,6 +461,7 @@ HINTS: dict[str, Callable[[], list[Variant]]] = {
     "float": real_variants,
     "bool": flag_variants,
     "np.random.Generator | int": rng_variants,
+    "np.random.Generator | int | None": lambda: [v for v in rng_variants() if v.name != "None"],  # None: no draws
     "Sequence[int]": ints_variants,
     "Sequence[float]": reals_variants,
 }
@@ -563,7 +564,7 @@ REGISTRY: list[Entry] = [
     Entry(s.random_rotation, lambda: dict(d=4, rng=1)),
     Entry(s.sphere_and_cone, lambda: dict(strength=4.0, residual=0.1, n=30, d=4, seed=0)),
     Entry(s.make_planted, lambda: dict(n=40, d=6, rng=1, classes=3, signal_dims=2, separation=2.0,
-                                         offset=30.0, noise=0.3)),
+                                         offset=30.0, noise=0.3, within=1.0)),
     # meters
     Entry(s.cov_eigs, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 2}),
     Entry(s.partition_isotropy, lambda: dict(X=_cloud(), rescale=True), {"X": CLOUD}, {"X": 0}, defaults=("directions",)),
@@ -602,8 +603,9 @@ REGISTRY: list[Entry] = [
     Entry(s.rank_collapse, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}),
     Entry(s.paraphrase_cosines, lambda: dict(S=_cloud(12), pairs=np.arange(12).reshape(6, 2)),
           {"S": CLOUD, "pairs": "pairs"}, {"S": 0}),
-    Entry(s.paraphrase_check, lambda: dict(S=_cloud(12), pairs=np.arange(12).reshape(6, 2)),
-          {"S": CLOUD, "pairs": "pairs"}, {"S": 0}),
+    Entry(s.paraphrase_check, lambda: dict(S=_cloud(16), pairs=np.arange(12).reshape(6, 2),
+                                           traps=np.arange(12, 16).reshape(2, 2), rng=0, resamples=50),
+          {"S": CLOUD, "pairs": "pairs", "traps": "pairs"}, {"S": 0}),
     # principal axes
     Entry(s.principal_axes, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": (2, 0)}),
     Entry(s.pca_2d, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 1}),

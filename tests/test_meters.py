@@ -2,7 +2,7 @@ from dataclasses import fields, is_dataclass
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shared import (
@@ -372,6 +372,94 @@ def test_paraphrase_check_on_clear_and_on_shuffled_pairs():
     assert wrong.auc < 0.5 and wrong.top1 == 0.0
     with pytest.raises(ValueError, match="distinct row indices"):
         paraphrase_check(S, np.array([[0, 1], [1, 2]]))
+
+
+def _resample_by_hand(S, pairs, counts):
+    """The paraphrase AUC of one bootstrap resample, built literally: each pair repeated as often as
+    drawn, unrelated pairs between every two drawn copies of *different* pairs."""
+    from shared.meters import _auc
+
+    U = S / np.linalg.norm(S, axis=1, keepdims=True)
+    drawn = np.repeat(np.arange(len(pairs)), counts)
+    para = [U[a] @ U[b] for a, b in pairs[drawn]]
+    unrelated = [U[a] @ U[b] for x in range(len(drawn)) for y in range(x + 1, len(drawn))
+                 if drawn[x] != drawn[y] for a in pairs[drawn[x]] for b in pairs[drawn[y]]]
+    return _auc(np.array(para), np.array(unrelated))
+
+
+def _noisy_pairs(seed, P=10, extra=6, noise=0.9):
+    rng = np.random.default_rng(seed)
+    S = rng.standard_normal((2 * P + extra, 6))
+    pairs = np.arange(2 * P).reshape(P, 2)
+    S[pairs[:, 1]] = S[pairs[:, 0]] + noise * rng.standard_normal((P, 6))
+    return S, pairs, np.arange(2 * P, 2 * P + extra).reshape(-1, 2)
+
+
+@given(seeds)
+@settings(max_examples=10, deadline=None)
+def test_bootstrap_draws_are_the_check_recomputed_on_each_resample(seed):
+    S, pairs, traps = _noisy_pairs(seed)
+    check = paraphrase_check(S, pairs, traps, rng=seed, resamples=20)
+    counts = np.random.default_rng(seed).multinomial(len(pairs), np.full(len(pairs), 1 / len(pairs)), size=20)
+    for b in range(3):
+        assert check.draws["auc"][b] == pytest.approx(_resample_by_hand(S, pairs, counts[b]), abs=1e-12)
+    # top-1: each drawn pair's two sentences, searched among all rows of S, once per draw
+    C = S @ S.T / np.outer(np.linalg.norm(S, axis=1), np.linalg.norm(S, axis=1))
+    np.fill_diagonal(C, -np.inf)
+    hits = (C[pairs[:, 0]].argmax(axis=1) == pairs[:, 1]).astype(int) + (C[pairs[:, 1]].argmax(axis=1) == pairs[:, 0])
+    assert np.allclose(check.draws["top1"], counts @ hits / (2 * len(pairs)))
+    assert set(check.draws) == {"auc", "top1", "trap_auc"}
+
+
+def test_bootstrap_intervals_bracket_the_figure_and_pair_two_checks():
+    S, pairs, traps = _noisy_pairs(3, P=30, extra=10)
+    check = paraphrase_check(S, pairs, traps, rng=0, resamples=400)
+    for name in ("auc", "top1", "trap_auc"):
+        low, high = check.interval(name)
+        assert 0.0 <= low <= getattr(check, name) <= high <= 1.0
+        narrow = check.interval(name, level=0.5)
+        assert low <= narrow[0] <= narrow[1] <= high
+        assert check.interval(name, minus=check) == (0.0, 0.0)  # a check minus itself, resample by resample
+    # same seed, same pairs: the resamples are the same, so rescaling S (which changes no cosine) changes nothing
+    again = paraphrase_check(3.0 * S, pairs, traps, rng=0, resamples=400)
+    assert all(np.array_equal(check.draws[k], again.draws[k]) for k in check.draws)
+    assert again.interval("auc", minus=check) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="^minus: was resampled differently"):
+        check.interval("auc", minus=paraphrase_check(S, pairs, traps, rng=1, resamples=400))
+    with pytest.raises(ValueError, match="no bootstrap draws"):
+        paraphrase_check(S, pairs).interval("auc")
+    with pytest.raises(ValueError, match="no 'trap_auc'"):
+        paraphrase_check(S, pairs, rng=0, resamples=10).interval("trap_auc")
+    with pytest.raises(ValueError, match="^name: expected one of"):
+        check.interval("top5")
+    with pytest.raises(ValueError, match="^level: expected a probability strictly between 0 and 1"):
+        check.interval("auc", level=1.0)
+
+
+def test_a_wider_test_set_gives_a_narrower_interval():
+    widths = []
+    for P in (10, 40):
+        S, pairs, _ = _noisy_pairs(5, P=P, extra=0, noise=1.2)
+        low, high = paraphrase_check(S, pairs, rng=0, resamples=400).interval("auc")
+        widths.append(high - low)
+    assert widths[1] < widths[0]
+
+
+def test_negation_traps_are_scored_against_paraphrases():
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal((8, 10))
+    S = np.vstack([base, base + 0.01 * rng.standard_normal((8, 10))])  # 8 traps: near-identical pairs
+    paraphrases = rng.standard_normal((12, 10))
+    paraphrases[1::2] = paraphrases[::2] + 0.5 * rng.standard_normal((6, 10))
+    S = np.vstack([S, paraphrases])
+    pairs, traps = 16 + np.arange(12).reshape(6, 2), np.column_stack([np.arange(8), np.arange(8, 16)])
+    check = paraphrase_check(S, pairs, traps)
+    assert check.trap_auc == 0.0 and check.trap_cosine > 0.99  # every trap beats every paraphrase
+    assert [r.label for r in check.readings()][-1] == "AUC against negation traps"
+    with pytest.raises(ValueError, match="^traps: share rows with pairs"):
+        paraphrase_check(S, pairs, np.array([[16, 0], [1, 2]]))
+    with pytest.raises(ValueError, match=r"^traps: expected an integer array of shape \(P, 2\) with P >= 2"):
+        paraphrase_check(S, pairs, np.array([[0, 8]]))
 
 
 @given(seeds)
