@@ -133,7 +133,10 @@ RemedyView(remedied, cos)
 # Centring and removing the top two components takes both out, so random pairs are orthogonal
 # again on average. Whitening goes further and equalises all 50 variances, so every
 # covariance-based meter reads perfect by construction. Partition isotropy stays below 1 because
-# a sample of 2,000 points is never perfectly round along every direction.
+# $Z(c)$ depends on more than the variance along $c$: whitening gives every direction variance 1,
+# but not the same *shape* of spread. Along the cone's axis the points' offsets were drawn
+# uniformly, not from a bell curve, and the exponential in $Z(c)$ weighs the tails of each
+# direction differently.
 #
 # **Takeaway.** Both remedies are cheap and repair the cosine baseline, and whitening makes every
 # covariance meter perfect. But a meter that is perfect by construction proves nothing about
@@ -149,7 +152,8 @@ RemedyView(remedied, cos)
 #   cone's shared, varying offset sits on top along a fifth; the other 45 directions hold weak noise
 #   (standard deviation 0.3).
 # * **Cloud B, labels in weak directions.** The label lives in 8 directions of *small* variance
-#   (class means about 0.3 apart, points within 0.1 of them); a strong nuisance direction (the same
+#   (class means drawn with standard deviation 0.3 along each, points scattered around their class
+#   mean with standard deviation 0.1); a strong nuisance direction (the same
 #   varying offset, like notebook 02's rogue coordinate but along a random direction) and 41
 #   directions of stronger noise (standard deviation 1) swamp it.
 #
@@ -196,7 +200,7 @@ TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in stron
 # the best score of the whole sweep, 0.935 (gold star), at an IsoScore of only 0.079. Every further
 # component removed is a label direction: by $k = 5$ all four are gone, the pair AUC is 0.506,
 # chance, and IsoScore has *risen* to 0.860. Whitening traces an arc: its pair AUC peaks at 0.742
-# ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is highest (0.908). The most isotropic
+# ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is near its highest (0.908). The most isotropic
 # settings are among the worst for the task. kNN accuracy tells a milder story (0.875 raw, 0.868 at
 # $k = 1$, 0.657 at $p = 1$): ranking the neighbours of one point at a time is not fooled by an
 # offset shared by all points, but it is still hurt when whitening amplifies noise or
@@ -239,16 +243,14 @@ TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak di
 
 # %% [markdown]
 # **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
-# All-but-the-top takes it out but leaves the labels buried in stronger noise (0.544 at $k = 1$,
+# All-but-the-top takes it out but leaves the labels buried in stronger noise (0.543 at $k = 1$,
 # about the same at every $k$). Whitening is the best remedy here, and the more of it the better:
-# the pair AUC climbs to 0.676 at full ZCA and kNN accuracy from 0.344 (at $k = 1$) to 0.932. The
-# literature reports the same direction on a real task: BERT-whitening lifts BERT-base's sentence
-# vectors on STS-B from 59.04 to 71.34 (Spearman correlation x 100, SimCSE's Table B.3, with the
-# whitening fitted on the task's own sentences):
+# the pair AUC climbs to 0.676 at full ZCA and kNN accuracy from 0.344 (at $k = 1$) to 0.932.
+# Whitening also helps on a real task, whether or not for cloud B's reason: it lifts BERT-base's
+# sentence vectors on STS-B from 59.04 to 71.34 (Spearman correlation x 100, SimCSE's Table B.3):
 
 # %%
-published = {"BERT-base, first-last average (raw)": 59.04, "+ whitening, fitted on the task's sentences": 71.34,
-             "+ flow (BERT-flow), fitted on the task's sentences": 70.72}
+published = {"BERT-base, first-last average (raw)": 59.04, "+ whitening": 71.34, "+ flow (BERT-flow)": 70.72}
 print("STS-B, Spearman x 100 (Gao, Yao & Chen 2021, Table B.3):")
 for setting, score in published.items():
     print(f"  {setting:52s} {score:.2f}")

@@ -228,7 +228,7 @@ LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 #   through the model, $+0.198$ against BERT's published 0.420); GPT-2's published curve is high
 #   throughout and rises only near the top. Then it **drops to $+0.031$ at the last layer**: the
 #   output of this model is nearly free of an offset shared across sentences.
-# * **Within a sentence** the tokens contract at every layer: their median mean cosine rises from
+# * **Within a sentence** the tokens grow more alike at every layer: their median mean cosine rises from
 #   $+0.061$ to $+0.411$, and the rank-1 residual falls from 0.915 to 0.751, against 0.944 for
 #   Gaussian sentences of the same lengths. That is a partial contraction, far from collapse.
 # * **Effective rank** falls from 83.1 to between 58.3 and 66.8 of 384 in layers 1–5 and climbs
@@ -326,13 +326,13 @@ NormFrequencyView(freq)
 # %% [markdown]
 # **What you see.** The two halves of the question get opposite answers.
 #
-# * **Static input embeddings disagree with notebook 04.** Norm *rises* with frequency
+# * **Static input embeddings disagree with notebook 04's frequency pull.** Norm *rises* with frequency
 #   (Spearman $\rho = +0.810$): the median norm climbs from 0.85 for the rarest words (Zipf 1–2)
 #   to 1.30 at Zipf 5–6. Only the hundred or so most frequent words ("the", "of", "and", ...) are
 #   shorter again (0.91 at Zipf 7–8), and that small group is the only part of the vocabulary
 #   that looks like the toy.
-# * **Contextual hidden states agree in sign.** At every layer frequent words have *smaller*
-#   norms ($\rho$ between $-0.621$ and $-0.852$).
+# * **Contextual hidden states agree in sign with the pull** (and not with notebook 04's trained
+#   toy). At every layer frequent words have *smaller* norms ($\rho$ between $-0.621$ and $-0.852$).
 #
 # **Why.** Notebook 04's pull fixed the sign by construction; it was a caricature of one
 # training effect, not a law. What a word's norm ends up as depends on the objective and the
@@ -343,8 +343,8 @@ NormFrequencyView(freq)
 # output of a LayerNorm after attention has mixed in the context. A plausible
 # reading of the contextual result, which this notebook does not test, is that a model whose
 # sentence vector is a plain mean of token vectors gains from giving function words little
-# weight in that mean. The general lesson stands: frequency shapes the geometry (both
-# correlations are strong), but the direction of the effect has to be measured model by model.
+# weight in that mean. The general lesson stands: norm and frequency are strongly related in
+# both places, but the direction of the relation has to be measured model by model.
 #
 # ## 5 · Remedies, fitted on one half and scored on the other
 #
@@ -400,10 +400,15 @@ for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_
 #   paraphrase pair wins. Below 0.5 means the traps look *more* similar than true paraphrases.
 #
 # A hundred pairs is a small test set, so each figure gets a **95% bootstrap interval**: draw
-# 101 pairs with replacement from the 101 (and the traps likewise), recompute, repeat 1,000
-# times (seed 0), and keep the middle 95% of the results. The same resamples serve every remedy,
-# so the last column can show the interval of the *difference* from no remedy, resample by
-# resample: if it excludes 0, the change is larger than the noise of this test set.
+# 101 pairs with replacement from the 101 (and, separately, 21 traps from the 21), score the
+# drawn set, repeat 1,000 times (seed 0), and keep the middle 95% of the scores. In a drawn set,
+# unrelated pairs join sentences of two *different* drawn pairs, and each sentence's nearest
+# neighbour is still searched among all held-out sentences. The same resamples serve every
+# remedy, so for every remedy but *none* the table shows the interval of the *change* from no
+# remedy, resample by resample. If it excludes 0 (marked \*), the change is larger than what
+# redrawing these pairs and traps produces. It says nothing about the other sources of chance
+# (which sentences fell into the fit half, how the remedy was fitted), and with 54 such
+# intervals in the table a few marginal stars are expected by chance alone.
 #
 # Two more rows refit whitening on *tokens* and apply it to the pooled sentence vectors: once on
 # every token of the fit half, and once on ordinary tokens only, leaving out the `[CLS]` and
@@ -457,42 +462,46 @@ for name in ("overlap", "reworded"):
 # %% [markdown]
 # **What you see.**
 #
-# * **The negation traps beat almost every paraphrase.** At every layer and after every remedy
-#   the AUC against traps is far below 0.5 (at most 0.298, at the last layer): two sentences
-#   that share their words and differ by a "never" look more alike to this model than most pairs
-#   that mean the same thing. Remedies move this figure a little, both ways (whitening fitted on
-#   all tokens raises it from 0.067 to 0.159 at layer 0 and lowers it from 0.087 to 0.048 at
-#   layer 3), and never anywhere near 0.5. A remedy shifts and rescales the space; it cannot add
-#   a distinction between "open" and "never open" that the vectors do not carry.
-# * **Centring and all-but-the-top never hurt beyond the noise, and centring helps once**: on
-#   the input layer (layer 0) it raises the AUC from 0.978 to 0.992, and the interval of the
-#   change, $+0.005$ to $+0.023$, excludes 0.
+# * **The negation traps beat most paraphrases.** At every layer and after every remedy the AUC
+#   against traps is far below 0.5: paraphrases win at most 0.298 of the comparisons (at the
+#   last layer), and between 0.026 and 0.159 at layers 0 and 3. Two sentences that share their
+#   words and differ by a "never" look more alike to this model than most pairs that mean the
+#   same thing. Remedies move this figure a little, both ways (whitening fitted on all tokens
+#   raises it from 0.067 to 0.159 at layer 0 and lowers it from 0.087 to 0.048 at layer 3), and
+#   none brings it anywhere near 0.5. Whether the vectors carry the difference weakly, in
+#   directions a task-specific remedy could amplify, is not tested here.
+# * **Centring and all-but-the-top show no loss the test can detect** at any of the three
+#   layers, and centring gains once: on the input layer (layer 0) it raises the AUC from 0.978 to
+#   0.992, and the interval of the change, $+0.005$ to $+0.023$, excludes 0.
 # * **Whitening that keeps every direction fails at every layer** when fitted on the 338
 #   sentence vectors of the fit half: top-1 retrieval falls from 0.772 to 0.045 at layer 0, from
-#   0.891 to 0.599 at layer 3 and from 0.970 to 0.708 at the last layer. Estimating 337
-#   directions from 338 sentences leaves the smallest variances almost unmeasured, and whitening
-#   divides by them (the token table showed the same). Su et al. fit on far larger sets.
-# * **Whitening fitted on enough data** (cut to 128 directions, or fitted on the 4,101 tokens of
-#   the fit half) keeps the AUC within the noise at layers 3 and 6 and raises it slightly at
-#   layer 0 when fitted on all tokens ($+0.001$ to $+0.018$). It never improves retrieval: it
-#   costs top-1 retrieval beyond the noise at layer 3 (0.797 and 0.812 against 0.891) and, fitted
-#   on all tokens, at layer 0 (0.713 against 0.772); at the last layer the change is within the
-#   noise.
-# * **Fitting on the wrong vectors costs more.** Whitening fitted on ordinary tokens only, then
-#   applied to sentence vectors that contain `[CLS]` and `[SEP]`, has the lowest AUC of the
-#   variants fitted on enough vectors at layers 0 and 3 (0.919 and 0.978, both changes below 0): those two
-#   tokens differ from ordinary ones in directions the fit never saw, and whitening blows those
-#   directions up.
+#   0.891 to 0.599 at layer 3 and from 0.970 to 0.708 at the last layer. A likely reason, in line
+#   with the token table above: estimating 337 directions from 338 sentences leaves the smallest
+#   variances poorly measured, and whitening divides by them.
+# * **Whitening with fewer directions, or fitted on more vectors** (cut to 128 directions, or
+#   fitted on the 4,101 tokens of the fit half) keeps the AUC within the noise at layers 3 and 6
+#   and raises it slightly at layer 0 when fitted on all tokens ($+0.001$ to $+0.018$, a
+#   marginal star). It never improves retrieval: it costs top-1 retrieval beyond the noise at
+#   layer 3 (0.797 and 0.812 against 0.891) and, fitted on all tokens, at layer 0 (0.713
+#   against 0.772); at the last layer the change is within the noise.
+# * **Fitting on the wrong vectors costs more at layers 0 and 3.** Whitening fitted on ordinary
+#   tokens only, then applied to sentence vectors that contain `[CLS]` and `[SEP]`, has the
+#   lowest AUC there of the variants fitted on enough vectors (0.919 and 0.978, both changes
+#   below 0); at the last layer it does no worse than the others. A likely reason, not tested
+#   here: those two tokens differ from ordinary ones in directions the fit never saw, and
+#   whitening scales those directions up.
 # * **Reworded paraphrases are the hard ones**: with no remedy, pairs that share words have an
 #   AUC of 1.000 at every layer, pairs in other words 0.961 at layer 0 and 0.998 at the last.
 #
 # **Takeaway.** On this model and this test set, the remedies change little that a hundred
-# pairs can detect. Centring helps on the input layer and is harmless elsewhere; whitening
-# costs retrieval in the middle layers and fails outright when fitted on fewer vectors than it
-# needs; nothing fixes the negation traps. That is not the gain SimCSE's authors report for
-# whitened BERT-base (notebook 06): that model was never trained to spread its sentence vectors,
-# and this one was (section 2), so there is less left to fix. Measure remedies on held-out
-# data, on a task, with an interval.
+# pairs can detect. Centring gains on the input layer and shows no loss elsewhere; whitening
+# costs retrieval at layer 3 and fails outright when fitted on fewer vectors than it needs;
+# nothing brings the negation traps near chance. That is far from the gain SimCSE's authors
+# report for whitened BERT-base (notebook 06). Possible reasons, not tested here: this model
+# was tuned contrastively to tell sentences apart (section 2), and a test whose unremedied AUC
+# is already 0.978 to 0.999 leaves little room to gain (SimCSE's figure is also a different
+# measure, a rank correlation with human similarity scores). Measure remedies on held-out data,
+# on a task, with an interval.
 #
 # ## Explorer
 #
@@ -541,7 +550,8 @@ for layer in (5, 6):
 # spread is still uneven (effective rank 151.4 against 363.6), and partition isotropy reads
 # 0.000 at both layers: as in section 1, it reacts to an uneven spread as strongly as to an
 # offset. The report's last line suggests whitening for an uneven spread; section 5 measured
-# what that buys on a task here: nothing beyond the noise.
+# what that buys on a task here: at the last layer no whitening gains beyond the noise, and
+# whitening fitted on 338 sentence vectors clearly loses.
 #
 # The same call takes a `.npy` file of any size and reads it in row chunks, never whole, so it
 # runs on a million vectors of your own model in memory of order $d^2$:
@@ -556,11 +566,11 @@ for layer in (5, 6):
 # | toy experiment | claim | this model |
 # |---|---|---|
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
-# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it without hurting the paraphrase test, and on the input layer it raises the AUC beyond the noise |
-# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the middle layers' cross-sentence mean cosine |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it with no loss the paraphrase test can detect at layers 0, 3 and 6, and on the input layer it raises the AUC beyond the noise |
+# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the cross-sentence mean cosine in layers 2–5 |
 # | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign ($\rho$ from $-0.621$ to $-0.852$); a finished model cannot show the training |
 # | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 363.6 for a Gaussian) but no direction dominates (the top one holds 0.075 of the variance at layer 5); a finished model cannot show whether such a loop acted |
-# | 06 whitening | whitening helps when the signal is in weak directions and hurts when it is in strong ones | whitening is the most isotropic remedy and never improves the paraphrase test beyond its interval; fitted on enough vectors it costs top-1 retrieval in the middle layers, fitted on too few it fails outright; no remedy touches the negation traps |
+# | 06 whitening | whitening helps when the signal is in weak directions and hurts when it is in strong ones | whitening is the most isotropic remedy but gains on the paraphrase test only once, barely (layer 0, fitted on all tokens: AUC change $+0.001$ to $+0.018$); it costs top-1 retrieval at layer 3, and fitted on too few vectors it fails outright; remedies move the trap AUC a little either way, none brings it near 0.5 |
 #
 # One model and about seven hundred sentences are a small sample: these are observations about
 # all-MiniLM-L6-v2 on this corpus, not laws. They are also a reminder that a model trained for
