@@ -149,8 +149,8 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 # %% [markdown]
 # **What you see.** The meters disagree, as notebook 01 warned they can. The mean random cosine
 # is $+0.013$: by this meter the vocabulary is a sphere, not a cone. The mean vector has norm
-# 0.106 against a typical vector norm of 1.086, a small shared offset (notebook 08 measures a far
-# larger one in static word vectors). No direction dominates: the largest one holds
+# 0.106 against a typical vector norm of 1.086, a small shared offset (notebook 08 finds larger
+# ones in static word vectors, largest among the most frequent words). No direction dominates: the largest one holds
 # 2.0% of the variance. Yet partition isotropy is 0.035, close to the cone's 0.000, and the
 # effective rank is 207.0 of 384 (IsoScore 0.538).
 #
@@ -603,9 +603,10 @@ answer = None  # one of "a", "b", "c"
 check("07.4", answer)
 
 # %% [markdown]
-# **Where this leads.** This is the end of the course's path: from a cloud of Gaussian points to
-# a trained Transformer. To go further, add sentences of your own to `shared/data/corpus.txt`
-# and see which figures move; run another BERT-style encoder through `hidden_states` (build a
+# **Where this leads.** [08 · Static word vectors](08_static_word_vectors.ipynb) measures the
+# vectors where the literature first found the cone, GloVe's, and reproduces Mu & Viswanath's
+# post-processing beside their figures. To go further with this model, add sentences of your own
+# to `shared/data/corpus.txt` or `pairs.tsv` and see which figures move; run another BERT-style encoder through `hidden_states` (build a
 # `MiniLM` record from its `safetensors` weights, configuration and tokenizer); or read the open
 # questions in
 # [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and

@@ -1,7 +1,7 @@
 """Toolkit of the Isotropy & Anisotropy course, in layers.
 
-* data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.encoder` (all-MiniLM-L6-v2
-  in numpy, and the course corpus);
+* data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
+  vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
 * meters: :mod:`~shared.meters` (and :mod:`~shared.pca`);
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model);
@@ -24,6 +24,7 @@ from .clouds import (
     random_rotation,
     sphere_and_cone,
 )
+from .glove import glove_matrix, glove_vectors
 from .mechanisms import (
     FREQUENCY_BANDS,
     AttentionRun,
@@ -126,6 +127,8 @@ __all__ = [
     "frequency_pull",
     "gaussian_effective_rank",
     "gaussian_with_spectrum",
+    "glove_matrix",
+    "glove_vectors",
     "isoscore",
     "knn_accuracy",
     "make_cone",

@@ -21,9 +21,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .clouds import make_cone, make_isotropic
+from .clouds import make_cone, make_isotropic, random_rotation
 from .mechanisms import attention_step, bigram_language, logit_gradient, rich_get_richer_step
-from .meters import cov_eigs, cross_group_cosines, effective_rank, entropy_rank, mean_cosine
+from .meters import cov_eigs, cross_group_cosines, effective_rank, entropy_rank, mean_cosine, partition_isotropy
 from .pca import principal_axes
 from .remedies import all_but_the_top
 
@@ -98,6 +98,38 @@ def _lm_case(vocab: int, d: int, seed: int, exponent: float) -> dict:
     E, E_out = rng.standard_normal((vocab, d)), rng.standard_normal((vocab, d))
     H = np.tanh(E @ (rng.standard_normal((d, d)) / np.sqrt(d)))
     return dict(H=H, Q=_softmax(H @ E_out.T, axis=1), P=bigram_language(vocab, exponent))
+
+
+def _log_z(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """log Z(c) = log sum_i exp(c^T x_i) for every column c of C (log-sum-exp, no overflow)."""
+    P = X @ C
+    top = P.max(axis=0)
+    return top + np.log(np.exp(P - top).sum(axis=0))
+
+
+def _ratio(log_z: np.ndarray) -> float:
+    return float(np.exp(log_z.min() - log_z.max()))
+
+
+def _original_isotropy(X: np.ndarray, C: np.ndarray | None = None) -> float:
+    """Mu & Viswanath's estimator at the vectors' own scale, over +c and -c for the columns of C
+    (default: the eigenvectors of X^T X)."""
+    C = np.linalg.eigh(X.T @ X)[1] if C is None else C
+    return _ratio(np.concatenate([_log_z(X, C), _log_z(X, -C)]))
+
+
+def _isotropy_cases() -> list[tuple[str, dict]]:
+    rng = np.random.default_rng(8)
+    cone = 0.4 * make_cone(400, 6, 8)
+    return [
+        ("an uneven Gaussian with a small offset (300 x 5)",
+         dict(X=_cloud(300, 5, 1, scales=(1.0, 0.8, 0.6, 0.5, 0.4), shift=0.3))),
+        ("a cone of short vectors (400 x 6)", dict(X=cone)),
+        ("a cloud of tiny vectors, entries about 0.05 (200 x 4)",
+         dict(X=0.05 * _cloud(200, 4, 2, scales=(1.0, 0.7, 0.5, 0.3), shift=1.0))),
+        ("an offset along no principal axis (300 x 3)",
+         dict(X=rng.standard_normal((300, 3)) * [1.2, 0.6, 0.3] @ random_rotation(3, 9) + [0.8, -0.2, 0.5])),
+    ]
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
@@ -269,6 +301,31 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         hint="U = rows of X divided by their norms; C = U @ U.T; keep the entries where groups differ "
         "(groups[:, None] != groups[None, :]) and average them.",
     ),
+    "08.1": Implementation(
+        name="my_partition_isotropy",
+        reference=lambda X: partition_isotropy(X, rescale=False),
+        cases=_isotropy_cases,
+        mistakes={
+            "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
+            "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": lambda X: _ratio(
+                _log_z(X, np.linalg.eigh(X.T @ X)[1])),
+            "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
+            "eigenvectors of X^T X, uncentred": lambda X: _original_isotropy(
+                X, np.linalg.eigh(np.cov(X.T))[1]),
+            "the cloud was centred before Z was computed; the shared offset is what the estimator must see":
+                lambda X: _original_isotropy(X - X.mean(axis=0)),
+            "the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal": lambda X: 1.0 / (
+                _original_isotropy(X)),
+            "the rows were normalised first; the estimator takes the vectors as they are, lengths included":
+                lambda X: _original_isotropy(_unit(X)),
+            "the cloud was divided by its root-mean-square entry: that is the course's rescaled estimator, "
+            "partition_isotropy(X); the original takes Z at the vectors' own scale": lambda X: partition_isotropy(X),
+        },
+        right="Eigenvectors of X^T X, log Z(c) by log-sum-exp for every c and -c, then exp(min - max): Mu & "
+        "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
+        hint="C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
+        "column's maximum before np.exp); return exp(min log Z - max log Z).",
+    ),
 }
 
 
@@ -390,6 +447,31 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         right="An interval speaks about this model and this test set: a difference outside it is larger than "
         "resampling the pairs produces; one inside it is not shown, which is not the same as shown equal.",
         hint="What does the bootstrap resample, and what would it take to speak about other models?",
+        choices=("a", "b", "c"),
+    ),
+    "08.2": Exercise(
+        reference=lambda: "a",
+        right="The frequent words and the rare words lean along nearly opposite mean directions (cosine -0.868): "
+        "words of middling rank cancel the frequent words' offset, and the rarest words tip the whole "
+        "vocabulary into their own cone.",
+        hint="Look at the cosine between the mean direction of the most frequent rows and that of the rarest "
+        "rows: what happens to the mean of a set that holds both?",
+        choices=("a", "b", "c"),
+    ),
+    "08.3": Exercise(
+        reference=lambda: "b",
+        right="A removed direction has no variance, so Z = n along it; at the vectors' small scale every Z is "
+        "near n, so deleting the direction with the largest Z brings min and max together whatever is lost.",
+        hint="Look at the spectrum after removing D directions, and at what Z(c) = sum_i exp(c^T x_i) is "
+        "along a direction in which every c^T x_i is 0.",
+        choices=("a", "b", "c"),
+    ),
+    "08.4": Exercise(
+        reference=lambda: "b",
+        right="Norm falls with rank (rho = -0.359): frequent words are longer, as in notebook 04's trained toy and "
+        "notebook 07's static embeddings, and against the premise of the frequency pull.",
+        hint="Read the median norm per rank band from the most frequent band to the rarest: does it rise or "
+        "fall, and what sign does that give against log rank?",
         choices=("a", "b", "c"),
     ),
     **IMPLEMENTATIONS,

@@ -45,6 +45,7 @@ __all__ = [
     "RemedyView",
     "RichGetRicherView",
     "SphereConeView",
+    "StaticVectorsView",
     "TradeoffView",
     "course_style",
     "nice_limit",
@@ -722,3 +723,111 @@ class RealModelView(View):
         ax_sent.set_ylim(0, max(self.SENTENCE_TOP, nice_limit(1.05 * top)))
         ax_sent.legend(loc="upper left")
         self._readings = point.readings()
+
+
+# --------------------------------------------------------------------------------------------
+# 08: static word vectors
+# --------------------------------------------------------------------------------------------
+
+
+class StaticVectorsView(View):
+    """All-but-the-top on a set of word vectors, one setting ``D`` at a time.
+
+    Built from the arrays of a sweep the notebook holds: the covariance spectrum and random-pair
+    cosines of the unprocessed vectors (``eigs_before``, ``cosines_before``), the same for every
+    number of removed directions ``D = 0, 1, ...`` (rows of ``eigs`` and ``cosines``), and
+    partition isotropy for every ``D`` by the course's estimator (``isotropy``) and by the original
+    one, without rescaling (``isotropy_original``). ``published`` is a reference value drawn as a
+    line (Mu & Viswanath's "after", say). Three panels: both spectra (directions emptied by the
+    remedy have no variance and leave the log axis), both cosine histograms, and both isotropy
+    curves with ``D`` marked. Every scale is set from the whole sweep, so moving ``D`` only redraws.
+    """
+
+    EMPTY = 1e-12  # eigenvalues below this share of the largest are emptied directions
+
+    def __init__(self, eigs_before: np.ndarray, cosines_before: np.ndarray, eigs: np.ndarray, cosines: np.ndarray,
+                 isotropy: np.ndarray, isotropy_original: np.ndarray, published: float | None = None,
+                 D: int = 1) -> None:
+        super().__init__((17.0, 5.0), 3, "All-but-the-top on static word vectors (Mu & Viswanath 2018)")
+        ax_spec, ax_cos, ax_iso = self.axes
+        d = len(eigs_before)
+        rank = np.arange(1, d + 1)
+        self.spec_before, = ax_spec.plot(rank, np.ones(d), "o-", color=RED, ms=3.5, label="unprocessed")
+        self.spec_after, = ax_spec.plot(rank, np.ones(d), "s-", color=BLUE, ms=3.5, label="after")
+        ax_spec.set_yscale("log")
+        ax_spec.set_xlim(0, d + 1)
+        ax_spec.set_xlabel("eigenvalue rank")
+        ax_spec.set_ylabel("variance along the direction (log)")
+        ax_spec.set_title("Covariance spectrum")
+        zero = np.zeros(len(COSINE_BINS) - 1)
+        self.hist_before = ax_cos.stairs(zero, COSINE_BINS, fill=True, alpha=0.45, color=RED)
+        self.hist_after = ax_cos.stairs(zero, COSINE_BINS, fill=True, alpha=0.45, color=BLUE)
+        self.mean_before = ax_cos.axvline(0, color=DARK_RED, ls="--", lw=1.8)
+        self.mean_after = ax_cos.axvline(0, color=DARK_BLUE, ls="--", lw=1.8)
+        ax_cos.axvline(0, color="black", ls=":", lw=1)
+        ax_cos.set_xlim(-1, 1)
+        ax_cos.set_xlabel("cosine similarity of a random pair")
+        ax_cos.set_ylabel("density")
+        ax_cos.set_title("Random-pair cosine")
+        self.curve, = ax_iso.plot([], [], "o-", color=BLUE, ms=4, lw=2.2, label="course (rescaled)")
+        self.curve_original, = ax_iso.plot([], [], "s-", color=GREEN, ms=4, lw=2.2, label="original (no rescaling)")
+        self.marks = [ax_iso.plot([], [], "o", ms=13, mfc="none", mec=color, mew=2.5)[0] for color in (BLUE, GREEN)]
+        self.published = ax_iso.axhline(0, color=GREY, ls="--", lw=1.4, label="published")
+        ax_iso.set_ylim(0, 1)
+        ax_iso.set_xlabel("D: top principal directions removed (0 = centring only)")
+        ax_iso.set_ylabel("partition isotropy (1 = isotropic)")
+        ax_iso.set_title("Partition isotropy against D")
+        self.moving = [self.spec_before, self.spec_after, self.hist_before, self.hist_after, self.mean_before,
+                       self.mean_after, self.curve, self.curve_original, *self.marks, self.published]
+        self.update(eigs_before, cosines_before, eigs, cosines, isotropy, isotropy_original, published, D)
+
+    def update(self, eigs_before: np.ndarray, cosines_before: np.ndarray, eigs: np.ndarray, cosines: np.ndarray,
+               isotropy: np.ndarray, isotropy_original: np.ndarray, published: float | None = None,
+               D: int = 1) -> None:
+        ax_spec, ax_cos, ax_iso = self.axes
+        eigs_before, eigs = np.asarray(eigs_before, dtype=float), np.asarray(eigs, dtype=float)
+        cosines_before, cosines = np.asarray(cosines_before, dtype=float), np.asarray(cosines, dtype=float)
+        isotropy, isotropy_original = np.asarray(isotropy, dtype=float), np.asarray(isotropy_original, dtype=float)
+        settings = len(eigs)
+        if not (len(cosines) == len(isotropy) == len(isotropy_original) == settings):
+            raise ValueError(f"cosines, isotropy, isotropy_original: expected one row per D like eigs ({settings}), "
+                             f"got {len(cosines)}, {len(isotropy)}, {len(isotropy_original)}")
+        if not 0 <= int(D) < settings:
+            raise ValueError(f"D: expected 0..{settings - 1} (the settings of the sweep), got {D}")
+        D = int(D)
+        shown = np.where(eigs > self.EMPTY * eigs.max(axis=1, keepdims=True), eigs, np.nan)
+        before = np.where(eigs_before > self.EMPTY * eigs_before.max(), eigs_before, np.nan)
+        self.spec_before.set_ydata(before)
+        self.spec_after.set_ydata(shown[D])
+        self.spec_after.set_label(f"after D = {D}")
+        ax_spec.legend(loc="upper right")
+        every = np.concatenate([before, shown.ravel()])
+        ax_spec.set_ylim(_decade_below(np.nanmin(every)), nice_limit(2.0 * np.nanmax(every)))
+        densities = [_density(c, COSINE_BINS) for c in (cosines_before, *cosines)]
+        self.hist_before.set_data(densities[0])
+        self.hist_after.set_data(densities[D + 1])
+        self.mean_before.set_xdata([cosines_before.mean()] * 2)
+        self.mean_after.set_xdata([cosines[D].mean()] * 2)
+        self.hist_before.set_label(f"unprocessed, mean {cosines_before.mean():+.3f}")
+        self.hist_after.set_label(f"after D = {D}, mean {cosines[D].mean():+.3f}")
+        ax_cos.set_ylim(0, nice_limit(1.05 * max(dens.max() for dens in densities)))
+        ax_cos.legend(loc="upper left")
+        steps = np.arange(settings)
+        self.curve.set_data(steps, isotropy)
+        self.curve_original.set_data(steps, isotropy_original)
+        for mark, values in zip(self.marks, (isotropy, isotropy_original)):
+            mark.set_data([D], [values[D]])
+        self.published.set_visible(published is not None)
+        if published is not None:
+            self.published.set_ydata([published] * 2)
+            self.published.set_label(f"published: {published:g}")
+        ax_iso.set_xlim(-0.5, settings - 0.5)
+        ax_iso.set_xticks(steps)
+        ax_iso.legend(handles=[self.curve, self.curve_original] + ([self.published] if published is not None else []),
+                      loc="upper left")
+        self._readings = {
+            "unprocessed": [read(random_cosines, cosines_before.mean()), read(effective_rank, effective_rank(eigs_before))],
+            f"after D = {D}": [read(partition_isotropy, isotropy[D]),
+                               read(partition_isotropy, isotropy_original[D], "partition I, original"),
+                               read(random_cosines, cosines[D].mean()), read(effective_rank, effective_rank(eigs[D]))],
+        }

@@ -11,11 +11,14 @@ from functools import lru_cache
 from shared import (
     all_but_the_top,
     attention_run,
+    cov_eigs,
     degeneration_run,
     frequency_pull,
+    gaussian_with_spectrum,
     make_isotropic,
     zipf_frequencies,
     make_planted,
+    partition_isotropy,
     pca_2d,
     random_cosines,
     rich_get_richer_run,
@@ -35,6 +38,7 @@ from shared.figures import (
     RemedyView,
     RichGetRicherView,
     SphereConeView,
+    StaticVectorsView,
     TradeoffView,
     course_style,
     nice_limit,
@@ -87,6 +91,16 @@ def planted_sweep(seed: int):
     return sweep_remedies(planted.X[:300], planted.labels[:300], planted.X[300:], planted.labels[300:])
 
 
+@lru_cache(maxsize=None)
+def abtt_sweep(seed: int) -> tuple:
+    """An uneven, shifted Gaussian and all-but-the-top for D = 0..4: what StaticVectorsView draws."""
+    X = gaussian_with_spectrum(600, np.geomspace(4.0, 0.05, 12), seed) + 0.8
+    processed = [all_but_the_top(X, D) for D in range(5)]
+    return (cov_eigs(X), random_cosines(X, 0), np.array([cov_eigs(Y) for Y in processed]),
+            np.array([random_cosines(Y, 0) for Y in processed]), np.array([partition_isotropy(Y) for Y in processed]),
+            np.array([partition_isotropy(Y, rescale=False) for Y in processed]), 0.6)
+
+
 def real(layer: int, remedy: str):
     from shared.realmodel import real_point
 
@@ -105,6 +119,8 @@ CASES = {
     "remedies": (RemedyView, lambda: remedies(2, 1.0), lambda: remedies(5, 0.5)),
     "trade-off": (TradeoffView, lambda: (planted_sweep(1), "cloud A"), lambda: (planted_sweep(2), "cloud B")),
     "real model": (RealModelView, lambda: real(6, "none"), lambda: real(3, "whitening")),
+    "all-but-the-top, another D": (StaticVectorsView, lambda: (*abtt_sweep(1), 1), lambda: (*abtt_sweep(1), 4)),
+    "all-but-the-top, another cloud": (StaticVectorsView, lambda: (*abtt_sweep(1), 2), lambda: (*abtt_sweep(2), 2)),
 }
 
 
@@ -162,6 +178,8 @@ def test_views_refuse_data_they_cannot_draw():
         RemedyView(clouds, {"cone": cos["cone"]})
     with pytest.raises(ValueError, match="setting: whitening was not measured at 0.33"):
         TradeoffView(planted_sweep(1), "cloud A", k=2, power=0.33)
+    with pytest.raises(ValueError, match=r"D: expected 0..4"):
+        StaticVectorsView(*abtt_sweep(1), 5)
 
 
 def test_real_model_figures_draw_without_warnings():

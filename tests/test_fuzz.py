@@ -558,6 +558,9 @@ CLOUD = "cloud"
 PRINTED = "notebook {nb} prints this function's source, so it cannot change here: {what}"
 s = shared
 REGISTRY: list[Entry] = [
+    # GloVe word vectors (shared.glove)
+    Entry(s.glove_matrix, dict),
+    Entry(s.glove_vectors, lambda: dict(n=30)),
     # clouds
     Entry(s.make_isotropic, lambda: dict(n=30, d=4, rng=1)),
     Entry(s.make_cone, lambda: dict(n=30, d=4, rng=1, strength=4.0, residual=0.1)),

@@ -18,7 +18,7 @@ THEORY = ROOT / "research" / "03-isotropy-anisotropy.md"
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
-def test_there_are_seven_notebooks():
+def test_there_are_eight_notebooks():
     assert [p.stem for p in NOTEBOOKS] == [
         "01_sphere_vs_cone",
         "02_illusory_cosine",
@@ -27,6 +27,7 @@ def test_there_are_seven_notebooks():
         "05_rich_get_richer",
         "06_whitening",
         "07_real_transformer",
+        "08_static_word_vectors",
     ]
 
 

@@ -1,5 +1,10 @@
 """Prose cannot go stale: every number a notebook's text quotes is one its code prints or writes.
 
+The course's other documents (the theory file, TEACHING, SOLUTIONS and the README) are held to the
+same rule against every notebook together: a number they quote must be printed or written by some
+notebook (published figures included: the notebooks print them beside their own), or stand in one
+of the document's own code blocks (``answer = 768 / 100  # 7.68``).
+
 A number in a markdown cell (a decimal such as 0.690 or -0.003, or a grouped integer such as
 1,200) must equal, as a number, one that appears in the notebook's stored outputs or in its code.
 A figure derived in the text (1/50 = 0.020) has to be computed and printed by the notebook too.
@@ -81,3 +86,30 @@ def test_numbers_are_read_with_their_sign_and_grouping():
 def test_every_number_in_the_text_is_printed_or_written_in_code(path):
     missing = stale(path)
     assert not missing, f"{path.name}: quoted in the text but neither printed nor in the code: {missing}"
+
+
+DOCUMENTS = [ROOT / "research" / "03-isotropy-anisotropy.md", ROOT / "TEACHING.md", ROOT / "README.md",
+             ROOT / "notebooks" / "SOLUTIONS.md"]
+CODE_BLOCK = re.compile(r"```[a-z]*\n(.*?)```", re.S)
+
+
+@pytest.fixture(scope="module")
+def printed_anywhere() -> set[float]:
+    have = set()
+    for path in NOTEBOOKS:
+        have |= available(nbformat.read(path, as_version=4))
+    return have
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
+def test_every_number_in_a_document_is_printed_by_a_notebook(path, printed_anywhere):
+    text = path.read_text(encoding="utf-8")
+    have = set(printed_anywhere)
+    for block in CODE_BLOCK.findall(text):
+        have |= {-v if s == "-" else v for s, v in numbers(block)}
+        have.update(float(m) for m in re.findall(r"(?<![\w.])(\d+)(?![\w.])", block))
+    prose = CODE_BLOCK.sub(" ", text)
+    prose = "\n".join(line for line in prose.splitlines() if not EXERCISE.match(line))
+    missing = sorted({f"{s}{v:g}" for s, v in numbers(prose)
+                      if not ((-v if s == "-" else v) in have if s else (v in have or -v in have))})
+    assert not missing, f"{path.name}: quoted but printed by no notebook: {missing}"

