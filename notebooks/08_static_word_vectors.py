@@ -24,8 +24,8 @@
 #
 # **Time:** about 30 minutes. **After this notebook you can** measure a real embedding file that is
 # too large for notebook 01's table with the streaming report, explain why its verdict changes with
-# the number of words, reproduce Mu & Viswanath's all-but-the-top figures and say where the
-# course's estimator disagrees with theirs, and relate the top directions and the norms of word
+# the number of words, run Mu & Viswanath's all-but-the-top, set its result beside their figures
+# and say where the course's estimator disagrees with theirs, and relate the top directions and the norms of word
 # vectors to word frequency.
 #
 # **Theory:** [§9 Static word vectors](../research/03-isotropy-anisotropy.md#9-static-word-vectors).
@@ -122,10 +122,13 @@ for name, p in PUBLISHED.items():
 # %% [markdown]
 # The comparison is about directions of change, not digits: their vectors are other releases, in
 # 300 dimensions. In all three sets the mean vector is a visible share of a typical vector's norm,
-# less so here (0.16) than in their GloVe (0.38) or their word2vec (0.34). Both GloVe sets score a
-# low partition isotropy by the original estimator (0.248 here, 0.065 there); word2vec scores
-# higher (0.7). And on the very same rows the course's estimator reads 0.084 where the original
-# reads 0.248: which estimator a paper uses matters as much as which vectors it measures.
+# for these 50,000 rows less so (0.16) than in their GloVe (0.38) or their word2vec (0.34);
+# section 2 shows how much this share moves with the number of rows. Both GloVe sets score a low
+# partition isotropy by the original estimator (0.248 here, 0.065 there); word2vec scores higher
+# (0.7). The original estimator also depends on the vectors' scale (notebook 01), and the two
+# GloVe releases differ in scale (mean norm 4.79 here, 8.30 there), so even these two figures are
+# not on one footing. On the very same rows the course's estimator reads 0.084 where the original
+# reads 0.248: which estimator a paper uses changes the figure threefold.
 #
 # ## 2 · How many words? The verdict depends on it
 #
@@ -180,15 +183,16 @@ print(f"cosine between the two mean directions: {cosine:+.3f}")
 # %% [markdown]
 # The two mean directions have a cosine of $-0.868$: two cones pointing almost opposite ways. A
 # sample of frequent words sits in one; adding the words of middling rank pulls the mean towards
-# zero, so around 100,000 rows the offsets nearly cancel and the mean cosine says "no cone"
-# (partition isotropy still fails, on the uneven spread). The rarest words, whose mean vector has a norm of 1.80, then tip the whole
-# vocabulary into their own cone. Notebook 04's trained toy made the same shape (frequent
+# zero (its norm falls from 2.31 to 0.51), so around 100,000 rows the offsets nearly cancel and
+# the mean cosine says "no cone" (partition isotropy still fails, and the effective rank shows
+# an uneven spread). The rarest words, whose mean vector has a norm of 1.80, are three quarters
+# of the whole vocabulary, and the cone comes back. Notebook 04's trained toy made the same shape (frequent
 # and rare tokens leaning along opposite directions), there by likelihood training with tied
 # embeddings; GloVe was trained differently, by a weighted least-squares fit to the logarithms of
 # co-occurrence counts, so the shape alone does not tell us the cause here.
 #
 # **Takeaway.** A cone in word vectors is a statement about a *set* of words. Say which words you
-# measured, and for word vectors, at which frequencies: the same file gives opposite verdicts.
+# measured, and for word vectors, at which frequencies: the same file gives different verdicts.
 #
 # ## 3 · Mu & Viswanath's post-processing: all-but-the-top
 #
@@ -254,34 +258,40 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 # removes the shared offset: the mean cosine of random pairs falls from $+0.027$ to $+0.002$, and
 # stays within a few thousandths of 0 for every $D$. Then the two estimators part ways.
 #
-# * **The original estimator keeps rising**: 0.248 unprocessed, 0.483 after centring, 0.580 at
-#   $D = 1$ and $D = 2$, 0.733 at $D = 10$. Its value at $D = 1$–2 is close to the 0.6 Mu &
-#   Viswanath report after post-processing: their "after" is reproduced, with their estimator.
+# * **The original estimator never falls**: 0.248 unprocessed, 0.483 after centring, 0.580 at
+#   $D = 1$ and $D = 2$, 0.733 at $D = 10$, with plateaus on the way. Its value at $D = 1$–2 is
+#   close to the 0.6 Mu & Viswanath report after post-processing, but that closeness is not a
+#   reproduction: their "before" (0.065) is far from ours (0.248), and the release, the dimension,
+#   the scale and $D/d$ all differ. (The course also uses the centred variant of their remedy;
+#   their Algorithm 1 projects the uncentred vector, notebook 06.)
 # * **The course's estimator peaks at $D = 1$** (0.276, from 0.084 unprocessed and 0.223 after
 #   centring) and then *falls*, to 0.085 at $D = 10$. Its peak agrees with the rule of thumb,
 #   $D = 0.5$, rounded up.
 #
-# **Why they differ.** For a centred cloud, $\log Z(c) \approx \log n + \sigma_c^2/2$, where
-# $\sigma_c^2$ is the variance along $c$ in the units the estimator works in (notebook 07), so
-# $I \approx e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$, roughly. Each removed direction lowers
-# $\sigma_{\max}^2$ and is left empty, with $\sigma^2 = 0$ and $Z = n$ exactly. The original
-# estimator works in GloVe's own units, where every variance is small (root-mean-square entry
-# 0.688) and the cliff already puts $\sigma_{\min}^2$ near 0: removing the top direction can only
-# bring the extremes together, so the value rises whatever is removed, information included. The
-# course's estimator divides by the root-mean-square entry, which shrinks with every removed
-# direction (from 0.679 after centring to 0.541 at $D = 10$): in its units the remaining variances
-# grow, the gap to the empty directions widens, and after $D = 1$ the value falls. The effective
+# **Why they differ.** After centring, every direction has $Z(c) \ge n$: the $c^\top x_i$ average
+# to 0, and $e^t \ge 1 + t$. Equality holds exactly along an empty direction, where every
+# $c^\top x_i$ is 0. All-but-the-top leaves the projections on the remaining principal directions
+# untouched and empties the removed ones. So at the vectors' own scale, from $D = 1$ on the
+# minimum of $Z$ is exactly $n$, and each further removal can only take away candidates for the
+# maximum: the original estimator cannot fall as $D$ grows, whatever the removed directions
+# carried, at any scale (the scale sets only the level). It rises when the removed direction held
+# the largest $Z$ and stays flat otherwise (0.580 at $D = 1$ and 2, 0.664 at $D = 4$ to 6): $Z$
+# depends on the whole spread along a direction, not only on its variance. The course's
+# estimator first divides by the root-mean-square entry, which shrinks with every removed
+# direction (from 0.679 after centring to 0.541 at $D = 10$): in its units the remaining
+# directions grow, their $Z$ with them, and after $D = 1$ the value falls. The effective
 # rank sides with the course's estimator: it rises only at $D = 1$ (36.9 to 38.2) and then falls
 # (32.3 at $D = 10$), since every direction removed after the first is one fewer in use.
 #
-# **Takeaway.** All-but-the-top with $D = 1$ improves GloVe by every meter here. Beyond that, the
-# original estimator rewards deleting directions, because empty directions look isotropic at a
-# small scale; a meter that keeps rising as you delete information is measuring the deletion.
+# **Takeaway.** All-but-the-top with $D = 1$ improves GloVe by every meter in this table. Beyond
+# that, the original estimator rewards deleting directions: an emptied direction has the smallest
+# $Z$ a centred cloud allows, so deleting can only raise the value. A meter that cannot fall as
+# you delete information is measuring the deletion.
 #
 # ## 4 · The top directions encode frequency
 #
-# Mu & Viswanath found that the top principal components of word vectors encode word frequency,
-# which is why removing them helps. Here is the Spearman correlation between each word's
+# Mu & Viswanath report that the top principal components of word vectors encode word frequency.
+# Here is the Spearman correlation between each word's
 # coordinate on each of the top five principal axes (`principal_axes` fixes each axis's sign) and
 # the logarithm of its frequency rank.
 #
@@ -300,19 +310,21 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
 
 # %% [markdown]
 # **What you see.** Yes: PC 1, which carries 0.065 of the variance, has $\rho = -0.542$ with log
-# rank (its coordinate falls as words get rarer), and PC 2 has $+0.462$; from PC 3 on the
-# correlations are weaker (PC 5: $+0.028$). The top directions of the spread are in good part a
-# frequency axis, as Mu & Viswanath report, and the opposite leans of section 2 lie along them: the
-# direction from the rare words' mean to the frequent words' mean has 0.799 of its length (squared)
-# in the top five directions, where a random direction would have 0.100. Removing them takes out
-# directions that say "how common is this word" more than "what does it mean".
+# rank (its coordinate falls as words get rarer), and PC 2 has $+0.462$; PC 3 to 5 have $+0.211$,
+# $+0.348$ and $+0.028$. The top directions of the spread are in good part tied to frequency, and
+# the opposite leans of section 2 lie along them: the direction from the rare words' mean to the
+# frequent words' mean has 0.799 of its length (squared) in the top five directions, where a
+# random direction would have 0.100. Removing them therefore removes much of what the vectors
+# say about how common a word is; whether it keeps what they say about meaning is not measured
+# here.
 #
 # ## 5 · Norm and frequency
 #
-# Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy, and
-# notebook 07's real Transformer in its input embeddings, said the opposite over most of the range:
-# frequent words were long, except, in the Transformer, the hundred or so most frequent ones. What
-# does GloVe say?
+# Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy gave
+# the most frequent tokens the longest vectors (with the shortest in the middle band, not the
+# rarest), and notebook 07's real Transformer, in its input embeddings, had norm rising with
+# frequency over most of the range, except for the hundred or so most frequent words. What does
+# GloVe say?
 
 # %%
 print(f"Spearman rho of norm with log frequency rank: first 50,000 rows {spearman(norms[:50_000], log_rank[:50_000]):+.3f},"
@@ -325,17 +337,18 @@ for first, last in [(1, 10), (11, 100), (101, 1_000), (1_001, 10_000), (10_001, 
 # **What you see.** Norm falls with rank, so frequent words are *longer*: $\rho = -0.359$ over all
 # 400,000 rows, and more weakly, $-0.106$, over the first 50,000. The median norm is 5.35 for
 # ranks 11–100 and 5.29 for ranks 101–1,000, then falls steadily to 4.31 for ranks
-# 50,001–400,000. Only the ten most frequent words (function words and punctuation, such as "the"
-# and the comma) are shorter again (4.96).
+# 50,001–400,000. The ten most frequent words (function words and punctuation, such as "the"
+# and the comma) have a lower median (4.96) than ranks 11–1,000; ranks 11–100 are not shorter.
 #
 # * **Against notebook 04's pull:** GloVe disagrees. Frequent words are not pulled to the centre.
 # * **Against notebook 04's trained toy and notebook 07's static embeddings:** GloVe agrees on the
-#   sign: frequent words are long. It differs in the detail at the very top: here only about ten
-#   words are shorter again, where the Transformer's input embeddings had about a hundred.
+#   sign: the most frequent words are long. The very top is hard to compare: these rank bands
+#   are coarse, and notebook 07 measured frequency on another scale.
 #
-# So three trained sets of static vectors agree that frequent words are long, against the
-# premise of the pull. Frequency shapes the norms; which way is a property of the training, to be
-# measured.
+# So three trained sets of static vectors agree in sign, against the premise of the pull: weakly
+# and not steadily in the toy, moderately in GloVe, strongly in the Transformer's input
+# embeddings. Norm and frequency are related in all three; which way, and how strongly, is a
+# property of the training, to be measured.
 #
 # ## Explorer
 #
@@ -373,7 +386,7 @@ answer = None  # one of "a", "b", "c"
 check("08.2", answer)
 
 # %% [markdown]
-# **08.3 · Explain.** After all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why does the original keep rising as directions are removed? (a) the vectors become more isotropic with every direction removed (b) every removed direction is left empty, and at GloVe's small scale an empty direction, with $Z = n$, looks like an isotropic one (c) the original estimator has a bug
+# **08.3 · Explain.** After all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed? (a) the vectors become more isotropic with every direction removed (b) an emptied direction has $Z = n$, the smallest value a centred cloud allows, so from $D = 1$ on the minimum stays $n$ while each removal can only lower the maximum (c) the original estimator has a bug
 
 # %%
 answer = None  # one of "a", "b", "c"

@@ -460,10 +460,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "08.3": Exercise(
         reference=lambda: "b",
-        right="A removed direction has no variance, so Z = n along it; at the vectors' small scale every Z is "
-        "near n, so deleting the direction with the largest Z brings min and max together whatever is lost.",
-        hint="Look at the spectrum after removing D directions, and at what Z(c) = sum_i exp(c^T x_i) is "
-        "along a direction in which every c^T x_i is 0.",
+        right="After centring every Z(c) is at least n, with equality along an emptied direction; all-but-the-top "
+        "leaves the other directions as they were, so the minimum stays n while each removal can only lower "
+        "the maximum, whatever the removed direction carried.",
+        hint="Compare Z(c) = sum_i exp(c^T x_i) with n when the c^T x_i average to 0 (e^t >= 1 + t), and ask "
+        "what removing a direction does to the smallest and the largest Z.",
         choices=("a", "b", "c"),
     ),
     "08.4": Exercise(

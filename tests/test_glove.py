@@ -149,12 +149,12 @@ def test_all_but_the_top_raises_partition_isotropy_several_fold():
     assert after > 3 * before, (before, after)
     raw_before, raw_after = partition_isotropy(X, rescale=False), partition_isotropy(all_but_the_top(X, 1), rescale=False)
     assert raw_after > 2 * raw_before, (raw_before, raw_after)
-    # Mu & Viswanath's "after" (0.6, Common Crawl GloVe, D = 2) is met by their estimator at D = 1-2
+    # their estimator comes near Mu & Viswanath's "after" (0.6, Common Crawl GloVe, D = 2) at D = 1-2
     assert abs(partition_isotropy(all_but_the_top(X, 2), rescale=False) - 0.6) < 0.05
 
 
 def test_the_two_estimators_part_ways_as_directions_are_removed():
-    """The course's estimator peaks at D = 1 = round up of d/100; the original keeps rising."""
+    """The course's estimator peaks at D = 1 = round up of d/100; the original never falls."""
     X = first(50_000)
     processed = {D: all_but_the_top(X, D) for D in (0, 1, 2, 3, 10)}
     course = {D: partition_isotropy(Y) for D, Y in processed.items()}

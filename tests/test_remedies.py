@@ -271,3 +271,16 @@ def test_whitening_loses_when_labels_live_in_strong_directions_and_wins_when_the
     assert weak.best() == ("whitening", 2)
     assert weak.whitening.pair_auc[-1] > weak.all_but_the_top.pair_auc.max() + 0.08
     assert weak.whitening.knn_accuracy[-1] > weak.all_but_the_top.knn_accuracy.max() + 0.3
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(0.05, 3.0))
+def test_the_original_partition_estimator_cannot_fall_as_all_but_the_top_removes_directions(seed, scale):
+    # After centring every Z(c) >= n (e^t >= 1 + t), with equality along an emptied direction, and
+    # all-but-the-top leaves the other directions' projections unchanged: from D = 1 on, the raw-scale
+    # estimator's minimum is n and each removal can only lower the maximum, at any scale (notebook 08).
+    from shared import partition_isotropy
+
+    rng = np.random.default_rng(seed)
+    X = scale * (rng.standard_normal((300, 8)) * np.linspace(2.0, 0.5, 8) + rng.standard_normal(8))
+    values = [partition_isotropy(all_but_the_top(X, D), rescale=False) for D in range(1, 7)]
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(values, values[1:])), values
