@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # target seconds (of the cells alone, or including the kernel's start) and peak MB
 LIMITS = {
     "04_frequency_collapse": ("cells", 10.0, 1536.0),
-    "07_real_transformer": ("with kernel start", 30.0, 1536.0),
+    # 683 sentences encoded in float64 numpy (about 6 s) and remedies with bootstrap intervals
+    "07_real_transformer": ("with kernel start", 35.0, 1536.0),
     "08_static_word_vectors": ("cells", 15.0, 1024.0),
 }
 START = "import time as _bench_time\n_bench_start = _bench_time.perf_counter()"

@@ -184,17 +184,39 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     return _real_point(layer, _remedy_name(remedy))
 
 
+@lru_cache(maxsize=None)
+def _tokens(layer: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ordinary tokens of the fit half and of the held-out half at ``layer`` (read-only copies,
+    made once per kernel: every remedy of a layer uses them)."""
+    study = real_study()
+    H = study.enc.states[layer]
+    return _frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])
+
+
+@lru_cache(maxsize=None)
+def _pooled(layer: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sentence vectors (mean pooling) of the fit half and of the held-out half at ``layer``."""
+    study = real_study()
+    pooled = sentence_embeddings(study.enc, layer)
+    return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
 @lru_cache(maxsize=64)
 def _real_point(layer: int, remedy: str) -> RealPoint:
     """:func:`real_point` for checked arguments (cached: each setting is computed once per kernel)."""
     study = real_study()
-    H = study.enc.states[layer]
-    held = real_remedy(remedy, H[study.held_tokens], H[study.fit_tokens])
+    fit_tokens, held_tokens = _tokens(layer)
+    held = real_remedy(remedy, held_tokens, fit_tokens)
     groups = study.enc.sentence[study.held_tokens]
     contributions = cross_group_cosines(held, groups)
     top = int(np.argmax(contributions))
-    pooled = sentence_embeddings(study.enc, layer)
-    S = real_remedy(remedy, pooled[study.held_sentences], pooled[study.is_fit])
+    fit_sentences, held_sentences = _pooled(layer)
+    S = real_remedy(remedy, held_sentences, fit_sentences)
     cosines = paraphrase_cosines(S, study.held_pairs)
     traps = paraphrase_cosines(S, study.held_traps).paraphrase
     hist = _cosine_histogram(held / np.linalg.norm(held, axis=1, keepdims=True))
