@@ -537,7 +537,7 @@ def _measure(
     sum_squares, unit_sum, nonzero = 0.0, np.zeros(d), 0
     top_norms: list[float] = []
     sample = np.empty((len(sample_idx), d))
-    centred = np.empty((0, d), dtype=wd)
+    centred, ones = np.empty((0, d), dtype=wd), np.empty(0, dtype=wd)
     for start, raw in rows.chunks(chunk_rows):
         X = np.ascontiguousarray(raw, dtype=wd)
         k = len(X)
@@ -554,12 +554,19 @@ def _measure(
         lo, hi = np.searchsorted(sample_idx, [start, start + k])
         sample[lo:hi] = raw[sample_idx[lo:hi] - start]
 
-        chunk_mean = X.mean(axis=0, dtype=np.float64)
+        # Centre on a provisional mean (a product with a ones vector, fast but summed in the compute
+        # dtype), then measure what is left: r, the mean of the centred rows, is small, so its rounding
+        # is relative to the spread, not to the offset. The chunk mean is shift + r, and the scatter
+        # about it is Xc^T Xc - k r r^T (exact algebra for any shift).
         if len(centred) < k:
-            centred = np.empty((k, d), dtype=wd)
+            centred, ones = np.empty((k, d), dtype=wd), np.ones(k, dtype=wd)
         Xc = centred[:k]
-        np.subtract(X, chunk_mean.astype(wd), out=Xc)
+        shift = (ones[:k] @ X) / wd.type(k)
+        np.subtract(X, shift, out=Xc)
+        r = (ones[:k] @ Xc).astype(np.float64) / k
+        chunk_mean = shift.astype(np.float64) + r
         scatter += Xc.T @ Xc
+        scatter -= k * np.outer(r, r)
         if count:
             delta = chunk_mean - mean
             scatter += (count * k / (count + k)) * np.outer(delta, delta)
@@ -613,10 +620,10 @@ def _streamed_log_partition(
             X = np.ascontiguousarray(raw[a : a + block], dtype=wd)
             P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
             if bound <= largest - math.log(len(X)) - 1.0:
-                np.exp(P, out=P)
-                pos = P.sum(axis=1, dtype=np.float64)
+                np.exp(P, out=P)  # each row of P is summed pairwise in its own dtype (error ~ log2(rows) eps)
+                pos = P.sum(axis=1).astype(np.float64)
                 np.reciprocal(P, out=P)
-                neg = P.sum(axis=1, dtype=np.float64)
+                neg = P.sum(axis=1).astype(np.float64)
                 chunk_top, chunk_total = np.zeros(2 * d), np.concatenate([pos, neg])
             else:
                 high, low = P.max(axis=1), P.min(axis=1)
