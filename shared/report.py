@@ -265,8 +265,9 @@ def isotropy_report(
       :func:`~shared.meters.uniformity`). ``uniformity_se`` is the jackknife standard error of this
       U-statistic (leave one row out), times the finite-population factor :math:`\sqrt{1 - K/m}`.
 
-    ``compute_dtype`` is the dtype of the products inside a chunk (the two matrix products, row norms);
-    every sum across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
+    ``compute_dtype`` is the dtype of the work inside a chunk (the matrix products, row norms, the
+    chunk's provisional mean, and the partition sums within a block, which run pairwise); every sum
+    across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
     agree with the float64 meters to about 1e-5 relative, the printed three decimals) and float64
     otherwise (agrees to rounding). ``chunk_rows`` defaults to about 48 MiB of rows.
 
