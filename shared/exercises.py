@@ -22,8 +22,17 @@ from fractions import Fraction
 import numpy as np
 
 from .clouds import make_cone, make_isotropic, random_rotation
-from .mechanisms import attention_step, bigram_language, logit_gradient, rich_get_richer_step
-from .meters import cov_eigs, cross_group_cosines, effective_rank, entropy_rank, mean_cosine, partition_isotropy
+from .mechanisms import attention_step, bigram_language, logit_gradient, rich_get_richer_step, softmax_rows
+from .meters import (
+    _log_partition,
+    _logsumexp_columns,
+    cov_eigs,
+    cross_group_cosines,
+    effective_rank,
+    entropy_rank,
+    mean_cosine,
+    partition_isotropy,
+)
 from .pca import principal_axes
 from .remedies import all_but_the_top
 
@@ -77,11 +86,6 @@ def _participation(lam: np.ndarray) -> float:
     return float(lam.sum() ** 2 / np.sum(lam**2))
 
 
-def _softmax(S: np.ndarray, axis: int) -> np.ndarray:
-    A = np.exp(S - S.max(axis=axis, keepdims=True))
-    return A / A.sum(axis=axis, keepdims=True)
-
-
 def _cloud_cases() -> list[tuple[str, dict]]:
     line = np.outer(np.random.default_rng(5).standard_normal(300), _unit(np.ones((1, 6)))[0])
     return [
@@ -97,14 +101,7 @@ def _lm_case(vocab: int, d: int, seed: int, exponent: float) -> dict:
     rng = np.random.default_rng(seed)
     E, E_out = rng.standard_normal((vocab, d)), rng.standard_normal((vocab, d))
     H = np.tanh(E @ (rng.standard_normal((d, d)) / np.sqrt(d)))
-    return dict(H=H, Q=_softmax(H @ E_out.T, axis=1), P=bigram_language(vocab, exponent))
-
-
-def _log_z(X: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """log Z(c) = log sum_i exp(c^T x_i) for every column c of C (log-sum-exp, no overflow)."""
-    P = X @ C
-    top = P.max(axis=0)
-    return top + np.log(np.exp(P - top).sum(axis=0))
+    return dict(H=H, Q=softmax_rows(H @ E_out.T), P=bigram_language(vocab, exponent))
 
 
 def _ratio(log_z: np.ndarray) -> float:
@@ -115,7 +112,7 @@ def _original_isotropy(X: np.ndarray, C: np.ndarray | None = None) -> float:
     """Mu & Viswanath's estimator at the vectors' own scale, over +c and -c for the columns of C
     (default: the eigenvectors of X^T X)."""
     C = np.linalg.eigh(X.T @ X)[1] if C is None else C
-    return _ratio(np.concatenate([_log_z(X, C), _log_z(X, -C)]))
+    return _ratio(_log_partition(X, C))
 
 
 def _isotropy_cases() -> list[tuple[str, dict]]:
@@ -190,12 +187,12 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         ],
         mistakes={
             "the softmax ran over the wrong axis: each row of weights must sum to 1 (axis=1)": lambda X, beta, alpha:
-                X + alpha * (_softmax(beta * X @ X.T, axis=0) @ X - X),
+                X + alpha * (softmax_rows(beta * X @ X.T).T @ X - X),  # scores are symmetric: .T = over axis 0
             "the residual is missing: this returns the average itself, not a step of size alpha toward it":
-                lambda X, beta, alpha: _softmax(beta * X @ X.T, axis=1) @ X,
+                lambda X, beta, alpha: softmax_rows(beta * X @ X.T) @ X,
             "the step adds alpha times the average, X + alpha A X; it should move toward it, X + alpha (A X - X)":
-                lambda X, beta, alpha: X + alpha * _softmax(beta * X @ X.T, axis=1) @ X,
-            "beta is missing from the scores": lambda X, beta, alpha: X + alpha * (_softmax(X @ X.T, axis=1) @ X - X),
+                lambda X, beta, alpha: X + alpha * softmax_rows(beta * X @ X.T) @ X,
+            "beta is missing from the scores": lambda X, beta, alpha: X + alpha * (softmax_rows(X @ X.T) @ X - X),
         },
         right="Scores beta X X^T, a softmax along each row (max subtracted first), then X + alpha (A X - X): "
         "each token moves a fraction alpha toward its weighted average.",
@@ -308,7 +305,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         mistakes={
             "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
             "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": lambda X: _ratio(
-                _log_z(X, np.linalg.eigh(X.T @ X)[1])),
+                _logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1])),
             "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
             "eigenvectors of X^T X, uncentred": lambda X: _original_isotropy(
                 X, np.linalg.eigh(np.cov(X.T))[1]),
