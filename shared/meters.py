@@ -6,6 +6,7 @@ All take a cloud ``X`` of shape ``(n points, d dimensions)`` or its covariance s
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -369,10 +370,29 @@ def uniformity(X: np.ndarray) -> float:
     X = _checks.cloud(X, min_rows=2)
     if not np.all(X.any(axis=1)):
         raise ValueError("X: uniformity needs every row to be non-zero (a zero row has no direction)")
-    U = _unit_rows(X)
-    cos = np.clip((U @ U.T)[np.triu_indices(len(U), k=1)], -1.0, 1.0)
-    log_mean = _logsumexp_columns((4.0 * cos)[:, None])[0] - np.log(cos.size)
-    return float(-4.0 + log_mean)
+    return _pair_uniformity(_unit_rows(X))[0]
+
+
+def _pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
+    r"""Uniformity over all pairs of the unit rows ``U`` (at least two), and the row sums it is made of.
+
+    With :math:`E_{ij} = e^{-2\|u_i - u_j\|^2} = e^{4\cos_{ij} - 4} \in [e^{-8}, 1]` (no overflow, so
+    no log-sum-exp is needed) and row sums :math:`r_i = \sum_{j \ne i} E_{ij}`, the value is
+    :math:`\log(T / P)`, :math:`T = \tfrac12\sum_i r_i`, :math:`P = K(K-1)/2`. The row sums give the
+    streaming report its jackknife error. Blocks of rows keep the memory at 512 x ``K`` cosines.
+    """
+    K = len(U)
+    r = np.zeros(K)
+    for a in range(0, K, 512):  # blocks of rows against the rows from the block on: each pair once
+        E = U[a : a + 512] @ U[a:].T  # cosines; rounding may exceed 1 by 1e-16, which exp does not notice
+        np.multiply(E, 4.0, out=E)
+        np.subtract(E, 4.0, out=E)
+        np.exp(E, out=E)
+        b = len(E)
+        E[:, :b] = np.triu(E[:, :b], k=1)  # within the block: each pair once, no i = j
+        r[a : a + b] += E.sum(axis=1)
+        r[a:] += E.sum(axis=0)
+    return math.log(r.sum() / 2.0 / (K * (K - 1) / 2.0)), r
 
 
 @_meter("mean cosine", "+.3f")

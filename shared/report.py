@@ -36,6 +36,7 @@ from .meters import (
     Meters,
     _check_unique_eigenvectors,
     _isoscore_of_spectrum,
+    _pair_uniformity,
     _rules_text,
     calls_isotropic,
     effective_rank,
@@ -670,30 +671,19 @@ def _refuse_constant(eigs: np.ndarray, mean_square_norm: float, chunk_rows: int,
 def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[float, float]:
     r"""Uniformity over all pairs of the unit rows ``U`` and its standard error (0 if ``exact``).
 
-    With :math:`E_{ij} = e^{-2\|u_i - u_j\|^2} = e^{4\cos_{ij} - 4} \in [e^{-8}, 1]` (no overflow) and row
-    sums :math:`r_i = \sum_{j \ne i} E_{ij}`, the value is :math:`\log(T / P)`, :math:`T = \tfrac12\sum_i r_i`,
-    :math:`P = K(K-1)/2`. Leaving row ``i`` out gives :math:`\theta_{(i)} = \log((T - r_i)/P_{K-1})`; the
-    jackknife variance :math:`\tfrac{K-1}{K}\sum_i(\theta_{(i)} - \bar\theta)^2` (Arvesen 1969, for
-    U-statistics) times :math:`1 - K/m` for sampling ``K`` of ``m`` rows without replacement.
+    The value and the row sums :math:`r_i` come from :func:`shared.meters._pair_uniformity`, with
+    :math:`T = \tfrac12\sum_i r_i`. Leaving row ``i`` out gives :math:`\theta_{(i)} = \log((T - r_i)/P_{K-1})`,
+    :math:`P_K = K(K-1)/2`; the jackknife variance :math:`\tfrac{K-1}{K}\sum_i(\theta_{(i)} - \bar\theta)^2`
+    (Arvesen 1969, for U-statistics) times :math:`1 - K/m` for sampling ``K`` of ``m`` rows without
+    replacement.
     """
     K = len(U)
     if K < 2:
         return math.nan, math.nan
-    r = np.zeros(K)
-    for a in range(0, K, 512):  # blocks of rows against the rows from the block on: each pair once
-        E = U[a : a + 512] @ U[a:].T  # cosines; rounding may exceed 1 by 1e-16, which exp does not notice
-        np.multiply(E, 4.0, out=E)
-        np.subtract(E, 4.0, out=E)
-        np.exp(E, out=E)
-        b = len(E)
-        E[:, :b] = np.triu(E[:, :b], k=1)  # within the block: each pair once, no i = j
-        r[a : a + b] += E.sum(axis=1)
-        r[a:] += E.sum(axis=0)
-    T = r.sum() / 2.0
-    value = math.log(T / (K * (K - 1) / 2.0))
+    value, r = _pair_uniformity(U)
     if exact or K < 3:
         return value, 0.0
-    loo = np.log((T - r) / ((K - 1) * (K - 2) / 2.0))
+    loo = np.log((r.sum() / 2.0 - r) / ((K - 1) * (K - 2) / 2.0))
     variance = (K - 1) / K * np.sum((loo - loo.mean()) ** 2) * max(0.0, 1.0 - K / population)
     return value, float(math.sqrt(variance))
 
