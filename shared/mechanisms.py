@@ -296,17 +296,21 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
 
 
 def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
-    """:func:`lm_gradients` for checked arguments (the training loop calls it thousands of times)."""
-    H = np.tanh(E @ A + b)
-    logits = H @ E_out.T
-    logits -= logits.max(axis=1, keepdims=True)
-    Q = np.exp(logits)
-    Z = Q.sum(axis=1)
-    Q /= Z[:, None]  # q(w | c), one row per context
-    loss = float(np.sum(P.sum(axis=1) * np.log(Z)) - np.einsum("cw,cw->", P, logits))
-    G = _logit_gradient(Q, P)
+    """:func:`lm_gradients` for checked arguments; every array may carry a leading axis of independent
+    models (one per seed), and then ``loss`` is one value per model."""
+    H = np.tanh(E @ A + b[..., None, :])
+    G = H @ E_out.swapaxes(-1, -2)  # the logits; turned into their gradient in place below
+    G -= G.max(axis=-1, keepdims=True)
+    p_c = P.sum(axis=-1)  # how often each context occurs
+    fit = np.einsum("...cw,...cw->...", P, G)
+    np.exp(G, out=G)
+    Z = G.sum(axis=-1)
+    loss = np.sum(p_c * np.log(Z), axis=-1) - fit
+    G *= (p_c / Z)[..., None]  # p_c q(w | c): the push ...
+    G -= P  # ... minus the pull, as in logit_gradient
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
-    return LMGradients(loss, dZ @ A.T, G.T @ H, E.T @ dZ, dZ.sum(axis=0))
+    grads = (dZ @ A.swapaxes(-1, -2), G.swapaxes(-1, -2) @ H, E.swapaxes(-1, -2) @ dZ, dZ.sum(axis=-2))
+    return LMGradients(float(loss) if loss.ndim == 0 else loss, *grads)
 
 
 def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -324,8 +328,8 @@ def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 def _logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
-    p_c = P.sum(axis=1)  # how often each context occurs
-    return p_c[:, None] * Q - P  # push minus pull
+    p_c = P.sum(axis=-1)  # how often each context occurs
+    return p_c[..., None] * Q - P  # push minus pull
 
 
 # Frequency bands by rank, as fractions of the vocabulary: the most frequent 10 %, the next 40 %,
@@ -348,10 +352,13 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
 class DegenerationRun:
     r"""Snapshots of a :func:`degeneration_run`; rows in order of frequency rank (row 0 most frequent).
 
-    ``emb[k]`` is the input embedding matrix after ``steps[k]`` updates and ``loss[k]`` the expected
-    loss there; ``out[k]`` the output matrix (equal to ``emb[k]`` when ``tied``). ``freq`` is how
-    often each token is a target, and ``hbar[k]`` the average context state
+    ``emb[k]`` is the input embedding matrix after ``steps[k]`` updates and ``loss[k]`` the loss
+    being minimised there (the exact expected loss, or with ``corpus`` the loss on that corpus);
+    ``out[k]`` the output matrix (equal to ``emb[k]`` when ``tied``). ``freq`` is how often each
+    token is a target in the language, and ``hbar[k]`` the average context state
     :math:`\bar h = \sum_c p_c h_c`, the direction every output row is pushed away from.
+    ``seen[w]`` says whether token ``w`` is ever a target of the loss trained on: always with the
+    exact loss, only if the corpus holds it otherwise.
     """
 
     exponent: float
@@ -362,6 +369,9 @@ class DegenerationRun:
     out: np.ndarray
     loss: np.ndarray
     hbar: np.ndarray
+    seed: int = 0
+    corpus: int | None = None
+    seen: np.ndarray | None = None
 
     def at(self, step: int) -> int:
         """Position of ``step`` among the snapshots (a ``ValueError`` if none was taken there)."""
@@ -381,19 +391,43 @@ def degeneration_run(
     lr: float = 0.25,
     init_scale: float = 0.05,
     seed: int = 0,
+    corpus: int | None = None,
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
-    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. Every step uses
-    the exact expected loss (no sampling), so the run depends only on ``seed``, which draws the
-    start: ``E`` (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise,
-    ``A`` :math:`\sim \mathcal N(0, 1/d)`, ``b = 0``. With ``tied`` the softmax layer *is* ``E``, as in
-    the models of Gao et al. (2019, arXiv:1907.12009), so ``E`` receives both gradients. Each step:
+    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. By default every
+    step uses the exact expected loss (an infinite corpus: every token is a target with its true
+    probability, however small), so the run depends only on ``seed``, which draws the start: ``E``
+    (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise, ``A``
+    :math:`\sim \mathcal N(0, 1/d)`, ``b = 0``. With ``corpus`` = ``N``, the same ``seed`` then
+    draws ``N`` (context, target) pairs from the language, and the model is trained on their
+    empirical distribution instead: tokens the corpus never shows as a target get only the push
+    of the softmax gradient, never a pull, the regime of Gao et al.'s argument (large vocabularies,
+    finite corpora). With ``tied`` the softmax layer *is* ``E``, as in the models of Gao et al.
+    (2019, arXiv:1907.12009), so ``E`` receives both gradients. Each step:
     :math:`\theta \leftarrow \theta - \text{lr}\,\nabla_\theta L`; snapshots at the steps in
     ``checkpoints``, and training stops at the last. The step size 0.25 keeps training away from
     the edge of stability for Zipf exponents up to 2, so rounding differences between BLAS
     builds stay near 1e-14 instead of growing.
     """
+    seed = _checks.integer(seed, "seed", 0)
+    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus)[0]
+
+
+def degeneration_runs(
+    exponent: float = 1.0,
+    tied: bool = True,
+    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    vocab: int = 128,
+    d: int = 8,
+    rho: float = 0.5,
+    lr: float = 0.25,
+    init_scale: float = 0.05,
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
+    corpus: int | None = None,
+) -> list[DegenerationRun]:
+    """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
+    one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
     tied = _checks.flag(tied, "tied")
     d = _checks.integer(d, "d", 1)
@@ -402,18 +436,30 @@ def degeneration_run(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
-    rng = _checks.as_rng(seed, "seed")
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    if corpus is not None:
+        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
     P = bigram_language(vocab, exponent, rho)
-    E = init_scale * rng.standard_normal((vocab, d))
-    E_out = E if tied else init_scale * rng.standard_normal((vocab, d))
-    A = rng.standard_normal((d, d)) / np.sqrt(d)
-    b = np.zeros(d)
-    p_c = P.sum(axis=1)
+    Es, Eouts, As, Ps = [], [], [], []
+    for seed in seeds:
+        rng = _checks.as_rng(seed, "seed")
+        E = init_scale * rng.standard_normal((vocab, d))
+        Es.append(E)
+        Eouts.append(E if tied else init_scale * rng.standard_normal((vocab, d)))
+        As.append(rng.standard_normal((d, d)) / np.sqrt(d))
+        Ps.append(P if corpus is None else rng.multinomial(corpus, P.ravel()).reshape(P.shape) / corpus)
+    E, A, P_train = np.array(Es), np.array(As), np.array(Ps)
+    E_out = E if tied else np.array(Eouts)
+    b = np.zeros((len(seeds), d))
+    p_c = P_train.sum(axis=-1)
     snaps: list[tuple] = []
     for step in range(checkpoints[-1] + 1):
-        g = _lm_gradients(E, A, b, E_out, P)
+        g = _lm_gradients(E, A, b, E_out, P_train)
         if step in checkpoints:
-            snaps.append((E.copy(), E_out.copy(), g.loss, p_c @ np.tanh(E @ A + b)))
+            hbar = np.einsum("sc,scd->sd", p_c, np.tanh(E @ A + b[:, None, :]))
+            snaps.append((E.copy(), E_out.copy(), g.loss, hbar))
         if step == checkpoints[-1]:
             break
         if tied:
@@ -423,8 +469,10 @@ def degeneration_run(
             E_out -= lr * g.out
         A -= lr * g.A
         b -= lr * g.b
-    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))
-    return DegenerationRun(exponent, bool(tied), P.sum(axis=0), np.array(checkpoints), emb, out, loss, hbar)
+    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, seed, ...
+    freq = P.sum(axis=0)
+    return [DegenerationRun(exponent, bool(tied), freq, np.array(checkpoints), emb[:, i], out[:, i], loss[:, i],
+                            hbar[:, i], seed, corpus, P_train[i].sum(axis=0) > 0) for i, seed in enumerate(seeds)]
 
 
 @dataclass(frozen=True)
