@@ -163,17 +163,33 @@ class SequencesRun:
         return float(cross_group_cosines(X.reshape(-1, X.shape[2]), groups).sum())
 
 
+def sinusoidal_positions(n: int, d: int) -> np.ndarray:
+    r"""The sinusoidal position embeddings of Vaswani et al. (2017, arXiv:1706.03762), shape ``(n, d)``.
+
+    .. math::  p_{t, 2i} = \sin(t / 10000^{2i/d}), \qquad p_{t, 2i+1} = \cos(t / 10000^{2i/d})
+
+    for positions :math:`t = 0, \dots, n - 1`. Their mean over positions is not zero: the slow
+    cosines stay near 1, so every sequence that adds them carries the same mean vector.
+    """
+    n, d = _checks.integer(n, "n", 1), _checks.integer(d, "d", 1)
+    t = np.arange(n, dtype=float)[:, None]
+    rate = 10000.0 ** (-(np.arange(d) // 2 * 2) / d)
+    angles = t * rate
+    return np.where(np.arange(d) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
 def attention_sequences(
     sequences: int = 16, depth: int = 40, beta: float = 0.6, alpha: float = 0.09, offset: float = 0.7,
-    shared: bool = True, n: int = 100, d: int = 2, seed: int = 30,
+    shared: bool = True, n: int = 100, d: int = 2, seed: int = 30, positions: np.ndarray | None = None,
 ) -> SequencesRun:
     """Many independent sequences through the same stack of :func:`attention_step` layers.
 
     Each sequence starts as ``n`` Gaussian tokens in ``d`` dimensions shifted by ``offset`` along a
     unit direction: the same one for every sequence when ``shared`` (the direction of
     :func:`attention_run` in 2-D, otherwise the first axis), else a random direction of its own.
-    Attention mixes tokens only within their sequence, so what the sequences end up sharing is
-    what they shared at the start.
+    ``positions`` (shape ``(n, d)``, e.g. :func:`sinusoidal_positions`) is added to every sequence,
+    token ``t`` getting row ``t``, as a Transformer adds position embeddings. Attention mixes tokens
+    only within their sequence, so what the sequences end up sharing is what they shared at the start.
     """
     sequences = _checks.integer(sequences, "sequences", 2, why="tokens from different sequences need two")
     depth = _checks.integer(depth, "depth", 0)
@@ -188,6 +204,14 @@ def attention_sequences(
         directions = rng.standard_normal((sequences, d))
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     X = offset * directions[:, None, :] + rng.standard_normal((sequences, n, d))
+    if positions is not None:
+        positions = _checks.cloud(positions, name="positions")
+        if positions.shape != (n, d):
+            raise ValueError(f"positions: expected one row per token and one column per dimension, {(n, d)}, "
+                             f"got {positions.shape}")
+        if float(np.max(np.abs(positions))) > 1e100:  # its square, times beta and d, would overflow the scores
+            raise ValueError("positions: entries this large make the scores beta X X^T overflow; scale them down")
+        X = X + positions
     starts = X
     for _ in range(depth):
         X = attention_step(X, beta, alpha)
