@@ -31,7 +31,16 @@
 # %%
 import numpy as np
 
-from shared import effective_rank, gaussian_with_spectrum, meter_table, rich_get_richer_run
+from shared import (
+    effective_rank,
+    gaussian_with_spectrum,
+    loop_cone_cosine,
+    make_isotropic,
+    mean_cosine,
+    meter_table,
+    rich_get_richer_run,
+    rich_get_richer_vectors,
+)
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
@@ -113,17 +122,58 @@ print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], r
 # uniformity flag it as they flagged the line. With the mechanism off the cloud is a Gaussian in
 # every respect.
 #
-# The toy cannot say whether such a loop makes a cone: a spectrum has no mean, so we drew centred
-# points. A loop acting on the uncentred vectors (what cosines, and gradients, actually see) would
-# feed a shared mean like any other dominant direction, and could grow an offset; notebook 04's
-# likelihood training shows a measured mechanism that does push a whole group of vectors the same
-# way.
+# ## Does the loop make a cone? Run it on uncentred vectors
+#
+# A spectrum has no mean, so the table above could only judge centred points. Cosines and
+# gradients see the *uncentred* vectors, whose second moment $X^\top X / n$ includes the mean: a
+# mean of length $\mu$ adds $\mu^2$ to the variance along its direction. So run the same loop on
+# the eigenvalues of the second moment, and carry each vector along (`rich_get_richer_vectors`):
+# 2,000 vectors $x = \mu u + \sigma z$ in 50 dimensions, $\sigma = 1$, a mean of length $\mu$ along
+# the first axis $u$, five seeds per $\mu$.
+#
+# If the mean's direction wins, every vector ends on the line of the mean, on the side of the
+# origin its own coordinate $\mu + \sigma z_1$ had. Two vectors then have cosine $+1$ if those signs
+# agree and $-1$ if not, and each is positive with probability $\Phi(\mu/\sigma)$, so the mean
+# cosine is $\big(\Phi - (1 - \Phi)\big)^2 = (2\Phi(\mu/\sigma) - 1)^2$. If another direction wins,
+# the vectors end on a centred line and the mean cosine is near 0.
+#
+# **Predict first.** At $\mu/\sigma = 1$ the start is barely a cone (mean cosine about $1/51$).
+# What will the loop make of it?
+
+# %%
+print(f"{'mu / sigma':>10s}{'mu^2':>7s}{'start (five seeds)':>20s}{'(2 Phi - 1)^2':>15s}{'after 60 steps':>18s}"
+      f"{'mean direction wins':>21s}")
+for ratio in (0.25, 0.5, 1.0, 2.0):
+    loops = []
+    for seed in range(5):
+        X = make_isotropic(2000, D, rng=seed)
+        X[:, 0] += ratio  # the mean, along the first axis
+        loops.append(rich_get_richer_vectors(X, eta=0.18, steps=60))
+    start = [mean_cosine(v.start) for v in loops]
+    end = [mean_cosine(v.end) for v in loops]
+    wins = sum(v.winner_vs_mean > 0.9 for v in loops)  # the winning direction is within 26 degrees of the mean
+    print(f"{ratio:10.2f}{ratio**2:7.2f}{f'{min(start):+.3f} to {max(start):+.3f}':>20s}{loop_cone_cosine(ratio):15.3f}"
+          f"{f'{min(end):+.3f} to {max(end):+.3f}':>18s}{f'{wins} of 5':>21s}")
+print(f"what sampling adds to the largest of the other eigenvalues, about (1 + sqrt(d/n))^2 - 1 = "
+      f"{(1 + np.sqrt(D / 2000)) ** 2 - 1:.2f}")
+
+# %% [markdown]
+# **What the sweep says.** The loop **makes a cone only if the mean direction already dominates
+# the second moment**, and then the closed form predicts it. At $\mu/\sigma = 1$ and 2 the mean's
+# direction wins in every seed, and the mean cosine goes from $+0.018$ to $+0.020$ (and $+0.071$
+# to $+0.075$) to within a few hundredths of $(2\Phi - 1)^2$ = 0.466 (and 0.911): a cone grown from
+# a lean the mean cosine barely saw. At 0.25 and 0.5 the mean adds only $\mu^2$ to one eigenvalue,
+# less than sampling adds to the largest of the other directions (0.34 at this size), so a random
+# direction wins in every seed and the loop makes the centred line of the table above (at most
+# $+0.113$, far below the closed form's 0.147). The knob that decides between a cone and a line is
+# the mean's share of the second moment, not the loop.
 #
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
 # Whether real training contains such a loop is debated (see the theory section); the toy shows
-# only that such a loop, if present, acts fast, and that on centred vectors what it makes is a
-# line, not a cone.
+# only that such a loop, if present, acts fast, that on centred vectors what it makes is a line,
+# and that on uncentred vectors it makes a cone only when the mean already holds the largest
+# direction of the second moment, with a mean cosine of $(2\Phi(\mu/\sigma) - 1)^2$.
 #
 # ## Explorer
 

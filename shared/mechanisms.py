@@ -9,6 +9,7 @@ the toy with the mechanism switched off.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import erf, sqrt
 
 import numpy as np
 
@@ -564,3 +565,65 @@ def rich_get_richer_run(
         lam = rich_get_richer_step(lam, eta)
         history.append(lam)
     return np.array(history)
+
+
+@dataclass(frozen=True)
+class VectorLoop:
+    """Vectors before (``start``) and after (``end``) :func:`rich_get_richer_vectors`.
+
+    ``spectra[t]`` holds the eigenvalues of the uncentred second moment after ``t`` steps, in the
+    order of ``axes`` (its eigenvectors, one per column); ``winner`` is the index of the direction
+    that ends with the largest share, and ``winner_vs_mean`` the absolute cosine between that
+    direction and the mean of the start.
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    spectra: np.ndarray
+    axes: np.ndarray
+    winner: int
+    winner_vs_mean: float
+
+
+def rich_get_richer_vectors(X: np.ndarray, eta: float = 0.18, steps: int = 60) -> VectorLoop:
+    r"""Run the loop of :func:`rich_get_richer_step` on the *uncentred* vectors ``X`` (rows), not on a spectrum.
+
+    The second moment :math:`M = X^\top X / n = U \operatorname{diag}(\lambda) U^\top` is what
+    cosines and gradients see; unlike a covariance it includes the mean. The loop updates
+    :math:`\lambda` and each vector is mapped along with it,
+    :math:`x \leftarrow U \operatorname{diag}(\sqrt{\lambda_T / \lambda_0})\, U^\top x`. If the
+    direction that wins is the mean's, every vector ends on the line of the mean, on the side its
+    own coordinate had, and the mean cosine tends to :func:`loop_cone_cosine`; if another direction
+    wins, the vectors end on a centred line, with a mean cosine near 0.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    eta = _checks.real(eta, "eta", 0.0)
+    steps = _checks.integer(steps, "steps", 0)
+    unit = _checks.power_of_two(X)  # exact: work on X / unit so that no product overflows
+    lam, U = np.linalg.eigh((X / unit).T @ (X / unit) / len(X))
+    if not lam.min() > 0:
+        raise ValueError("X: its second moment is singular (the vectors span fewer directions than they have "
+                         "coordinates), so a direction with no variance cannot be grown; use more rows than columns")
+    history = [lam / lam.mean()]
+    for _ in range(steps):
+        history.append(rich_get_richer_step(history[-1], eta))
+    spectra = np.array(history)
+    scale = np.sqrt(spectra[-1] / spectra[0])
+    end = (((X / unit) @ U) * scale) @ U.T * unit
+    winner = int(np.argmax(spectra[-1]))
+    mean = (X / unit).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    winner_vs_mean = float(abs(U[:, winner] @ mean) / norm) if norm > 0 else 0.0
+    return VectorLoop(X, end, spectra, U, winner, winner_vs_mean)
+
+
+def loop_cone_cosine(ratio: float) -> float:
+    r"""The mean cosine a cloud :math:`x = \mu u + \sigma z` (``ratio`` = :math:`\mu / \sigma`) ends with
+    when a loop collapses it onto the line of its mean: :math:`(2\Phi(\mu/\sigma) - 1)^2`.
+
+    On that line two vectors have cosine +1 if their coordinates :math:`\mu + \sigma z_1` have the same
+    sign and -1 otherwise; each is positive with probability :math:`\Phi(\mu/\sigma)`, so the mean
+    cosine is :math:`(P_+ - P_-)^2 = \operatorname{erf}(\mu / (\sigma\sqrt 2))^2`.
+    """
+    ratio = _checks.real(ratio, "ratio", 0.0)
+    return erf(ratio / sqrt(2.0)) ** 2

@@ -655,6 +655,8 @@ REGISTRY: list[Entry] = [
     Entry(s.rich_get_richer_step, lambda: dict(lam=np.array([1.2, 1.0, 0.9, 0.3]), eta=0.18), {"lam": "spectrum"},
           {"lam": 0}),
     Entry(s.rich_get_richer_run, lambda: dict(eta=0.18, steps=3, unevenness=0.05, d=5, seed=5)),
+    Entry(s.rich_get_richer_vectors, lambda: dict(X=_cloud(30, 4) + 1.0, eta=0.18, steps=3), {"X": CLOUD}),
+    Entry(s.loop_cone_cosine, lambda: dict(ratio=1.0)),
     # the real model (shared.encoder)
     Entry(encoder.model_dir, dict),
     Entry(encoder.load_minilm, dict),
