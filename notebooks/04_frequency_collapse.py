@@ -209,7 +209,9 @@ DegenerationView(run)
 # its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
 # 1,600 (this seed and this training length; the next section trains longer). The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
 # they learn their own partners ($+0.484$ at step 1,600). With every token equally frequent, no
-# band leans: in this run every band's mean cosine stays within a few hundredths of 0. In the
+# band leans: in this run every band's mean cosine stays within a few hundredths of 0 (over other
+# seeds the rare half stays as level, while the frequent band, only 13 tokens, can end leaning by
+# up to a quarter: too few tokens for a steady mean). In the
 # middle panel, the directions of the rare tokens (dark) gather on one side and those of the
 # frequent tokens (bright) on the opposite side. The push and the pull act along the same shared
 # direction, the average context state $\bar h$, with opposite signs:
@@ -269,7 +271,7 @@ for step in (200, 1600):
 # probability, however small, so every rare token gets a small pull at every step, and the pulls
 # add up. A real model never sees that loss. It trains on a finite corpus, and in a large
 # vocabulary many tokens are almost never, or never, the right answer: for them the push is all
-# there is. So we train longer, five seeds each, in both regimes: the exact loss, and the loss on
+# there is. So we train longer, three seeds each (the tests run five), in both regimes: the exact loss, and the loss on
 # a corpus of 1,000 (context, target) pairs drawn from the same language (a different corpus per
 # seed). The lowest loss the exact regime can reach is the language's own conditional entropy.
 #
@@ -277,7 +279,7 @@ for step in (200, 1600):
 # answer depend on the regime?
 
 # %%
-seeds, steps = (0, 1, 2, 3, 4), (200, 1600, 6400)
+seeds, steps = (0, 1, 2), (200, 1600, 6400)
 exact = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds)
 finite = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds, corpus=1000)
 
@@ -287,7 +289,7 @@ def spread_over_seeds(values: list[float]) -> str:
 
 
 rare = band_rows(128, "rare")
-print(f"{'five seeds, min to max':44s}" + "".join(f"{f'step {t:,}':>18s}" for t in steps))
+print(f"{'three seeds, min to max':44s}" + "".join(f"{f'step {t:,}':>18s}" for t in steps))
 sweep = {
     "exact loss: loss": [[r.loss[k] for r in exact] for k in range(len(steps))],
     "exact loss: rare half, mean cosine": [[mean_cosine(r.emb[k][rare]) for r in exact] for k in range(len(steps))],
@@ -304,14 +306,14 @@ print("tokens never a target in the corpus of 1,000 pairs, by seed:", [int((~r.s
 
 # %% [markdown]
 # **What the sweep says.** Under the exact loss the cone is **transient**, in every seed: the rare
-# half leans $+0.827$ to $+0.893$ at step 1,600, and only $+0.345$ to $+0.445$ at step 6,400, while
+# half leans $+0.827$ to $+0.877$ at step 1,600, and only $+0.345$ to $+0.445$ at step 6,400, while
 # the loss is still falling ($3.065$ to $3.133$ against an optimum of 2.54). Every rare token is a
 # target now and then, its pull is small but never zero, and given time the pulls undo the pushes.
 # On a finite corpus the tokens split by one fact: whether the corpus ever shows them as a target.
 # Rare tokens that are targets, even a few times, leave the cone *faster* than under the exact loss
 # ($+0.002$ to $+0.037$ at step 6,400: on so small a corpus their few occurrences weigh much more
 # than their true probability). Tokens that are never a target (3 to 16 of the 128, by seed) get
-# only the push and stay leaning together ($+0.409$ to $+0.641$ at step 6,400); Gao et al.'s
+# only the push and stay leaning together ($+0.409$ to $+0.526$ at step 6,400); Gao et al.'s
 # argument is about them: for a token that is never the answer, the loss keeps falling as its
 # logit falls after every context, so training sends it further along a direction opposite to all
 # contexts. In this small toy even they loosen slowly, as the contexts themselves spread out; the
