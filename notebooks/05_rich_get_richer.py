@@ -33,7 +33,9 @@ import numpy as np
 
 from shared import (
     effective_rank,
+    cov_eigs,
     gaussian_with_spectrum,
+    layer_norm,
     loop_cone_cosine,
     make_isotropic,
     mean_cosine,
@@ -167,6 +169,54 @@ print(f"what sampling adds to the largest of the other eigenvalues, about (1 + s
 # direction wins in every seed and the loop makes the centred line of the table above (at most
 # $+0.113$, far below the closed form's 0.147). The knob that decides between a cone and a line is
 # the mean's share of the second moment, not the loop.
+#
+# ## A dominant coordinate in a real architecture: LayerNorm's two vectors
+#
+# Real models do have single dominant directions, and they sit on the coordinate axes: Kovaleva et
+# al. (2021) find outlier dimensions in BERT's LayerNorm, and Timkey & van Schijndel (2021) one to
+# three rogue dimensions that dominate cosine similarity. LayerNorm is a place where one learned
+# number acts on every token alike: it maps each token $x$ to $g \odot (x - \bar x)/\operatorname{sd}(x)
+# + b$, with a gain vector $g$ and a bias vector $b$. After the normalisation every token has squared
+# length exactly $d$, so one outlier entry has a closed-form effect: a bias entry $b_k$ adds the same
+# coordinate to every token, a mean cosine of about $b_k^2 / (d + b_k^2)$; a gain entry $g_k$
+# stretches one coordinate, which then holds a share $g_k^2 / (g_k^2 + d - 1)$ of the variance.
+#
+# **Predict first.** Which of the two makes a cone, and which a collapsed spread?
+
+# %%
+tokens = make_isotropic(2000, D, rng=7)
+gain, bias = np.ones(D), np.zeros(D)
+gain[7], bias[7] = 10.0, 3.0  # one outlier entry each, in coordinate 7
+print(meter_table({"LayerNorm, gain 1, bias 0 (control)": layer_norm(tokens),
+                   "one gain entry of 10": layer_norm(tokens, gain=gain),
+                   "one bias entry of 3": layer_norm(tokens, bias=bias)}))
+
+# %%
+print(f"{'five seeds (min to max)':26s}{'mean cosine':>18s}{'predicted':>11s}{'top share':>18s}{'predicted':>11s}")
+for size in (3.0, 10.0):
+    for part in ("bias", "gain"):
+        vector = np.zeros(D) if part == "bias" else np.ones(D)
+        vector[7] = size
+        outs = [layer_norm(make_isotropic(2000, D, rng=seed), **{part: vector}) for seed in range(5)]
+        cosines = [mean_cosine(Y) for Y in outs]
+        shares = [cov_eigs(Y).max() / cov_eigs(Y).sum() for Y in outs]
+        cone = size**2 / (D + size**2) if part == "bias" else 0.0
+        share = f"{size**2 / (size**2 + D - 1):11.3f}" if part == "gain" else f"{'-':>11s}"  # bias: no outlier variance
+        print(f"{f'{part} entry {size:g}':26s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>18s}{cone:11.3f}"
+              f"{f'{min(shares):.3f} to {max(shares):.3f}':>18s}{share}")
+
+# %% [markdown]
+# **What the tables say.** One bias entry makes a **cone** and leaves the spread alone (mean cosine
+# $+0.149$, effective rank 47.9 as in the control): it is a shared offset, carried by one coordinate.
+# One gain entry makes a **collapsed spread** with no offset (effective rank 2.2, mean cosine
+# $-0.000$): the rogue coordinate holds about two thirds of the variance. Over five seeds and two
+# sizes the closed forms hold to within about two hundredths (bias 3: $+0.147$ to $+0.153$ against
+# 0.153, bias 10: $+0.666$ to $+0.669$ against 0.667; gain 3: a top share of 0.143 to 0.158 against
+# 0.155, gain 10: 0.649 to 0.675 against 0.671), and neither kind of entry crosses over: the bias
+# never narrows the spread, the gain never makes an offset. So an outlier dimension is a *cause* in the sense of this course only together
+# with its kind: a bias gives the cone, a gain the collapsed spread, and the rich-get-richer loop
+# above would need a mean to dominate before it made either a cone. Why training puts such large
+# entries into LayerNorm's vectors is a separate question, and the toy does not answer it.
 #
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.

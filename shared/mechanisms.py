@@ -627,3 +627,32 @@ def loop_cone_cosine(ratio: float) -> float:
     """
     ratio = _checks.real(ratio, "ratio", 0.0)
     return erf(ratio / sqrt(2.0)) ** 2
+
+
+def layer_norm(X: np.ndarray, gain: np.ndarray | None = None, bias: np.ndarray | None = None) -> np.ndarray:
+    r"""Layer normalisation of each row (Ba, Kiros & Hinton 2016, arXiv:1607.06450).
+
+    .. math::  y = g \odot \frac{x - \operatorname{mean}(x)}{\operatorname{std}(x)} + b
+
+    with the mean and standard deviation taken over the coordinates of the row, ``gain`` :math:`g`
+    (default all ones) and ``bias`` :math:`b` (default zeros). Every Transformer block applies it, so
+    its two learned vectors act on every token alike: a large entry of ``bias`` gives every token
+    the same large coordinate (a shared offset), a large entry of ``gain`` stretches one coordinate
+    of every token (the outlier dimensions Kovaleva et al. 2021, arXiv:2105.06990, find in BERT).
+    """
+    X = _checks.cloud(X)
+    d = X.shape[1]
+    if d < 2:
+        raise ValueError("X: layer normalisation needs at least two coordinates per row")
+    gain = np.ones(d) if gain is None else _checks.vector(gain, "gain")
+    bias = np.zeros(d) if bias is None else _checks.vector(bias, "bias")
+    for name, v in (("gain", gain), ("bias", bias)):
+        if v.shape != (d,):
+            raise ValueError(f"{name}: expected one entry per column of X ({d}), got shape {v.shape}")
+    unit = _checks.power_of_two(X, axis=1)  # exact: the result does not depend on each row's scale
+    Z = X / unit
+    Z = Z - Z.mean(axis=1, keepdims=True)
+    std = np.sqrt(np.mean(Z * Z, axis=1, keepdims=True))
+    if not np.all(std > 0):
+        raise ValueError("X: a row has all coordinates equal, so it has no spread to normalise")
+    return gain * (Z / std) + bias

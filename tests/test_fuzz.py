@@ -657,6 +657,8 @@ REGISTRY: list[Entry] = [
     Entry(s.rich_get_richer_run, lambda: dict(eta=0.18, steps=3, unevenness=0.05, d=5, seed=5)),
     Entry(s.rich_get_richer_vectors, lambda: dict(X=_cloud(30, 4) + 1.0, eta=0.18, steps=3), {"X": CLOUD}),
     Entry(s.loop_cone_cosine, lambda: dict(ratio=1.0)),
+    Entry(s.layer_norm, lambda: dict(X=_cloud(), gain=np.linspace(0.5, 2.0, 5), bias=np.linspace(-1.0, 1.0, 5)),
+          {"X": CLOUD, "gain": "vector", "bias": "vector"}, {"X": 0}),
     # the real model (shared.encoder)
     Entry(encoder.model_dir, dict),
     Entry(encoder.load_minilm, dict),

@@ -17,6 +17,7 @@ from shared import (
     effective_rank,
     frequency_pull,
     gaussian_effective_rank,
+    layer_norm,
     loop_cone_cosine,
     make_isotropic,
     mean_cosine,
@@ -219,3 +220,27 @@ def test_05_closed_form():
     assert loop_cone_cosine(0.0) == 0.0
     assert loop_cone_cosine(1.0) == pytest.approx((2 * 0.8413447460685429 - 1) ** 2)
     assert loop_cone_cosine(40.0) == pytest.approx(1.0)
+
+
+def test_05_layer_norm_normalises_each_row_and_ignores_its_scale():
+    X = np.random.default_rng(0).standard_normal((20, 6)) * 3 + 1
+    Y = layer_norm(X)
+    assert np.allclose(Y.mean(axis=1), 0) and np.allclose(np.mean(Y**2, axis=1), 1)
+    assert np.array_equal(layer_norm(np.ldexp(X, 40)), Y)
+    g, b = np.arange(1.0, 7.0), np.linspace(-1, 1, 6)
+    assert np.allclose(layer_norm(X, gain=g, bias=b), g * Y + b)
+
+
+@pytest.mark.parametrize("size", [3.0, 10.0])
+def test_05_an_outlier_bias_makes_a_cone_and_an_outlier_gain_a_collapsed_spread(size):
+    """2,000 tokens in 50-d, seeds 0-4, outlier entries 3 and 10: the closed forms to 0.03."""
+    for seed in SEEDS:
+        X = make_isotropic(2000, 50, rng=seed)
+        bias, gain = np.zeros(50), np.ones(50)
+        bias[7] = gain[7] = size
+        cone, spread = layer_norm(X, bias=bias), layer_norm(X, gain=gain)
+        assert mean_cosine(cone) == pytest.approx(size**2 / (50 + size**2), abs=0.03)
+        assert effective_rank(cov_eigs(cone)) > 0.9 * effective_rank(cov_eigs(layer_norm(X)))
+        lam = cov_eigs(spread)
+        assert lam.max() / lam.sum() == pytest.approx(size**2 / (size**2 + 49), abs=0.03)
+        assert abs(mean_cosine(spread)) < 0.01
