@@ -407,7 +407,9 @@ print(f"  the {len(unused):,} [unused] tokens, never in any training text: mean 
 # opposite cones in a weak form. The tokens that are never a target, the 994 `[unused]` slots
 # of the vocabulary that no training text contains, form a tight cone ($+0.822$), pointing with
 # the rare words ($+0.590$) and away from the frequent ones ($-0.202$). That is what the toy's
-# finite corpus predicts for never-targets, measured in a model trained on billions of words. (Those
+# finite corpus predicts for never-targets, measured in a model trained on billions of words. A
+# 384-dimensional model and an 8-dimensional toy are compared here by sign and kind (which group
+# leans, and which way), not by size: in more dimensions the same push leaves smaller cosines. (Those
 # rows never appear as inputs either: only the softmax's push, and any weight decay, can have moved them.)
 #
 # This drift has been reported in full-size models. Biś, Podkorytov & Liu (2021, "Too Much in
