@@ -263,7 +263,7 @@ for step in (200, 1600):
 #   control). Gao et al. report that *most* of the learnt embeddings of such models degenerate into
 #   a narrow cone. Whether a rare tail, which is most of a real vocabulary, would dominate it as
 #   the course's reasoning suggests is an extrapolation this small toy cannot test; Part 3 finds
-#   no such cone in a real model's vocabulary.
+#   no such cone among a real model's rare *words*, only among its tokens that are never a target.
 #
 # ## How long does the cone last? Two regimes
 #
