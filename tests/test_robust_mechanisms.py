@@ -244,3 +244,23 @@ def test_05_an_outlier_bias_makes_a_cone_and_an_outlier_gain_a_collapsed_spread(
         lam = cov_eigs(spread)
         assert lam.max() / lam.sum() == pytest.approx(size**2 / (size**2 + 49), abs=0.03)
         assert abs(mean_cosine(spread)) < 0.01
+
+
+@pytest.mark.parametrize("rare_top", [2.0, 3.0, 3.5])
+def test_04_minilm_rare_words_lean_away_and_never_targets_form_a_cone(rare_top):
+    """all-MiniLM-L6-v2's input embeddings, rare words below Zipf 2, 3 or 3.5 against frequent words
+    above Zipf 4.5, 5, 5.5 or 6: the sign of the lean survives every edge (its size does not); the
+    [unused] tokens (never a target) form a cone, the rare words themselves do not."""
+    from shared.encoder import word_embeddings
+    from shared.realmodel import frequency_words
+
+    E, vocab = word_embeddings()
+    rows, zipf = frequency_words()
+    unit = E / np.linalg.norm(E, axis=1, keepdims=True)
+    rare = unit[rows[(zipf >= 1) & (zipf < rare_top)]].mean(axis=0)
+    for frequent_bottom in (4.5, 5.0, 5.5, 6.0):
+        frequent = unit[rows[zipf >= frequent_bottom]].mean(axis=0)
+        assert rare @ frequent / (np.linalg.norm(rare) * np.linalg.norm(frequent)) < -0.1
+    unused = np.array([i for i, token in enumerate(vocab) if token.startswith("[unused")])
+    assert len(unused) > 900 and mean_cosine(E[unused]) > 0.7
+    assert mean_cosine(E[rows[(zipf >= 1) & (zipf < rare_top)]]) < 0.2  # the rare words themselves: no tight cone
