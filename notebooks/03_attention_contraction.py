@@ -23,15 +23,27 @@
 # tokens of *different* sequences a shared cone?
 #
 # **Time:** about 25 minutes. **After this notebook you can** write a bare self-attention update,
-# explain why averaging can only contract a sequence, classify its end state with notebook 01's
-# meter table, and say what a cone shared across sequences would need.
+# explain why averaging can only contract a sequence, tell Dong et al.'s rank collapse from the
+# course's collapsed spread, classify the end state with notebook 01's meter table, and name a
+# component (position embeddings) that gives different sequences a shared cone.
 #
 # **Theory:** [§4.1 Self-attention as a contraction](../research/03-isotropy-anisotropy.md#41-self-attention-as-a-contraction).
 
 # %%
 import numpy as np
 
-from shared import AttentionRun, attention_run, attention_sequences, meter_table, softmax_rows
+from shared import (
+    AttentionRun,
+    attention_run,
+    attention_sequences,
+    cov_eigs,
+    effective_rank,
+    mean_cosine,
+    meter_table,
+    rank_collapse,
+    sinusoidal_positions,
+    softmax_rows,
+)
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import AttentionView
@@ -91,6 +103,8 @@ largest = weights.max(axis=1) * len(X0)  # each token's largest weight, in units
 print(f"share of each token kept by the skip connection per layer: 1 - alpha = {1 - 0.09:.2f}")
 print(f"largest attention weight / uniform weight: median {np.median(largest):.1f},"
       f" range {largest.min():.1f} to {largest.max():.1f}")
+breadth = np.exp(-np.sum(weights * np.log(weights), axis=1))  # exp(entropy): how many tokens a row spreads over
+print(f"tokens each row spreads over, exp(entropy of its weights): median {np.median(breadth):.0f} of {len(X0)}")
 
 # %%
 AttentionView(run)
@@ -108,15 +122,46 @@ AttentionView(run)
 # connection keeps 91 % of each token per layer and slows the shrinking, but cannot stop it, since
 # a mix of a token with an average is still an average. The weights are far from uniform (the
 # median token's largest weight is 6.6 times the uniform one): the score is a dot product, so
-# long tokens that point the same way pull hardest, yet every row still averages over the whole
-# sequence.
+# long tokens that point the same way pull hardest. But they are broad: the median row spreads its
+# weight over about 216 of the 300 tokens (the exponential of its entropy), so every layer is
+# close to an average of the whole sequence.
 #
-# Dong, Cordonnier & Loukas (2021) prove that pure attention loses rank doubly exponentially with
-# depth; they find that skip connections are key to mitigating this collapse and that MLPs slow
-# it. A skip connection helps when a block *adds* the output of attention (passed through learned
-# value and output matrices) to each token; this toy instead mixes each token with its average,
-# which is still an average, so here the skip connection only slows the shrinking. Geshkovski et
-# al. (2023) describe tokens as particles that cluster over depth.
+# **The skip connection, read as Dong et al. read it.** The update can be rewritten as
+# $(1 - \alpha)\,\big(X + A X V\big)$ with $V = \frac{\alpha}{1 - \alpha} I$: a residual block that
+# *adds* attention's output, passed through a value matrix, to each token, then rescales
+# everything by $1 - \alpha$ (which no cosine or rank sees). So this toy is the additive skip
+# connection of a Transformer with one particular value matrix, and not a different architecture.
+# Dong, Cordonnier & Loukas (2021) prove that *pure* attention ($\alpha = 1$ here) loses rank
+# doubly exponentially with depth, and credit skip connections and MLPs with counteracting it. Their
+# residual is the distance of the tokens from a matrix whose rows are all equal. Here it is
+# relative to the tokens' size, $\|X - \mathbf 1 \bar x^\top\| / \|X\|$, layer by layer, without a
+# skip ($\alpha = 1$) and with two skip strengths:
+
+# %%
+def residual(X: np.ndarray) -> float:
+    """Dong et al.'s residual, relative: distance of the tokens from their mean row, over their size."""
+    return float(np.linalg.norm(X - X.mean(axis=0)) / np.linalg.norm(X))
+
+
+print(f"{'relative residual after layer':34s}" + "".join(f"{layer:>10d}" for layer in range(5)))
+for alpha in (1.0, 0.5, 0.09):
+    clouds = attention_run(depth=4, alpha=alpha).clouds
+    print(f"{f'alpha = {alpha}':34s}" + "".join(f"{residual(X):10.2g}" for X in clouds))
+pure = [residual(X) for X in attention_run(depth=4, alpha=1.0).clouds]
+print("alpha = 1: log10 of the residual, ratio of successive layers: "
+      + "  ".join(f"{np.log10(b) / np.log10(a):.1f}" for a, b in zip(pure[1:-1], pure[2:])))
+
+# %% [markdown]
+# Without a skip the residual falls **doubly exponentially**: its logarithm is multiplied by about
+# 3 per layer (3.5, 3.3, 3.1), as Dong et al.'s bound, which raises the residual to the power
+# $3^L$, allows; a fifth layer would reach the rounding level of double precision. With the skip
+# it falls geometrically, by a factor per layer that tends to $1 - \alpha$ (at $\alpha = 0.5$ from
+# 0.36 to 0.19 at layer 4), and slowly at $\alpha = 0.09$ (0.87 to 0.79 in four layers).
+# So here the skip connection turns a doubly exponential collapse into an exponential one; it does
+# not stop it, because with $V$ a positive multiple of $I$ the added term is still an average of
+# the tokens. What stops it in a Transformer is a learned $V$ and an MLP that can add
+# something other than an average. Geshkovski et al. (2023) describe tokens as particles that
+# cluster over depth.
 #
 # ## The yardstick: which failure is this?
 #
@@ -139,8 +184,72 @@ print(meter_table({"shifted start, after 40 layers": run.clouds[40],
 # that lean to $+0.999$ by shrinking the spread around it, while the effective rank stays at 2.0
 # of 2 (the knot is small but round). The centred start is the clean test. With the mechanism off
 # it is a Gaussian in every respect (neither failure); after 120 layers its mean cosine is
-# $+1.000$. Within one sequence, attention *creates* the offset: the sequence shrinks onto a
-# weighted mean of its tokens, near its sample mean, which is never exactly the origin.
+# $+1.000$. Does attention *create* that offset? Split each cloud into its mean and the spread
+# around it:
+
+# %%
+print(f"{'':34s}{'mean length':>12s}{'spread (rms)':>14s}{'mean cosine':>13s}{'rank-1 residual':>17s}")
+for name, before, after in [("shifted start, layers 0 -> 40", run.clouds[0], run.clouds[40]),
+                            ("centred start, layers 0 -> 120", centred.clouds[0], centred.clouds[120])]:
+    for when, X in [("before", before), ("after", after)]:
+        centre = X.mean(axis=0)
+        spread = np.sqrt(np.mean(np.sum((X - centre) ** 2, axis=1)))
+        print(f"{name + ', ' + when:34s}{np.linalg.norm(centre):12.3f}{spread:14.3f}{mean_cosine(X):+13.3f}"
+              f"{rank_collapse(X):17.3f}")
+
+# %% [markdown]
+# **Attention removes the spread and keeps the mean.** The centred start's mean has length 0.127
+# before and 0.133 after 120 layers: attention does not create the offset, it was there as the
+# sample mean of 300 random tokens. What attention does is shrink the spread around it from 1.402
+# to 0.000, and once nothing else is left, every token points along the mean: the mean cosine goes
+# from $+0.007$ to $+1.000$. In the shifted start the mean even grows (0.777 to 1.144: the weights
+# favour long tokens pointing the same way, so the weighted centre lies further out than the
+# plain mean) while the spread falls from 1.402 to 0.053. A shared part that is small against
+# the spread barely moves the mean cosine; averaging amplifies it by removing everything else.
+#
+# **Two meanings of "rank".** The last column is Dong et al.'s rank collapse in the form their code
+# measures it, the distance of the tokens from their best rank-1 approximation, relative to their
+# size: it falls from 0.607 to 0.033 in the shifted run, so by that measure the sequence *does* lose
+# rank. The table's effective rank stays at 2.0 because it is computed on the spread *after*
+# centring and ignores its size: it asks how evenly the remaining variance is shared between
+# directions, and a small round knot shares it evenly. The two agree on what happens: the spread
+# shrinks to nothing against the mean, so all tokens lie near one ray. Dong et al. call that rank
+# collapse; notebook 01's vocabulary calls it a cone (a shared offset), not a collapsed spread
+# (variance in few directions).
+#
+# **The knob that could break this: the sharpness $\beta$.** Everything above used $\beta = 0.6$,
+# where each row averages over most of the sequence. Sharper attention is more local. Five seeds
+# for each of three values, both starts:
+
+# %%
+starts = [np.linalg.norm(attention_run(depth=0, offset=0.0, seed=seed).clouds[0].mean(axis=0)) for seed in range(5)]
+print(f"centred start, seeds 0-4: mean length {min(starts):.3f} to {max(starts):.3f} before any layer")
+print(f"{'five seeds (min to max)':32s}{'mean cosine':>20s}{'effective rank':>18s}{'mean length':>20s}")
+for beta in (0.3, 0.6, 1.2):
+    for start, offset, depth in [("shifted, 40 layers", 0.7, 40), ("centred, 120 layers", 0.0, 120)]:
+        ends = [attention_run(depth=depth, beta=beta, offset=offset, seed=seed) for seed in range(5)]
+        cosines = [mean_cosine(r.clouds[-1]) for r in ends]
+        ranks = [effective_rank(cov_eigs(r.clouds[-1])) for r in ends]
+        lengths = [np.linalg.norm(r.clouds[-1].mean(axis=0)) for r in ends]
+        print(f"{f'beta = {beta}, {start}':32s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>20s}"
+              f"{f'{min(ranks):.2f} to {max(ranks):.2f}':>18s}{f'{min(lengths):.3f} to {max(lengths):.3f}':>20s}")
+
+# %% [markdown]
+# Up to $\beta = 0.6$ the verdict holds in every seed: a cone (mean cosine at least $+0.998$) whose
+# small knot stays two-dimensional (effective rank at least 1.81). At $\beta = 1.2$ it does not:
+# attention is local enough that the sequence splits into clusters that have not merged after 120
+# layers (the metastable clusters of Geshkovski et al.), the mean cosine ranges from $+0.128$ to
+# $+1.000$ by seed, and the effective rank is 1.00 to 1.10: the clusters lie along one line, in
+# some seeds on different sides of the origin, a collapsed spread. Sharp attention also moves the
+# mean far out (length 0.715 to 2.528 from the centred start): the long tokens that attract the
+# most weight drag the centre with them. So "a cone, not a collapsed spread" and "attention keeps
+# the mean" are statements about broad attention; with sharp attention and finite depth the end
+# state depends on the draw.
+#
+# The mean, too, varies by draw: over the five seeds the centred start's mean has length 0.018 to
+# 0.127 before and 0.008 to 0.202 after 120 layers at $\beta = 0.6$. It is always of the size of the
+# sample mean of 300 random tokens, never of the size of the spread: broad attention keeps a mean
+# of that size, it does not make one.
 #
 # ## One sequence is not a vocabulary: many sequences
 #
@@ -171,7 +280,36 @@ for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own 
 # **Why it matters.** Collapse within a sequence is not by itself a cone shared by a model's
 # vectors. A shared cone needs a **component common to all sequences**: a shared bias, a position
 # or segment embedding added to every token, or a coordinate that every token carries. Averaging
-# then strips away what differs within each sequence and leaves the common part. Notebook 07 finds
+# then strips away what differs within each sequence and leaves the common part.
+#
+# **Position embeddings are such a component.** Every sequence of a Transformer gets the same
+# position embeddings added to its tokens, and the sinusoidal ones of Vaswani et al. (2017) do not
+# average to zero over positions: their slow cosines stay near 1. Averaging over a sequence keeps
+# exactly that mean. We give 16 sequences of 100 centred Gaussian tokens in 16 dimensions the
+# sinusoidal embeddings of their 100 positions, and compare them with no position embeddings and
+# with the same embeddings minus their mean over positions (the control: position still varies
+# from token to token, but nothing is shared on average). In 16 dimensions the scores
+# $\beta\, x \cdot y$ are about 8 times larger than in 2-D, so we take $\beta = 0.1$ to keep the
+# weights about as broad; five seeds each, 40 layers.
+
+# %%
+positions = sinusoidal_positions(100, 16)
+print(f"length of the mean position embedding: {np.linalg.norm(positions.mean(axis=0)):.2f}"
+      f" (a single position embedding: {np.linalg.norm(positions[0]):.2f})")
+print(f"{'across sequences, five seeds (min to max)':44s}{'start':>18s}{'after 40 layers':>18s}")
+for name, added in [("sinusoidal position embeddings", positions),
+                    ("the same, minus their mean (control)", positions - positions.mean(axis=0)),
+                    ("no position embeddings", None)]:
+    seqs = [attention_sequences(offset=0.0, d=16, beta=0.1, positions=added, seed=seed) for seed in range(30, 35)]
+    start, end = [s.across(s.starts) for s in seqs], [s.across() for s in seqs]
+    print(f"{name:44s}{f'{min(start):+.3f} to {max(start):+.3f}':>18s}{f'{min(end):+.3f} to {max(end):+.3f}':>18s}")
+
+# %% [markdown]
+# With position embeddings, two tokens from different sequences start at a cosine of $+0.172$ to
+# $+0.185$ and end at $+0.955$ to $+0.966$: a cone shared by all sequences, made of the mean
+# position embedding, which attention amplified by removing the rest (as the shared shift above
+# went from $+0.181$ to $+0.968$). Remove that mean and the same
+# embeddings leave the sequences unrelated, as does having none. Notebook 07 finds
 # one such component in a real model (a coordinate that nearly every token shares, carrying a
 # third to more than half of the shared offset of its middle layers), and tokens that line up
 # within their sentence more than across sentences.

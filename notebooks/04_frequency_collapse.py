@@ -36,8 +36,13 @@ import numpy as np
 from shared import (
     band_cosines,
     band_rows,
+    bigram_language,
+    cov_eigs,
     degeneration_run,
+    degeneration_runs,
+    effective_rank,
     frequency_pull,
+    gaussian_effective_rank,
     make_isotropic,
     mean_cosine,
     meter_table,
@@ -96,17 +101,38 @@ factor = 1 - 0.9 * np.sqrt(freq / freq.max())  # what the pull multiplies each t
 print(f"tokens the pull shortens by more than a tenth: {np.sum(factor < 0.9)} of {len(freq):,}")
 
 # %% [markdown]
+# The third row is one draw of heavy-tailed lengths. Before reading its verdict, draw the lengths
+# five times, at this size and at ten times the size:
+
+# %%
+print("effective rank of 'random lengths, same directions' (of 50), five draws of the lengths (seeds 41-45)")
+for n in (1200, 12000):
+    directions = make_isotropic(n, 50, rng=4)
+    ranks = [effective_rank(cov_eigs(directions * np.exp(np.random.default_rng(s).standard_normal(n))[:, None]))
+             for s in range(41, 46)]
+    print(f"  n = {n:6,d}: " + "  ".join(f"{r:5.1f}" for r in ranks)
+          + f"    a Gaussian of this size: {gaussian_effective_rank(n, 50):.1f}")
+
+# %% [markdown]
 # **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
 # control agree to the third decimal (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
 # both sit on the Gaussian baseline, and neither failure of notebook 01 appears. Two reasons, and
 # only one is general. The pull multiplies each token by a positive number, so the mean cosine and
 # uniformity, which look only at directions, cannot move, whatever the pull. The other meters
 # could: partition isotropy and the ranks weigh each token by its length. The third row shows what
-# unequal lengths alone do to them (partition $I$ 0.000, effective rank 21.6, a *collapsed spread*
-# in the table's words: a handful of very long vectors own most of the variance), with the mean
-# cosine untouched. The pull does not get there because it shortens few tokens by much: only 80
-# of the 1,200 lose more than a tenth of their length. The tokens "at the centre" are short, and
-# their directions are as random as before.
+# wildly unequal lengths do to them *in one sample* (partition $I$ 0.000, effective rank 21.6, a
+# *collapsed spread* in the table's words), with the mean cosine untouched. The pull does not get
+# there because it shortens few tokens by much: only 80 of the 1,200 lose more than a tenth of
+# their length. The tokens "at the centre" are short, and their directions are as random as before.
+#
+# **The third row is a sampling effect, not a property of random lengths.** Its effective rank moves
+# from 17.7 to 27.8 over five draws of the lengths at 1,200 tokens, and reaches 41.4 to 45.9 at
+# 12,000. Independent lengths leave the *population* covariance round: it is
+# $E[e^{2z}]\,I/50$, every direction alike. What shrinks the sample's rank is the tail of the lengths:
+# $e^{2z}$ has a fourth moment $e^4 \approx 55$ times its squared mean, so a sample of $n$ tokens
+# estimates the covariance about as well as $n/55$ equal-length ones would, and 1,200 tokens are
+# too few for it. The verdict to keep is the narrower one: unequal lengths *can* make a sample
+# look like a collapsed spread; the meter then measures the sample, not a direction the tokens share.
 #
 # The specification read 0.637 as a drop from the partition isotropy of notebook 01's isotropic
 # cloud. That compares clouds of different sizes and samples: the unpulled tokens score 0.637 themselves, and
@@ -181,9 +207,11 @@ DegenerationView(run)
 # %% [markdown]
 # **What you see.** With Zipfian frequencies the rare half of the vocabulary drifts into a cone:
 # its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
-# 1,600. The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
+# 1,600 (this seed and this training length; the next section trains longer). The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
 # they learn their own partners ($+0.484$ at step 1,600). With every token equally frequent, no
-# band leans: in this run every band's mean cosine stays within a few hundredths of 0. In the
+# band leans: in this run every band's mean cosine stays within a few hundredths of 0 (over other
+# seeds the rare half stays as level, while the frequent band, only 13 tokens, can end leaning by
+# up to a quarter: too few tokens for a steady mean). In the
 # middle panel, the directions of the rare tokens (dark) gather on one side and those of the
 # frequent tokens (bright) on the opposite side. The push and the pull act along the same shared
 # direction, the average context state $\bar h$, with opposite signs:
@@ -235,7 +263,64 @@ for step in (200, 1600):
 #   control). Gao et al. report that *most* of the learnt embeddings of such models degenerate into
 #   a narrow cone. Whether a rare tail, which is most of a real vocabulary, would dominate it as
 #   the course's reasoning suggests is an extrapolation this small toy cannot test; Part 3 finds
-#   no such cone in a real model's vocabulary.
+#   no such cone among a real model's rare *words*, only among its tokens that are never a target.
+#
+# ## How long does the cone last? Two regimes
+#
+# Every step above used the *exact* expected loss: every token is a target with its true
+# probability, however small, so every rare token gets a small pull at every step, and the pulls
+# add up. A real model never sees that loss. It trains on a finite corpus, and in a large
+# vocabulary many tokens are almost never, or never, the right answer: for them the push is all
+# there is. So we train longer, three seeds each (the tests run five), in both regimes: the exact loss, and the loss on
+# a corpus of 1,000 (context, target) pairs drawn from the same language (a different corpus per
+# seed). The lowest loss the exact regime can reach is the language's own conditional entropy.
+#
+# **Predict first.** Trained four times longer, does the rare cone grow, stay, or fade? Does the
+# answer depend on the regime?
+
+# %%
+seeds, steps = (0, 1, 2), (200, 1600, 6400)
+exact = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds)
+finite = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds, corpus=1000)
+
+
+def spread_over_seeds(values: list[float]) -> str:
+    return f"{min(values):+.3f} to {max(values):+.3f}"
+
+
+rare = band_rows(128, "rare")
+print(f"{'three seeds, min to max':44s}" + "".join(f"{f'step {t:,}':>18s}" for t in steps))
+sweep = {
+    "exact loss: loss": [[r.loss[k] for r in exact] for k in range(len(steps))],
+    "exact loss: rare half, mean cosine": [[mean_cosine(r.emb[k][rare]) for r in exact] for k in range(len(steps))],
+    "corpus: tokens never a target": [[mean_cosine(r.emb[k][~r.seen]) for r in finite] for k in range(len(steps))],
+    "corpus: rare tokens that are targets": [[mean_cosine(r.emb[k][rare[r.seen[rare]]]) for r in finite]
+                                             for k in range(len(steps))],
+}
+for name, columns in sweep.items():
+    print(f"{name:44s}" + "".join(f"{spread_over_seeds(c):>18s}" for c in columns))
+joint = bigram_language(128, 1.0)  # P(c, w), every entry positive
+entropy = -np.sum(joint * np.log(joint / joint.sum(axis=1, keepdims=True)))
+print(f"lowest possible exact loss (conditional entropy of the language): {entropy:.2f}")
+print("tokens never a target in the corpus of 1,000 pairs, by seed:", [int((~r.seen).sum()) for r in finite])
+
+# %% [markdown]
+# **What the sweep says.** Under the exact loss the cone is **transient**, in every seed: the rare
+# half leans $+0.827$ to $+0.877$ at step 1,600, and only $+0.345$ to $+0.445$ at step 6,400, while
+# the loss is still falling ($3.065$ to $3.133$ against an optimum of 2.54). Every rare token is a
+# target now and then, its pull is small but never zero, and given time the pulls undo the pushes.
+# On a finite corpus the tokens split by one fact: whether the corpus ever shows them as a target.
+# Rare tokens that are targets, even a few times, leave the cone *faster* than under the exact loss
+# ($+0.002$ to $+0.037$ at step 6,400: on so small a corpus their few occurrences weigh much more
+# than their true probability). Tokens that are never a target (3 to 16 of the 128, by seed) get
+# only the push and stay leaning together ($+0.409$ to $+0.526$ at step 6,400); Gao et al.'s
+# argument is about them: for a token that is never the answer, the loss keeps falling as its
+# logit falls after every context, so training sends it further along a direction opposite to all
+# contexts. In this small toy even they loosen slowly, as the contexts themselves spread out; the
+# gap between them and the targets is what survives the seeds.
+#
+# **Which regime is a real model in?** A finite corpus and a vocabulary of tens of thousands, with
+# many tokens rarely or never the answer: the second. Part 3 measures what that leaves behind.
 #
 # **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
 # of the spread, which comes from training itself. Untying the output layer from the embeddings
@@ -251,11 +336,27 @@ for name, bands in [("tied: the embeddings", band_cosines(run)),
     print(f"{name:34s}" + "".join(f"{c:+8.3f}" for c in bands.rare))
 
 # %% [markdown]
+# That untied run is one size. The input embeddings' drift depends on it: three seeds at two
+# widths, rare half at step 1,600:
+
+# %%
+print(f"{'untied, rare half at step 1,600 (seeds 0-2)':46s}{'input embeddings':>22s}{'output matrix':>22s}")
+for d in (8, 16):
+    untied_runs = degeneration_runs(exponent=1.0, tied=False, d=d, checkpoints=(1600,), seeds=(0, 1, 2))
+    inputs = [mean_cosine(r.emb[0][rare]) for r in untied_runs]
+    outputs = [mean_cosine(r.out[0][rare]) for r in untied_runs]
+    print(f"{f'128 tokens x {d} dimensions':46s}{spread_over_seeds(inputs):>22s}{spread_over_seeds(outputs):>22s}")
+
+# %% [markdown]
 # The softmax layer makes the cone; tying hands that layer's geometry to the embedding table.
 # Untied, the input embeddings stay round for the first 200 steps ($+0.012$) and then drift too
 # ($+0.564$ at step 1,600): every context receives almost the same error signal ("predict the
-# common words"), plausibly a second shared push. So in this toy the clean control is uniform frequency,
-# not untying: the cone needs unequal frequencies, and tying decides which matrix shows it first.
+# common words"), plausibly a second shared push. How far they drift depends on the width: over
+# three seeds, $+0.496$ to $+0.564$ at 8 dimensions and $+0.293$ to $+0.369$ at 16, while the output
+# matrix leans at both ($+0.861$ to $+0.882$, $+0.675$ to $+0.703$). So "untying does not help" holds
+# for the output matrix at every size tried; for the input embeddings it is a statement about a
+# narrow model, and wider ones drift less. The clean control is uniform frequency: the cone needs
+# unequal frequencies, and tying decides which matrix shows it.
 #
 # ## Part 3 · Are frequent tokens short? The toy, a real model, and the pull
 #
@@ -275,11 +376,24 @@ real = static_norm_frequency()
 print(f"\nall-MiniLM-L6-v2, input embeddings of {len(real.zipf):,} words: Spearman rho = {real.spearman[0]:+.3f}")
 print("  Zipf bin (3 = once per million words)  " + "".join(f"{f'{b}-{b + 1}':>7s}" for b in range(1, 8)))
 print("  median norm                            " + "".join(f"{m:>7.2f}" for m in real.median[0]))
-E, _ = word_embeddings()
+E, vocab = word_embeddings()
 rows, zipf = frequency_words()
 for low, high in [(1, 3), (3, 5), (5, 8)]:
     words = rows[(zipf >= low) & (zipf < high)]
     print(f"  mean cosine within the words of Zipf {low}-{high} ({len(words):,} words): {mean_cosine(E[words]):+.3f}")
+unit = E / np.linalg.norm(E, axis=1, keepdims=True)
+lean = {"rare words (Zipf 1-3)": unit[rows[(zipf >= 1) & (zipf < 3)]].mean(axis=0),
+        "frequent words (Zipf 5-8)": unit[rows[zipf >= 5]].mean(axis=0)}
+print(f"  cosine of the mean direction of the rare words with that of the frequent words: "
+      f"{cos(*lean.values()):+.3f}")
+edges = [cos(unit[rows[(zipf >= 1) & (zipf < top)]].mean(axis=0), unit[rows[zipf >= bottom]].mean(axis=0))
+         for top in (2.0, 2.5, 3.0, 3.5) for bottom in (4.5, 5.0, 5.5, 6.0)]
+print(f"  the same cosine with the rare words below Zipf 2 to 3.5 and the frequent above 4.5 to 6: "
+      f"{min(edges):+.3f} to {max(edges):+.3f}")
+unused = np.array([i for i, token in enumerate(vocab) if token.startswith("[unused")])
+print(f"  the {len(unused):,} [unused] tokens, never in any training text: mean cosine {mean_cosine(E[unused]):+.3f};"
+      f" their mean direction against the rare words' {cos(unit[unused].mean(axis=0), lean['rare words (Zipf 1-3)']):+.3f},"
+      f" the frequent words' {cos(unit[unused].mean(axis=0), lean['frequent words (Zipf 5-8)']):+.3f}")
 
 # %% [markdown]
 # **Neither the toy nor the real model follows the pull.** In the trained toy the most frequent
@@ -289,16 +403,40 @@ for low, high in [(1, 3), (3, 5), (5, 8)]:
 # over most of the range ($\rho = +0.810$) and falls again only for the hundred or so most frequent
 # words: an inverted U where the toy's is a U, and the rise-then-fall Schakel & Wilson (2015)
 # report for word2vec. This model therefore disagrees with Li et al.'s observation for BERT except
-# at the very top. Nor does its vocabulary show the toy's rare cone: its rarest words lean together
-# only faintly ($+0.087$ against the toy's $+0.877$). Part 1's pull fixed its sign by construction;
-# a trained model decides it, and notebook 07 finds that contextual vectors can show the opposite
-# sign to static ones. Frequency shapes the geometry; which way has to be measured.
+# at the very top.
+#
+# **Its vocabulary is in the finite-corpus regime, and shows it.** The rare words lean together
+# only faintly ($+0.087$, against the toy's $+0.877$ at step 1,600), but they lean *away* from the
+# frequent words: the mean directions of the two groups have a cosine of $-0.475$, the toy's two
+# opposite cones in a weak form. The sign survives every choice of band edges tried; the size
+# does not ($-0.524$ to $-0.157$), so read it as a direction, not a figure. The tokens that are never a target, the 994 `[unused]` slots
+# of the vocabulary that no training text contains, form a tight cone ($+0.822$), pointing with
+# the rare words ($+0.590$) and away from the frequent ones ($-0.202$). That is what the toy's
+# finite corpus predicts for never-targets, measured in a model trained on billions of words. A
+# 384-dimensional model and an 8-dimensional toy are compared here by sign and kind (which group
+# leans, and which way), not by size: in more dimensions the same push leaves smaller cosines. (Those
+# rows never appear as inputs either: only the softmax's push, and any weight decay, can have moved them.)
+#
+# This drift has been reported in full-size models. Biś, Podkorytov & Liu (2021, "Too Much in
+# Common", NAACL) argue that at every step all embeddings except the target's receive a gradient in
+# the same direction, so they drift along common directions, and that removing the mean restores
+# isotropy; Jiang et al. (2022, PromptBERT, arXiv:2201.04337) trace the weakness of BERT's sentence
+# embeddings to biases of the static token embeddings (frequency, subwords, case) rather than to
+# high cosines. (Neither paper is in the course's literature notes; these two sentences rest on
+# the papers' abstracts only.)
+#
+# Part 1's pull fixed the sign of the norm relation by construction; a trained model decides it,
+# and notebook 07 finds that contextual vectors can show the opposite sign to static ones.
+# Frequency shapes the geometry; which way has to be measured.
 #
 # **Takeaway.** A pull that only rescales tokens leaves their directions as they were, by
 # construction, so the meters that read directions cannot move, and the others move only as far
-# as the lengths become unequal. Likelihood training turns frequency into direction: rare tokens,
-# pushed away from every context along the shared direction of the contexts, drift into a cone
-# that uniform frequencies prevent. A real model's vocabulary need not show it.
+# as the lengths become unequal (and a heavy tail of lengths fools them only in small samples).
+# Likelihood training turns frequency into direction: rare tokens, pushed away from every context
+# along the shared direction of the contexts, drift into a cone that uniform frequencies prevent.
+# Under the exact loss that cone is transient; what keeps a token in it is never being the answer,
+# which is the regime of a finite corpus and a large vocabulary, and a real model's never-seen
+# tokens sit in such a cone.
 #
 # ## Explorers
 #
@@ -333,6 +471,8 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # 3. Set $s = 0$. Why does no band lean anywhere, although the model trains just the same?
 # 4. Set $s = 2$. Fewer tokens are frequent: does the rare cone form sooner or later, and what
 #    happens to the norms of the most frequent tokens?
+# 5. In the sweep cell, change `corpus=1000` to `corpus=300`. How many tokens are never a target
+#    now, and do they still lean together at step 6,400?
 
 # %% [markdown]
 # ## Exercises

@@ -31,7 +31,18 @@
 # %%
 import numpy as np
 
-from shared import effective_rank, gaussian_with_spectrum, meter_table, rich_get_richer_run
+from shared import (
+    effective_rank,
+    cov_eigs,
+    gaussian_with_spectrum,
+    layer_norm,
+    loop_cone_cosine,
+    make_isotropic,
+    mean_cosine,
+    meter_table,
+    rich_get_richer_run,
+    rich_get_richer_vectors,
+)
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
@@ -113,17 +124,106 @@ print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], r
 # uniformity flag it as they flagged the line. With the mechanism off the cloud is a Gaussian in
 # every respect.
 #
-# The toy cannot say whether such a loop makes a cone: a spectrum has no mean, so we drew centred
-# points. A loop acting on the uncentred vectors (what cosines, and gradients, actually see) would
-# feed a shared mean like any other dominant direction, and could grow an offset; notebook 04's
-# likelihood training shows a measured mechanism that does push a whole group of vectors the same
-# way.
+# ## Does the loop make a cone? Run it on uncentred vectors
+#
+# A spectrum has no mean, so the table above could only judge centred points. Cosines and
+# gradients see the *uncentred* vectors, whose second moment $X^\top X / n$ includes the mean: a
+# mean of length $\mu$ adds $\mu^2$ to the variance along its direction. So run the same loop on
+# the eigenvalues of the second moment, and carry each vector along (`rich_get_richer_vectors`):
+# 2,000 vectors $x = \mu u + \sigma z$ in 50 dimensions, $\sigma = 1$, a mean of length $\mu$ along
+# the first axis $u$, five seeds per $\mu$.
+#
+# If the mean's direction wins, every vector ends on the line of the mean, on the side of the
+# origin its own coordinate $\mu + \sigma z_1$ had. Two vectors then have cosine $+1$ if those signs
+# agree and $-1$ if not, and each is positive with probability $\Phi(\mu/\sigma)$, so the mean
+# cosine is $\big(\Phi - (1 - \Phi)\big)^2 = (2\Phi(\mu/\sigma) - 1)^2$. If another direction wins,
+# the vectors end on a centred line and the mean cosine is near 0.
+#
+# **Predict first.** At $\mu/\sigma = 1$ the start is barely a cone (mean cosine about $1/51$).
+# What will the loop make of it?
+
+# %%
+print(f"{'mu / sigma':>10s}{'mu^2':>7s}{'start (five seeds)':>20s}{'(2 Phi - 1)^2':>15s}{'after 60 steps':>18s}"
+      f"{'mean direction wins':>21s}")
+for ratio in (0.25, 0.5, 1.0, 2.0):
+    loops = []
+    for seed in range(5):
+        X = make_isotropic(2000, D, rng=seed)
+        X[:, 0] += ratio  # the mean, along the first axis
+        loops.append(rich_get_richer_vectors(X, eta=0.18, steps=60))
+    start = [mean_cosine(v.start) for v in loops]
+    end = [mean_cosine(v.end) for v in loops]
+    wins = sum(v.winner_vs_mean > 0.9 for v in loops)  # the winning direction is within 26 degrees of the mean
+    print(f"{ratio:10.2f}{ratio**2:7.2f}{f'{min(start):+.3f} to {max(start):+.3f}':>20s}{loop_cone_cosine(ratio):15.3f}"
+          f"{f'{min(end):+.3f} to {max(end):+.3f}':>18s}{f'{wins} of 5':>21s}")
+print(f"what sampling adds to the largest of the other eigenvalues, about (1 + sqrt(d/n))^2 - 1 = "
+      f"{(1 + np.sqrt(D / 2000)) ** 2 - 1:.2f}")
+
+# %% [markdown]
+# **What the sweep says.** The loop **makes a cone only if the mean direction already dominates
+# the second moment**, and then the closed form predicts it. At $\mu/\sigma = 1$ and 2 the mean's
+# direction wins in every seed, and the mean cosine goes from $+0.018$ to $+0.020$ (and $+0.071$
+# to $+0.075$) to within a few hundredths of $(2\Phi - 1)^2$ = 0.466 (and 0.911): a cone grown from
+# a lean the mean cosine barely saw. At 0.25 and 0.5 the mean adds only $\mu^2$ to one eigenvalue,
+# less than sampling adds to the largest of the other directions (0.34 at this size), so a random
+# direction wins in every seed and the loop makes the centred line of the table above (at most
+# $+0.113$, far below the closed form's 0.147). The knob that decides between a cone and a line is
+# the mean's share of the second moment, not the loop.
+#
+# ## A dominant coordinate in a real architecture: LayerNorm's two vectors
+#
+# Real models do have single dominant directions, and they sit on the coordinate axes: Kovaleva et
+# al. (2021) find outlier dimensions in BERT's LayerNorm, and Timkey & van Schijndel (2021) one to
+# three rogue dimensions that dominate cosine similarity. LayerNorm is a place where one learned
+# number acts on every token alike: it maps each token $x$ to $g \odot (x - \bar x)/\operatorname{sd}(x)
+# + b$, with a gain vector $g$ and a bias vector $b$. After the normalisation every token has squared
+# length exactly $d$, so one outlier entry has a closed-form effect: a bias entry $b_k$ adds the same
+# coordinate to every token, a mean cosine of about $b_k^2 / (d + b_k^2)$; a gain entry $g_k$
+# stretches one coordinate, which then holds a share $g_k^2 / (g_k^2 + d - 1)$ of the variance.
+#
+# **Predict first.** Which of the two makes a cone, and which a collapsed spread?
+
+# %%
+tokens = make_isotropic(2000, D, rng=7)
+gain, bias = np.ones(D), np.zeros(D)
+gain[7], bias[7] = 10.0, 3.0  # one outlier entry each, in coordinate 7
+print(meter_table({"LayerNorm, gain 1, bias 0 (control)": layer_norm(tokens),
+                   "one gain entry of 10": layer_norm(tokens, gain=gain),
+                   "one bias entry of 3": layer_norm(tokens, bias=bias)}))
+
+# %%
+print(f"{'five seeds (min to max)':26s}{'mean cosine':>18s}{'predicted':>11s}{'top share':>18s}{'predicted':>11s}")
+for size in (3.0, 10.0):
+    for part in ("bias", "gain"):
+        vector = np.zeros(D) if part == "bias" else np.ones(D)
+        vector[7] = size
+        outs = [layer_norm(make_isotropic(2000, D, rng=seed), **{part: vector}) for seed in range(5)]
+        cosines = [mean_cosine(Y) for Y in outs]
+        shares = [cov_eigs(Y).max() / cov_eigs(Y).sum() for Y in outs]
+        cone = size**2 / (D + size**2) if part == "bias" else 0.0
+        share = f"{size**2 / (size**2 + D - 1):11.3f}" if part == "gain" else f"{'-':>11s}"  # bias: no outlier variance
+        print(f"{f'{part} entry {size:g}':26s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>18s}{cone:11.3f}"
+              f"{f'{min(shares):.3f} to {max(shares):.3f}':>18s}{share}")
+
+# %% [markdown]
+# **What the tables say.** One bias entry makes a **cone** and leaves the spread alone (mean cosine
+# $+0.149$, effective rank 47.9 as in the control): it is a shared offset, carried by one coordinate.
+# One gain entry makes a **collapsed spread** with no offset (effective rank 2.2, mean cosine
+# $-0.000$): the rogue coordinate holds about two thirds of the variance. Over five seeds and two
+# sizes the closed forms hold to within about two hundredths (bias 3: $+0.147$ to $+0.153$ against
+# 0.153, bias 10: $+0.666$ to $+0.669$ against 0.667; gain 3: a top share of 0.143 to 0.158 against
+# 0.155, gain 10: 0.649 to 0.675 against 0.671), and neither kind of entry crosses over: the bias
+# never narrows the spread, the gain never makes an offset. So an outlier dimension is a *cause* in the sense of this course only together
+# with its kind: a bias gives the cone, a gain the collapsed spread, and the rich-get-richer loop
+# above would need a mean to dominate before it made either a cone. Why training puts such large
+# entries into LayerNorm's vectors is a separate question, and the toy does not answer it.
 #
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
 # Whether real training contains such a loop is debated (see the theory section); the toy shows
-# only that such a loop, if present, acts fast, and that on centred vectors what it makes is a
-# line, not a cone.
+# only that such a loop, if present, acts fast, that on centred vectors what it makes is a line,
+# and that on uncentred vectors it makes a cone only when the mean already holds the largest
+# direction of the second moment, with a mean cosine of $(2\Phi(\mu/\sigma) - 1)^2$.
 #
 # ## Explorer
 

@@ -387,8 +387,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "04.4": Exercise(
         reference=lambda: "b",
-        right="With equal frequencies push and pull balance for every token, so no band leans; untied, the "
-        "output matrix forms the same cone and the input embeddings a later one.",
+        right="With equal frequencies push and pull balance for every token, so the rare half does not lean; "
+        "untied, the output matrix forms the same cone and the input embeddings a later, weaker one.",
         hint="Compare the uniform-frequency run with the untied run: in which one does some matrix still "
         "form a rare cone?",
         choices=("a", "b", "c"),

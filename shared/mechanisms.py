@@ -9,6 +9,7 @@ the toy with the mechanism switched off.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import erf, sqrt
 
 import numpy as np
 
@@ -163,17 +164,33 @@ class SequencesRun:
         return float(cross_group_cosines(X.reshape(-1, X.shape[2]), groups).sum())
 
 
+def sinusoidal_positions(n: int, d: int) -> np.ndarray:
+    r"""The sinusoidal position embeddings of Vaswani et al. (2017, arXiv:1706.03762), shape ``(n, d)``.
+
+    .. math::  p_{t, 2i} = \sin(t / 10000^{2i/d}), \qquad p_{t, 2i+1} = \cos(t / 10000^{2i/d})
+
+    for positions :math:`t = 0, \dots, n - 1`. Their mean over positions is not zero: the slow
+    cosines stay near 1, so every sequence that adds them carries the same mean vector.
+    """
+    n, d = _checks.integer(n, "n", 1), _checks.integer(d, "d", 1)
+    t = np.arange(n, dtype=float)[:, None]
+    rate = 10000.0 ** (-(np.arange(d) // 2 * 2) / d)
+    angles = t * rate
+    return np.where(np.arange(d) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
 def attention_sequences(
     sequences: int = 16, depth: int = 40, beta: float = 0.6, alpha: float = 0.09, offset: float = 0.7,
-    shared: bool = True, n: int = 100, d: int = 2, seed: int = 30,
+    shared: bool = True, n: int = 100, d: int = 2, seed: int = 30, positions: np.ndarray | None = None,
 ) -> SequencesRun:
     """Many independent sequences through the same stack of :func:`attention_step` layers.
 
     Each sequence starts as ``n`` Gaussian tokens in ``d`` dimensions shifted by ``offset`` along a
     unit direction: the same one for every sequence when ``shared`` (the direction of
     :func:`attention_run` in 2-D, otherwise the first axis), else a random direction of its own.
-    Attention mixes tokens only within their sequence, so what the sequences end up sharing is
-    what they shared at the start.
+    ``positions`` (shape ``(n, d)``, e.g. :func:`sinusoidal_positions`) is added to every sequence,
+    token ``t`` getting row ``t``, as a Transformer adds position embeddings. Attention mixes tokens
+    only within their sequence, so what the sequences end up sharing is what they shared at the start.
     """
     sequences = _checks.integer(sequences, "sequences", 2, why="tokens from different sequences need two")
     depth = _checks.integer(depth, "depth", 0)
@@ -188,6 +205,14 @@ def attention_sequences(
         directions = rng.standard_normal((sequences, d))
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     X = offset * directions[:, None, :] + rng.standard_normal((sequences, n, d))
+    if positions is not None:
+        positions = _checks.cloud(positions, name="positions")
+        if positions.shape != (n, d):
+            raise ValueError(f"positions: expected one row per token and one column per dimension, {(n, d)}, "
+                             f"got {positions.shape}")
+        if float(np.max(np.abs(positions))) > 1e100:  # its square, times beta and d, would overflow the scores
+            raise ValueError("positions: entries this large make the scores beta X X^T overflow; scale them down")
+        X = X + positions
     starts = X
     for _ in range(depth):
         X = attention_step(X, beta, alpha)
@@ -296,17 +321,21 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
 
 
 def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
-    """:func:`lm_gradients` for checked arguments (the training loop calls it thousands of times)."""
-    H = np.tanh(E @ A + b)
-    logits = H @ E_out.T
-    logits -= logits.max(axis=1, keepdims=True)
-    Q = np.exp(logits)
-    Z = Q.sum(axis=1)
-    Q /= Z[:, None]  # q(w | c), one row per context
-    loss = float(np.sum(P.sum(axis=1) * np.log(Z)) - np.einsum("cw,cw->", P, logits))
-    G = _logit_gradient(Q, P)
+    """:func:`lm_gradients` for checked arguments; every array may carry a leading axis of independent
+    models (one per seed), and then ``loss`` is one value per model."""
+    H = np.tanh(E @ A + b[..., None, :])
+    G = H @ E_out.swapaxes(-1, -2)  # the logits; turned into their gradient in place below
+    G -= G.max(axis=-1, keepdims=True)
+    p_c = P.sum(axis=-1)  # how often each context occurs
+    fit = np.einsum("...cw,...cw->...", P, G)
+    np.exp(G, out=G)
+    Z = G.sum(axis=-1)
+    loss = np.sum(p_c * np.log(Z), axis=-1) - fit
+    G *= (p_c / Z)[..., None]  # p_c q(w | c): the push ...
+    G -= P  # ... minus the pull, as in logit_gradient
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
-    return LMGradients(loss, dZ @ A.T, G.T @ H, E.T @ dZ, dZ.sum(axis=0))
+    grads = (dZ @ A.swapaxes(-1, -2), G.swapaxes(-1, -2) @ H, E.swapaxes(-1, -2) @ dZ, dZ.sum(axis=-2))
+    return LMGradients(float(loss) if loss.ndim == 0 else loss, *grads)
 
 
 def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -324,8 +353,8 @@ def logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 def _logit_gradient(Q: np.ndarray, P: np.ndarray) -> np.ndarray:
-    p_c = P.sum(axis=1)  # how often each context occurs
-    return p_c[:, None] * Q - P  # push minus pull
+    p_c = P.sum(axis=-1)  # how often each context occurs
+    return p_c[..., None] * Q - P  # push minus pull
 
 
 # Frequency bands by rank, as fractions of the vocabulary: the most frequent 10 %, the next 40 %,
@@ -348,10 +377,13 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
 class DegenerationRun:
     r"""Snapshots of a :func:`degeneration_run`; rows in order of frequency rank (row 0 most frequent).
 
-    ``emb[k]`` is the input embedding matrix after ``steps[k]`` updates and ``loss[k]`` the expected
-    loss there; ``out[k]`` the output matrix (equal to ``emb[k]`` when ``tied``). ``freq`` is how
-    often each token is a target, and ``hbar[k]`` the average context state
+    ``emb[k]`` is the input embedding matrix after ``steps[k]`` updates and ``loss[k]`` the loss
+    being minimised there (the exact expected loss, or with ``corpus`` the loss on that corpus);
+    ``out[k]`` the output matrix (equal to ``emb[k]`` when ``tied``). ``freq`` is how often each
+    token is a target in the language, and ``hbar[k]`` the average context state
     :math:`\bar h = \sum_c p_c h_c`, the direction every output row is pushed away from.
+    ``seen[w]`` says whether token ``w`` is ever a target of the loss trained on: always with the
+    exact loss, only if the corpus holds it otherwise.
     """
 
     exponent: float
@@ -362,6 +394,9 @@ class DegenerationRun:
     out: np.ndarray
     loss: np.ndarray
     hbar: np.ndarray
+    seed: int = 0
+    corpus: int | None = None
+    seen: np.ndarray | None = None
 
     def at(self, step: int) -> int:
         """Position of ``step`` among the snapshots (a ``ValueError`` if none was taken there)."""
@@ -381,19 +416,43 @@ def degeneration_run(
     lr: float = 0.25,
     init_scale: float = 0.05,
     seed: int = 0,
+    corpus: int | None = None,
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
-    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. Every step uses
-    the exact expected loss (no sampling), so the run depends only on ``seed``, which draws the
-    start: ``E`` (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise,
-    ``A`` :math:`\sim \mathcal N(0, 1/d)`, ``b = 0``. With ``tied`` the softmax layer *is* ``E``, as in
-    the models of Gao et al. (2019, arXiv:1907.12009), so ``E`` receives both gradients. Each step:
+    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. By default every
+    step uses the exact expected loss (an infinite corpus: every token is a target with its true
+    probability, however small), so the run depends only on ``seed``, which draws the start: ``E``
+    (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise, ``A``
+    :math:`\sim \mathcal N(0, 1/d)`, ``b = 0``. With ``corpus`` = ``N``, the same ``seed`` then
+    draws ``N`` (context, target) pairs from the language, and the model is trained on their
+    empirical distribution instead: tokens the corpus never shows as a target get only the push
+    of the softmax gradient, never a pull, the regime of Gao et al.'s argument (large vocabularies,
+    finite corpora). With ``tied`` the softmax layer *is* ``E``, as in the models of Gao et al.
+    (2019, arXiv:1907.12009), so ``E`` receives both gradients. Each step:
     :math:`\theta \leftarrow \theta - \text{lr}\,\nabla_\theta L`; snapshots at the steps in
     ``checkpoints``, and training stops at the last. The step size 0.25 keeps training away from
     the edge of stability for Zipf exponents up to 2, so rounding differences between BLAS
     builds stay near 1e-14 instead of growing.
     """
+    seed = _checks.integer(seed, "seed", 0)
+    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus)[0]
+
+
+def degeneration_runs(
+    exponent: float = 1.0,
+    tied: bool = True,
+    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    vocab: int = 128,
+    d: int = 8,
+    rho: float = 0.5,
+    lr: float = 0.25,
+    init_scale: float = 0.05,
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
+    corpus: int | None = None,
+) -> list[DegenerationRun]:
+    """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
+    one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
     tied = _checks.flag(tied, "tied")
     d = _checks.integer(d, "d", 1)
@@ -402,18 +461,30 @@ def degeneration_run(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
-    rng = _checks.as_rng(seed, "seed")
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    if corpus is not None:
+        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
     P = bigram_language(vocab, exponent, rho)
-    E = init_scale * rng.standard_normal((vocab, d))
-    E_out = E if tied else init_scale * rng.standard_normal((vocab, d))
-    A = rng.standard_normal((d, d)) / np.sqrt(d)
-    b = np.zeros(d)
-    p_c = P.sum(axis=1)
+    Es, Eouts, As, Ps = [], [], [], []
+    for seed in seeds:
+        rng = _checks.as_rng(seed, "seed")
+        E = init_scale * rng.standard_normal((vocab, d))
+        Es.append(E)
+        Eouts.append(E if tied else init_scale * rng.standard_normal((vocab, d)))
+        As.append(rng.standard_normal((d, d)) / np.sqrt(d))
+        Ps.append(P if corpus is None else rng.multinomial(corpus, P.ravel()).reshape(P.shape) / corpus)
+    E, A, P_train = np.array(Es), np.array(As), np.array(Ps)
+    E_out = E if tied else np.array(Eouts)
+    b = np.zeros((len(seeds), d))
+    p_c = P_train.sum(axis=-1)
     snaps: list[tuple] = []
     for step in range(checkpoints[-1] + 1):
-        g = _lm_gradients(E, A, b, E_out, P)
+        g = _lm_gradients(E, A, b, E_out, P_train)
         if step in checkpoints:
-            snaps.append((E.copy(), E_out.copy(), g.loss, p_c @ np.tanh(E @ A + b)))
+            hbar = np.einsum("sc,scd->sd", p_c, np.tanh(E @ A + b[:, None, :]))
+            snaps.append((E.copy(), E_out.copy(), g.loss, hbar))
         if step == checkpoints[-1]:
             break
         if tied:
@@ -423,8 +494,10 @@ def degeneration_run(
             E_out -= lr * g.out
         A -= lr * g.A
         b -= lr * g.b
-    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))
-    return DegenerationRun(exponent, bool(tied), P.sum(axis=0), np.array(checkpoints), emb, out, loss, hbar)
+    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, seed, ...
+    freq = P.sum(axis=0)
+    return [DegenerationRun(exponent, bool(tied), freq, np.array(checkpoints), emb[:, i], out[:, i], loss[:, i],
+                            hbar[:, i], seed, corpus, P_train[i].sum(axis=0) > 0) for i, seed in enumerate(seeds)]
 
 
 @dataclass(frozen=True)
@@ -492,3 +565,94 @@ def rich_get_richer_run(
         lam = rich_get_richer_step(lam, eta)
         history.append(lam)
     return np.array(history)
+
+
+@dataclass(frozen=True)
+class VectorLoop:
+    """Vectors before (``start``) and after (``end``) :func:`rich_get_richer_vectors`.
+
+    ``spectra[t]`` holds the eigenvalues of the uncentred second moment after ``t`` steps, in the
+    order of ``axes`` (its eigenvectors, one per column); ``winner`` is the index of the direction
+    that ends with the largest share, and ``winner_vs_mean`` the absolute cosine between that
+    direction and the mean of the start.
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    spectra: np.ndarray
+    axes: np.ndarray
+    winner: int
+    winner_vs_mean: float
+
+
+def rich_get_richer_vectors(X: np.ndarray, eta: float = 0.18, steps: int = 60) -> VectorLoop:
+    r"""Run the loop of :func:`rich_get_richer_step` on the *uncentred* vectors ``X`` (rows), not on a spectrum.
+
+    The second moment :math:`M = X^\top X / n = U \operatorname{diag}(\lambda) U^\top` is what
+    cosines and gradients see; unlike a covariance it includes the mean. The loop updates
+    :math:`\lambda` and each vector is mapped along with it,
+    :math:`x \leftarrow U \operatorname{diag}(\sqrt{\lambda_T / \lambda_0})\, U^\top x`. If the
+    direction that wins is the mean's, every vector ends on the line of the mean, on the side its
+    own coordinate had, and the mean cosine tends to :func:`loop_cone_cosine`; if another direction
+    wins, the vectors end on a centred line, with a mean cosine near 0.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    eta = _checks.real(eta, "eta", 0.0)
+    steps = _checks.integer(steps, "steps", 0)
+    unit = _checks.power_of_two(X)  # exact: work on X / unit so that no product overflows
+    lam, U = np.linalg.eigh((X / unit).T @ (X / unit) / len(X))
+    if not lam.min() > 0:
+        raise ValueError("X: its second moment is singular (the vectors span fewer directions than they have "
+                         "coordinates), so a direction with no variance cannot be grown; use more rows than columns")
+    history = [lam / lam.mean()]
+    for _ in range(steps):
+        history.append(rich_get_richer_step(history[-1], eta))
+    spectra = np.array(history)
+    scale = np.sqrt(spectra[-1] / spectra[0])
+    end = (((X / unit) @ U) * scale) @ U.T * unit
+    winner = int(np.argmax(spectra[-1]))
+    mean = (X / unit).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    winner_vs_mean = float(abs(U[:, winner] @ mean) / norm) if norm > 0 else 0.0
+    return VectorLoop(X, end, spectra, U, winner, winner_vs_mean)
+
+
+def loop_cone_cosine(ratio: float) -> float:
+    r"""The mean cosine a cloud :math:`x = \mu u + \sigma z` (``ratio`` = :math:`\mu / \sigma`) ends with
+    when a loop collapses it onto the line of its mean: :math:`(2\Phi(\mu/\sigma) - 1)^2`.
+
+    On that line two vectors have cosine +1 if their coordinates :math:`\mu + \sigma z_1` have the same
+    sign and -1 otherwise; each is positive with probability :math:`\Phi(\mu/\sigma)`, so the mean
+    cosine is :math:`(P_+ - P_-)^2 = \operatorname{erf}(\mu / (\sigma\sqrt 2))^2`.
+    """
+    ratio = _checks.real(ratio, "ratio", 0.0)
+    return erf(ratio / sqrt(2.0)) ** 2
+
+
+def layer_norm(X: np.ndarray, gain: np.ndarray | None = None, bias: np.ndarray | None = None) -> np.ndarray:
+    r"""Layer normalisation of each row (Ba, Kiros & Hinton 2016, arXiv:1607.06450).
+
+    .. math::  y = g \odot \frac{x - \operatorname{mean}(x)}{\operatorname{std}(x)} + b
+
+    with the mean and standard deviation taken over the coordinates of the row, ``gain`` :math:`g`
+    (default all ones) and ``bias`` :math:`b` (default zeros). Every Transformer block applies it, so
+    its two learned vectors act on every token alike: a large entry of ``bias`` gives every token
+    the same large coordinate (a shared offset), a large entry of ``gain`` stretches one coordinate
+    of every token (the outlier dimensions Kovaleva et al. 2021, arXiv:2105.06990, find in BERT).
+    """
+    X = _checks.cloud(X)
+    d = X.shape[1]
+    if d < 2:
+        raise ValueError("X: layer normalisation needs at least two coordinates per row")
+    gain = np.ones(d) if gain is None else _checks.vector(gain, "gain")
+    bias = np.zeros(d) if bias is None else _checks.vector(bias, "bias")
+    for name, v in (("gain", gain), ("bias", bias)):
+        if v.shape != (d,):
+            raise ValueError(f"{name}: expected one entry per column of X ({d}), got shape {v.shape}")
+    unit = _checks.power_of_two(X, axis=1)  # exact: the result does not depend on each row's scale
+    Z = X / unit
+    Z = Z - Z.mean(axis=1, keepdims=True)
+    std = np.sqrt(np.mean(Z * Z, axis=1, keepdims=True))
+    if not np.all(std > 0):
+        raise ValueError("X: a row has all coordinates equal, so it has no spread to normalise")
+    return gain * (Z / std) + bias

@@ -1,0 +1,266 @@
+"""The headline claims of notebooks 03-05, each over five seeds and two values of the knob that
+could break it (depth, sharpness, offset, training length, corpus, width, mean length).
+
+Sizes are the notebooks' own except where a smaller one keeps the claim and the test fast; each
+test says the range it covers.
+"""
+
+import numpy as np
+import pytest
+
+from shared import (
+    attention_run,
+    attention_sequences,
+    band_rows,
+    cov_eigs,
+    degeneration_runs,
+    effective_rank,
+    frequency_pull,
+    gaussian_effective_rank,
+    layer_norm,
+    loop_cone_cosine,
+    make_isotropic,
+    mean_cosine,
+    rank_collapse,
+    rich_get_richer_run,
+    rich_get_richer_vectors,
+    sinusoidal_positions,
+    softmax_rows,
+    zipf_frequencies,
+)
+
+SEEDS = range(5)
+
+
+def residual(X: np.ndarray) -> float:
+    return float(np.linalg.norm(X - X.mean(axis=0)) / np.linalg.norm(X))
+
+
+# ----- 03 · attention -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.6])
+@pytest.mark.parametrize("offset, depth", [(0.7, 40), (0.0, 120)])
+def test_03_attention_makes_a_cone_not_a_collapsed_spread(beta, offset, depth):
+    """Seeds 0-4, beta 0.3 and 0.6, shifted (40 layers) and centred (120 layers) starts, n = 300."""
+    for seed in SEEDS:
+        run = attention_run(depth=depth, beta=beta, offset=offset, seed=seed)
+        start, end = run.clouds[0], run.clouds[-1]
+        assert mean_cosine(end) > 0.99  # a cone within the sequence
+        assert rank_collapse(end) < 0.1 * rank_collapse(start)  # Dong et al.'s rank collapses ...
+        assert effective_rank(cov_eigs(end)) > 1.6  # ... while the spread that is left stays two-dimensional
+
+
+def test_03_sharp_attention_breaks_the_cone_verdict():
+    """Where the lesson flips: beta = 1.2, centred start, 120 layers, seeds 0-4: clusters remain in
+    some seeds, and the leftover spread is a line in every seed."""
+    ends = [attention_run(depth=120, beta=1.2, offset=0.0, seed=seed).clouds[-1] for seed in SEEDS]
+    assert min(mean_cosine(X) for X in ends) < 0.5
+    assert max(effective_rank(cov_eigs(X)) for X in ends) < 1.2
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.6])
+def test_03_attention_keeps_the_mean_and_removes_the_spread(beta):
+    """Centred start, 120 layers, seeds 0-4, beta 0.3 and 0.6: the mean stays the size of a sample
+    mean (far below the spread of 1.4) while the spread vanishes."""
+    for seed in SEEDS:
+        run = attention_run(depth=120, beta=beta, offset=0.0, seed=seed)
+        before, after = run.clouds[0], run.clouds[-1]
+        m0, m1 = np.linalg.norm(before.mean(axis=0)), np.linalg.norm(after.mean(axis=0))
+        assert m0 < 0.25 and m1 < 0.25
+        assert np.sqrt(np.mean(np.sum((after - after.mean(axis=0)) ** 2, axis=1))) < 1e-3
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.6])
+def test_03_without_a_skip_the_residual_falls_doubly_exponentially(beta):
+    """alpha = 1, seeds 0-4, beta 0.3 and 0.6: log residual grows by a factor of at least 2 per layer
+    (layers 2-4); with the skip (alpha 0.5, 0.09) it falls by at most a factor 2 per layer."""
+    for seed in SEEDS:
+        pure = [residual(X) for X in attention_run(depth=4, beta=beta, alpha=1.0, seed=seed).clouds]
+        logs = np.log(pure[2:])
+        assert np.all(logs[1:] / logs[:-1] > 2.0)
+        for alpha in (0.5, 0.09):
+            skip = np.array([residual(X) for X in attention_run(depth=4, beta=beta, alpha=alpha, seed=seed).clouds])
+            assert np.all(np.diff(skip) < 0) and np.all(skip[1:] / skip[:-1] > 0.45)
+            assert skip[-1] > pure[-1] * 1e3
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.6])
+def test_03_attention_weights_are_broad(beta):
+    """Seeds 0-4, beta 0.3 and 0.6: the median row spreads over more than half of the 300 tokens."""
+    for seed in SEEDS:
+        X = attention_run(depth=0, seed=seed).clouds[0]
+        A = softmax_rows(beta * X @ X.T)
+        breadth = np.exp(-np.sum(A * np.log(A), axis=1))
+        assert 150 < np.median(breadth) < 300
+
+
+@pytest.mark.parametrize("beta", [0.05, 0.1])
+def test_03_position_embeddings_are_a_component_shared_across_sequences(beta):
+    """16 sequences of 100 tokens in 16-d, 40 layers, seeds 30-34, beta 0.05 and 0.1."""
+    positions = sinusoidal_positions(100, 16)
+    for seed in range(30, 35):
+        kw = dict(offset=0.0, d=16, beta=beta, seed=seed)
+        shared = attention_sequences(positions=positions, **kw)
+        assert shared.across() > 0.9 > 0.3 > shared.across(shared.starts)
+        for control in (positions - positions.mean(axis=0), None):
+            assert abs(attention_sequences(positions=control, **kw).across()) < 0.1
+
+
+@pytest.mark.parametrize("offset", [0.7, 1.4])
+def test_03_only_a_shared_start_gives_a_shared_cone(offset):
+    """Seeds 30-34, offsets 0.7 and 1.4, 2-D: shared shift -> shared cone; own shifts -> none."""
+    for seed in range(30, 35):
+        assert attention_sequences(offset=offset, shared=True, seed=seed).across() > 0.9
+        assert abs(attention_sequences(offset=offset, shared=False, seed=seed).across()) < 0.25
+
+
+# ----- 04 · frequency ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gamma", [0.5, 0.9])
+def test_04_the_pull_leaves_directions_alone(gamma):
+    """Seeds 0-4, gamma 0.5 and 0.9, 1,200 tokens in 50-d."""
+    freq = zipf_frequencies(1200)
+    for seed in SEEDS:
+        start = make_isotropic(1200, 50, rng=seed)
+        assert mean_cosine(frequency_pull(start, freq, gamma)) == pytest.approx(mean_cosine(start), abs=1e-12)
+
+
+def test_04_random_lengths_collapse_the_spread_only_in_small_samples():
+    """Lengths e^z, five draws (seeds 41-45): at n = 12,000 every effective rank is within 0.8 of a
+    Gaussian's; at n = 1,200 every one is below it."""
+    for n, above in ((1200, False), (12000, True)):
+        directions = make_isotropic(n, 50, rng=4)
+        for seed in range(41, 46):
+            lengths = np.exp(np.random.default_rng(seed).standard_normal(n))
+            rank = effective_rank(cov_eigs(directions * lengths[:, None]))
+            assert (rank > 0.8 * gaussian_effective_rank(n, 50)) is above
+
+
+@pytest.fixture(scope="module")
+def regimes():
+    steps = (1600, 6400)
+    return (degeneration_runs(checkpoints=steps, seeds=tuple(SEEDS)),
+            degeneration_runs(checkpoints=steps, seeds=tuple(SEEDS), corpus=1000))
+
+
+def test_04_under_the_exact_loss_the_rare_cone_is_transient(regimes):
+    """128 tokens x 8-d, seeds 0-4, training lengths 1,600 and 6,400 steps."""
+    rare = band_rows(128, "rare")
+    for run in regimes[0]:
+        early, late = (mean_cosine(E[rare]) for E in run.emb)
+        assert early > 0.75 and late < 0.5 and late < early - 0.3
+        assert run.loss[1] < run.loss[0]
+
+
+def test_04_on_a_finite_corpus_never_targets_stay_in_the_cone(regimes):
+    """Corpus of 1,000 pairs, seeds 0-4, steps 1,600 and 6,400: never-target tokens lean together in
+    every seed; rare tokens that are targets have left it by step 6,400."""
+    rare = band_rows(128, "rare")
+    for run in regimes[1]:
+        assert (~run.seen).sum() >= 2
+        for E in run.emb:
+            assert mean_cosine(E[~run.seen]) > 0.35
+        assert abs(mean_cosine(run.emb[1][rare[run.seen[rare]]])) < 0.1
+
+
+def test_04_uniform_frequencies_give_no_offset():
+    """The control: Zipf exponent 0, seeds 0-4, 200 and 1,600 steps: the rare half and the middle band
+    stay level; the frequent band (13 tokens) wanders, but by less than the rare cone of Zipf s = 1."""
+    for run in degeneration_runs(exponent=0.0, checkpoints=(200, 1600), seeds=tuple(SEEDS)):
+        for E in run.emb:
+            assert abs(mean_cosine(E[band_rows(128, "rare")])) < 0.05
+            assert abs(mean_cosine(E[band_rows(128, "middle")])) < 0.05
+            assert abs(mean_cosine(E[band_rows(128, "frequent")])) < 0.3
+
+
+def test_04_untied_the_output_matrix_leans_and_wider_inputs_lean_less():
+    """Untied, 1,600 steps, seeds 0-4, widths 8 and 16."""
+    rare = band_rows(128, "rare")
+    narrow, wide = (degeneration_runs(tied=False, d=d, checkpoints=(1600,), seeds=tuple(SEEDS)) for d in (8, 16))
+    for a, b in zip(narrow, wide):
+        assert mean_cosine(a.out[0][rare]) > 0.6 and mean_cosine(b.out[0][rare]) > 0.6
+        assert mean_cosine(b.emb[0][rare]) < mean_cosine(a.emb[0][rare]) - 0.1
+
+
+# ----- 05 · rich-get-richer --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eta, steps", [(0.18, 60), (0.09, 120)])
+def test_05_the_loop_collapses_the_spread(eta, steps):
+    """Seeds 0-4, eta 0.18 (60 steps) and 0.09 (120 steps), 50 directions."""
+    for seed in SEEDS:
+        history = rich_get_richer_run(eta=eta, steps=steps, seed=seed)
+        assert effective_rank(history[0]) > 45 and effective_rank(history[-1]) < 1.5
+
+
+@pytest.mark.parametrize("ratio", [1.0, 2.0])
+def test_05_on_uncentred_vectors_the_loop_makes_the_predicted_cone(ratio):
+    """2,000 vectors in 50-d, mean mu along one axis, mu/sigma 1 and 2, seeds 0-4."""
+    for seed in SEEDS:
+        X = make_isotropic(2000, 50, rng=seed)
+        X[:, 0] += ratio
+        loop = rich_get_richer_vectors(X)
+        assert loop.winner_vs_mean > 0.9
+        assert mean_cosine(loop.end) == pytest.approx(loop_cone_cosine(ratio), abs=0.06)
+
+
+@pytest.mark.parametrize("ratio", [0.0, 0.25])
+def test_05_when_the_mean_does_not_dominate_the_loop_makes_a_line(ratio):
+    """mu/sigma 0 and 0.25, seeds 0-4: a random direction wins and the mean cosine stays near 0."""
+    for seed in SEEDS:
+        X = make_isotropic(2000, 50, rng=seed)
+        X[:, 0] += ratio
+        loop = rich_get_richer_vectors(X)
+        assert loop.winner_vs_mean < 0.9 and abs(mean_cosine(loop.end)) < 0.02
+
+
+def test_05_closed_form():
+    assert loop_cone_cosine(0.0) == 0.0
+    assert loop_cone_cosine(1.0) == pytest.approx((2 * 0.8413447460685429 - 1) ** 2)
+    assert loop_cone_cosine(40.0) == pytest.approx(1.0)
+
+
+def test_05_layer_norm_normalises_each_row_and_ignores_its_scale():
+    X = np.random.default_rng(0).standard_normal((20, 6)) * 3 + 1
+    Y = layer_norm(X)
+    assert np.allclose(Y.mean(axis=1), 0) and np.allclose(np.mean(Y**2, axis=1), 1)
+    assert np.array_equal(layer_norm(np.ldexp(X, 40)), Y)
+    g, b = np.arange(1.0, 7.0), np.linspace(-1, 1, 6)
+    assert np.allclose(layer_norm(X, gain=g, bias=b), g * Y + b)
+
+
+@pytest.mark.parametrize("size", [3.0, 10.0])
+def test_05_an_outlier_bias_makes_a_cone_and_an_outlier_gain_a_collapsed_spread(size):
+    """2,000 tokens in 50-d, seeds 0-4, outlier entries 3 and 10: the closed forms to 0.03."""
+    for seed in SEEDS:
+        X = make_isotropic(2000, 50, rng=seed)
+        bias, gain = np.zeros(50), np.ones(50)
+        bias[7] = gain[7] = size
+        cone, spread = layer_norm(X, bias=bias), layer_norm(X, gain=gain)
+        assert mean_cosine(cone) == pytest.approx(size**2 / (50 + size**2), abs=0.03)
+        assert effective_rank(cov_eigs(cone)) > 0.9 * effective_rank(cov_eigs(layer_norm(X)))
+        lam = cov_eigs(spread)
+        assert lam.max() / lam.sum() == pytest.approx(size**2 / (size**2 + 49), abs=0.03)
+        assert abs(mean_cosine(spread)) < 0.01
+
+
+@pytest.mark.parametrize("rare_top", [2.0, 3.0, 3.5])
+def test_04_minilm_rare_words_lean_away_and_never_targets_form_a_cone(rare_top):
+    """all-MiniLM-L6-v2's input embeddings, rare words below Zipf 2, 3 or 3.5 against frequent words
+    above Zipf 4.5, 5, 5.5 or 6: the sign of the lean survives every edge (its size does not); the
+    [unused] tokens (never a target) form a cone, the rare words themselves do not."""
+    from shared.encoder import word_embeddings
+    from shared.realmodel import frequency_words
+
+    E, vocab = word_embeddings()
+    rows, zipf = frequency_words()
+    unit = E / np.linalg.norm(E, axis=1, keepdims=True)
+    rare = unit[rows[(zipf >= 1) & (zipf < rare_top)]].mean(axis=0)
+    for frequent_bottom in (4.5, 5.0, 5.5, 6.0):
+        frequent = unit[rows[zipf >= frequent_bottom]].mean(axis=0)
+        assert rare @ frequent / (np.linalg.norm(rare) * np.linalg.norm(frequent)) < -0.1
+    unused = np.array([i for i, token in enumerate(vocab) if token.startswith("[unused")])
+    assert len(unused) > 900 and mean_cosine(E[unused]) > 0.7
+    assert mean_cosine(E[rows[(zipf >= 1) & (zipf < rare_top)]]) < 0.2  # the rare words themselves: no tight cone
