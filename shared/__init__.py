@@ -82,7 +82,19 @@ from .meters import (
     uniformity,
 )
 from .pca import PrincipalAxes, pca_2d, principal_axes
-from .remedies import RemedyCurve, Sweep, all_but_the_top, standardize, sweep_remedies, zca_whiten
+from .remedies import (
+    RemedyChoice,
+    RemedyCurve,
+    Sweep,
+    all_but_the_top,
+    choose_remedy,
+    label_variance_ratio,
+    ledoit_wolf,
+    shrunk_whiten,
+    standardize,
+    sweep_remedies,
+    zca_whiten,
+)
 from .report import IsotropyReport, isotropy_report
 
 __all__ = [
@@ -109,6 +121,7 @@ __all__ = [
     "PlantedCloud",
     "PrincipalAxes",
     "Reading",
+    "RemedyChoice",
     "RemedyCurve",
     "SphereAndCone",
     "Sweep",
@@ -119,6 +132,7 @@ __all__ = [
     "attention_step",
     "basis_isotropy",
     "calls_isotropic",
+    "choose_remedy",
     "cosine_terms",
     "cov_eigs",
     "cross_group_cosines",
@@ -131,6 +145,8 @@ __all__ = [
     "glove_vectors",
     "isoscore",
     "knn_accuracy",
+    "label_variance_ratio",
+    "ledoit_wolf",
     "make_cone",
     "make_isotropic",
     "make_planted",
@@ -148,6 +164,7 @@ __all__ = [
     "rank_collapse",
     "read",
     "rich_get_richer_run",
+    "shrunk_whiten",
     "rich_get_richer_step",
     "softmax_rows",
     "sphere_and_cone",

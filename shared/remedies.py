@@ -235,3 +235,154 @@ def sweep_remedies(
         cols = np.array(rows, dtype=float).reshape(-1, 5).T
         curves.append(RemedyCurve(name, *cols))
     return Sweep(*curves)
+
+
+def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0) -> float:
+    r"""Variance per label direction over the average variance per direction, after removing the top ``remove``.
+
+    .. math::  r = \frac{\tfrac1m \sum_{j \le m} \operatorname{Var}(v_j^\top y)}{\tfrac1{d - k}\operatorname{tr}\operatorname{Cov}(y)},
+               \qquad y = \text{all-but-the-top}(x, k)
+
+    with :math:`v_1, \dots, v_m` the orthonormal columns of ``directions`` (where the labels live)
+    and :math:`k` = ``remove``. Whitening gives every direction the average variance, so it
+    scales label directions with :math:`r > 1` down towards noise and label directions with
+    :math:`r < 1` up; all-but-the-top with ``remove`` directions keeps the ratio it had
+    (Mu & Viswanath 2018, arXiv:1702.01417; notebook 06's rule).
+    """
+    X = _checks.cloud(X, min_rows=2)
+    V = _checks.cloud(directions, name="directions")
+    d = X.shape[1]
+    if V.shape[0] != d:
+        raise ValueError(f"directions: expected {d} rows (one column per direction in X's space), got {V.shape[0]}")
+    if V.shape[1] > d or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
+        raise ValueError("directions: expected orthonormal columns")
+    remove = _checks.integer(remove, "remove", 0, d - 1, why="fewer than the number of columns of X")
+    Y = all_but_the_top(X, remove)
+    average = np.sum(Y**2) / (d - remove)
+    if average == 0:
+        raise ValueError("X: no variance is left after removing the top directions")
+    return float(np.sum((Y @ V) ** 2) / V.shape[1] / average)
+
+
+@dataclass(frozen=True)
+class RemedyChoice:
+    """:func:`choose_remedy`: the setting of each remedy chosen on one split, scored on another.
+
+    ``k`` and ``power``: the all-but-the-top and whitening settings with the best pair AUC on the
+    selection split; ``raw_auc``, ``abtt_auc`` and ``whitening_auc``: the pair AUC of the untouched
+    cloud and of the two chosen settings on the separate test split.
+    """
+
+    k: int
+    power: float
+    raw_auc: float
+    abtt_auc: float
+    whitening_auc: float
+
+    @property
+    def winner(self) -> str:
+        """``"all-but-the-top"`` or ``"whitening"``, whichever scores higher on the test split."""
+        return "all-but-the-top" if self.abtt_auc >= self.whitening_auc else "whitening"
+
+
+def choose_remedy(
+    X_fit: np.ndarray,
+    X_select: np.ndarray,
+    y_select: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    ks: Sequence[int] = range(11),
+    powers: Sequence[float] = tuple(np.round(np.linspace(0.0, 1.0, 11), 2)),
+    seed: int = 0,
+) -> RemedyChoice:
+    """Fit each remedy on ``X_fit``, choose its setting on ``X_select`` and score it on ``X_test``.
+
+    The setting (``k`` of all-but-the-top, ``power`` of partial whitening) with the highest
+    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
+    once on the test split, so the reported score is not the maximum of a sweep over the points it
+    is scored on. Ties in the selection go to the smaller setting.
+    """
+    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
+    d = X_fit.shape[1]
+    X_select = _checks.cloud(X_select, name="X_select", min_rows=2)
+    X_test = _checks.cloud(X_test, name="X_test", min_rows=2)
+    for name, X in (("X_select", X_select), ("X_test", X_test)):
+        if X.shape[1] != d:
+            raise ValueError(f"{name}: expected {d} columns like X_fit, got {X.shape[1]}")
+    y_select = _checks.labels(y_select, len(X_select), "y_select", rows_of="X_select")
+    y_test = _checks.labels(y_test, len(X_test), "y_test", rows_of="X_test")
+    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X_fit")
+          for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    if not ks or not powers:
+        raise ValueError("ks, powers: each needs at least one setting to choose from")
+    seed = _checks.integer(seed, "seed", 0)
+
+    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
+    w, V, scale = _scaled_axes(X_fit)  # one eigendecomposition serves every setting
+    rank = numerical_rank(w)
+    if max(ks) > rank or rank < d:
+        raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
+                         "more points than dimensions")
+    for k in ks:
+        if k and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
+            raise ValueError(f"ks: eigenvalues {k} and {k + 1} of X_fit coincide, so its top {k} directions are not unique")
+    mu = X_fit.mean(axis=0)
+
+    def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)
+        Xc = X - mu
+        return Xc - (Xc @ V[:, :k]) @ V[:, :k].T
+
+    def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
+        return ((X - mu) / scale) @ (V * w ** (-p / 2)) @ V.T * scale ** (1 - p)
+
+    def chosen(apply, settings):
+        scores = [pair_auc(apply(X_select, s), y_select, seed) for s in settings]
+        best = settings[int(np.argmax(scores))]
+        return best, pair_auc(apply(X_test, best), y_test, seed)
+
+    k, abtt_auc = chosen(abtt, ks)
+    power, white = chosen(whiten, powers)
+    return RemedyChoice(int(k), float(power), pair_auc(X_test, y_test, seed), abtt_auc, white)
+
+
+def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
+    r"""The Ledoit-Wolf shrunk covariance of ``X`` and its shrinkage :math:`\delta \in [0, 1]`.
+
+    .. math::  \hat\Sigma = (1 - \delta)\,S + \delta\,\bar\lambda I,\qquad
+               \bar\lambda = \operatorname{tr} S / d,\qquad
+               \delta = \min(\bar b^2, m^2) / m^2
+
+    with :math:`S` the (biased) sample covariance, :math:`m^2 = \lVert S - \bar\lambda I\rVert_F^2`
+    and :math:`\bar b^2 = n^{-2}\sum_i \lVert x_i x_i^\top - S\rVert_F^2` for the centred rows
+    (Ledoit & Wolf 2004, *A well-conditioned estimator for large-dimensional covariance matrices*,
+    J. Multivariate Anal. 88). The shrunk covariance is positive definite even when ``X`` has
+    fewer rows than columns, so it can be inverted where the sample covariance cannot.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    _checks.spread(X, consequence="it has no covariance to shrink")
+    scale = _checks.power_of_two(X)
+    Xs = X / scale  # exact rescaling: no overflow in the fourth powers
+    Xc = Xs - Xs.mean(axis=0)
+    n, d = Xc.shape
+    S = Xc.T @ Xc / n
+    average = np.trace(S) / d
+    m2 = np.sum((S - average * np.eye(d)) ** 2)
+    b2 = (np.sum(np.sum(Xc**2, axis=1) ** 2) - n * np.sum(S**2)) / n**2
+    delta = 0.0 if m2 == 0 else float(min(max(b2, 0.0), m2) / m2)
+    return ((1 - delta) * S + delta * average * np.eye(d)) * scale**2, delta
+
+
+def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
+    r"""ZCA whitening with the Ledoit-Wolf shrunk covariance of ``fit`` (default: ``X``).
+
+    .. math::  z = \hat\Sigma^{-1/2}(x - \mu),\qquad \hat\Sigma = (1 - \delta)S + \delta\bar\lambda I
+
+    (:func:`ledoit_wolf`). Full-rank whitening divides by the smallest sample variances, which are
+    the worst estimated when there are few points per dimension; shrinkage pulls every variance
+    towards the average before dividing, so it is defined for any number of points.
+    """
+    X, ref, _ = _fit_cloud(X, fit)
+    sigma, _ = ledoit_wolf(ref)
+    w, U = np.linalg.eigh(sigma)
+    return (X - ref.mean(axis=0)) @ (U * w ** -0.5) @ U.T
