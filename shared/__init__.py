@@ -83,6 +83,7 @@ from .meters import (
 )
 from .pca import PrincipalAxes, pca_2d, principal_axes
 from .remedies import (
+    FittedRemedies,
     RemedyChoice,
     RemedyCurve,
     Sweep,
@@ -102,6 +103,7 @@ __all__ = [
     "BandCosines",
     "DegenerationRun",
     "FREQUENCY_BANDS",
+    "FittedRemedies",
     "LMGradients",
     "SequencesRun",
     "attention_sequences",

@@ -60,8 +60,18 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     Xc = X - ref.mean(axis=0)
     if k == 0:
         return Xc
-    top = _top_directions(ref, k, ref_name, "k")
+    return _project_out(Xc, _top_directions(ref, k, ref_name, "k"))
+
+
+def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
     return Xc - (Xc @ top) @ top.T
+
+
+def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float) -> np.ndarray:
+    """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca._scaled_axes`)."""
+    return (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
 
 
 def zca_whiten(
@@ -102,8 +112,7 @@ def zca_whiten(
         )
     if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
-    U = V[:, :r]
-    return (Xc / scale) @ (U * w[:r] ** (-power / 2)) @ U.T * scale ** (1 - power)
+    return _rescale(Xc, w[:r], V[:, :r], scale, power)
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -254,10 +263,10 @@ def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0)
     d = X.shape[1]
     if V.shape[0] != d:
         raise ValueError(f"directions: expected {d} rows (one column per direction in X's space), got {V.shape[0]}")
-    if V.shape[1] > d or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
+    if V.shape[1] > d or np.abs(V).max() > 1 + 1e-8 or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
         raise ValueError("directions: expected orthonormal columns")
     remove = _checks.integer(remove, "remove", 0, d - 1, why="fewer than the number of columns of X")
-    Y = all_but_the_top(X, remove)
+    Y = all_but_the_top(X / _checks.power_of_two(X), remove)  # exact rescaling: the ratio is scale-free
     average = np.sum(Y**2) / (d - remove)
     if average == 0:
         raise ValueError("X: no variance is left after removing the top directions")
@@ -330,11 +339,10 @@ def choose_remedy(
     mu = X_fit.mean(axis=0)
 
     def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)
-        Xc = X - mu
-        return Xc - (Xc @ V[:, :k]) @ V[:, :k].T
+        return _project_out(X - mu, V[:, :k])
 
     def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
-        return ((X - mu) / scale) @ (V * w ** (-p / 2)) @ V.T * scale ** (1 - p)
+        return _rescale(X - mu, w, V, scale, p)
 
     def chosen(apply, settings):
         scores = [pair_auc(apply(X_select, s), y_select, seed) for s in settings]
@@ -362,15 +370,22 @@ def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
     X = _checks.cloud(X, min_rows=2)
     _checks.spread(X, consequence="it has no covariance to shrink")
     scale = _checks.power_of_two(X)
-    Xs = X / scale  # exact rescaling: no overflow in the fourth powers
-    Xc = Xs - Xs.mean(axis=0)
+    Xc = X / scale  # exact rescaling: no overflow in the fourth powers
+    Xc = Xc - Xc.mean(axis=0)
+    S = Xc.T @ Xc / len(X)
+    delta = _shrinkage(Xc, S)
+    d = X.shape[1]
+    shrunk = (1 - delta) * S + delta * np.trace(S) / d * np.eye(d)
+    _checks.variances(np.diag(shrunk), scale)  # refuses variances float64 cannot hold
+    return np.ldexp(shrunk, 2 * (int(np.frexp(scale)[1]) - 1)), delta
+
+
+def _shrinkage(Xc: np.ndarray, S: np.ndarray) -> float:
+    r"""Ledoit and Wolf's :math:`\delta` for the centred rows ``Xc`` and their covariance ``S``."""
     n, d = Xc.shape
-    S = Xc.T @ Xc / n
-    average = np.trace(S) / d
-    m2 = np.sum((S - average * np.eye(d)) ** 2)
+    m2 = np.sum(S**2) - np.trace(S) ** 2 / d  # |S - tr(S)/d I|_F^2
     b2 = (np.sum(np.sum(Xc**2, axis=1) ** 2) - n * np.sum(S**2)) / n**2
-    delta = 0.0 if m2 == 0 else float(min(max(b2, 0.0), m2) / m2)
-    return ((1 - delta) * S + delta * average * np.eye(d)) * scale**2, delta
+    return 0.0 if m2 <= 0 else float(min(max(b2, 0.0), m2) / m2)
 
 
 def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
@@ -382,7 +397,64 @@ def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
     the worst estimated when there are few points per dimension; shrinkage pulls every variance
     towards the average before dividing, so it is defined for any number of points.
     """
-    X, ref, _ = _fit_cloud(X, fit)
-    sigma, _ = ledoit_wolf(ref)
-    w, U = np.linalg.eigh(sigma)
-    return (X - ref.mean(axis=0)) @ (U * w ** -0.5) @ U.T
+    X, ref, ref_name = _fit_cloud(X, fit)
+    return FittedRemedies(ref, name=ref_name).shrunk_whiten(X)
+
+
+class FittedRemedies:
+    """Every remedy's statistics of one fit cloud from one eigendecomposition, to apply to other points.
+
+    ``all_but_the_top(X, k)``, ``zca_whiten(X, power, rank)`` and ``shrunk_whiten(X)`` give what the
+    module's functions of the same names give with ``fit`` this cloud (with the same checks), but
+    the covariance of the fit cloud is decomposed once for all of them, so sweeping many settings
+    or remedies over one fit costs one eigendecomposition.
+    """
+
+    def __init__(self, fit: np.ndarray, name: str = "fit") -> None:
+        fit = _checks.cloud(fit, name=name, min_rows=2)
+        _checks.spread(fit, name, consequence="no remedy can be fitted on it")
+        self.name = name
+        self.mean = fit.mean(axis=0)
+        self.w, self.V, self.scale = _scaled_axes(fit)
+        self.rank = numerical_rank(self.w)
+        Xc = fit / self.scale
+        Xc = Xc - Xc.mean(axis=0)
+        self._delta = _shrinkage(Xc, np.diag(self.w))  # S in its own eigenbasis: same norms and trace
+
+    @property
+    def shrinkage(self) -> float:
+        r"""Ledoit and Wolf's :math:`\delta` for the fit cloud (:func:`ledoit_wolf`)."""
+        return self._delta
+
+    def _top(self, k: int, arg: str) -> np.ndarray:
+        if k > self.rank:
+            raise ValueError(f"{arg}: {self.name} has only {self.rank} directions with variance, so its top {k} "
+                             "are not defined")
+        if k < len(self.w) and self.w[k] >= self.w[k - 1] * (1 - _checks.EIGEN_TIE):
+            raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
+        return self.V[:, :k]
+
+    def all_but_the_top(self, X: np.ndarray, k: int) -> np.ndarray:
+        """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
+        k = _checks.integer(k, "k", 0, len(self.w))
+        Xc = _checks.cloud(X) - self.mean
+        return Xc if k == 0 else _project_out(Xc, self._top(k, "k"))
+
+    def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None) -> np.ndarray:
+        """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
+        power = _checks.real(power, "power", 0.0, 1.0)
+        d = len(self.w)
+        r = d if rank is None else _checks.integer(rank, "rank", 1, d)
+        if r > self.rank:
+            raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
+                             f"would divide by zero; pass rank={self.rank} to drop the empty directions")
+        U = self._top(r, "rank") if r < d else self.V
+        return _rescale(_checks.cloud(X) - self.mean, self.w[:r], U, self.scale, power)
+
+    def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
+        """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
+        shrunk = (1 - self._delta) * self.w + self._delta * self.w.mean()
+        if shrunk.min() <= 0:
+            raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
+                             "use more points")
+        return _rescale(_checks.cloud(X) - self.mean, shrunk, self.V, self.scale, 1.0)
