@@ -63,6 +63,29 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     return _project_out(Xc, _top_directions(ref, k, ref_name, "k"))
 
 
+def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
+    r"""Mu & Viswanath's Algorithm 1 (2018, arXiv:1702.01417) as written: the last step projects the
+    *uncentred* vector.
+
+    .. math::  \tilde x = (x - \mu) - \sum_{j \le k} (u_j^\top x)\,u_j
+               = \text{all\_but\_the\_top}(x) - \sum_{j \le k} (u_j^\top \mu)\,u_j
+
+    It differs from :func:`all_but_the_top` (the centred variant) by the same vector for every
+    point, the projection of the mean on the removed directions: along each removed direction
+    every output has the coordinate :math:`-u_j^\top\mu` instead of 0, so the output's mean is not
+    0 unless the mean was orthogonal to them. Cosines, and partition isotropy at the vectors' own
+    scale, see that shift. The sign of :math:`u_j` does not matter: the projection does not depend
+    on it.
+    """
+    X, ref, ref_name = _fit_cloud(X, fit)
+    k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
+    Xc = X - ref.mean(axis=0)
+    if k == 0:
+        return Xc
+    top = _top_directions(ref, k, ref_name, "k")
+    return Xc - (X @ top) @ top.T
+
+
 def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
     """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
     return Xc - (Xc @ top) @ top.T
