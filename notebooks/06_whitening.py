@@ -312,7 +312,7 @@ for name, shape in three_clouds.items():
 # %% [markdown]
 # **What you see.** Each cell is the range over five seeds. In cloud A the label directions hold
 # 8.733 to 9.984 times the average variance once the nuisance is gone, and all-but-the-top wins
-# in every seed (it chooses $k = 1$ every time). In cloud B they hold a tenth of it or less, and
+# in every seed (it chooses $k = 1$ every time). In cloud B they hold about a tenth of it, and
 # whitening wins in every seed (full whitening, $p = 1$, is always chosen). The third cloud is the
 # counter-example to "labels in weak directions, so whiten": its labels are as weak as in
 # cloud B, and measured against the raw average variance (which the nuisance inflates) its ratio

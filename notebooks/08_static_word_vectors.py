@@ -36,7 +36,6 @@ import numpy as np
 from shared import (
     FittedRemedies,
     all_but_the_top,
-    all_but_the_top_as_written,
     cov_eigs,
     effective_rank,
     glove_matrix,
@@ -227,12 +226,13 @@ check("08.1", my_partition_isotropy)
 d = X.shape[1]
 print(f"rule of thumb: D = d/100 = {d}/100 = {d / 100:.1f}, so 0 or 1 here")
 D_VALUES = range(11)
+fitted_50k = FittedRemedies(X)  # the mean and principal directions of the 50,000 rows, computed once
 isotropy, isotropy_original, isotropy_written, eigs, cosines, rms = [], [], [], [], [], []
 for D in D_VALUES:  # one processed copy at a time: 20 MB
     Y = all_but_the_top(X, D)
     isotropy.append(partition_isotropy(Y))
     isotropy_original.append(partition_isotropy(Y, rescale=False))
-    isotropy_written.append(partition_isotropy(all_but_the_top_as_written(X, D), rescale=False))
+    isotropy_written.append(partition_isotropy(fitted_50k.all_but_the_top_as_written(X, D), rescale=False))
     eigs.append(cov_eigs(Y))
     cosines.append(random_cosines(Y, 0))  # 6,000 random pairs, seed 0
     rms.append(np.sqrt(np.mean(Y**2)))
@@ -264,7 +264,8 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 # stays within a few thousandths of 0 for every $D$. Then the estimators part ways. The table
 # has two versions of the remedy: the course's, which projects the *centred* vector (columns
 # "course" and "original"), and Mu & Viswanath's Algorithm 1 as they wrote it, which projects the
-# *uncentred* one (`all_but_the_top_as_written`, measured by their estimator).
+# *uncentred* one (`all_but_the_top_as_written`, here its `FittedRemedies` form, measured by their
+# estimator).
 #
 # * **The original estimator on the centred variant never falls**: 0.248 unprocessed, 0.483
 #   after centring, 0.580 at $D = 1$ and $D = 2$, 0.733 at $D = 10$, with plateaus on the way.
@@ -334,19 +335,17 @@ print(f"{len(rows):,} benchmark words, the rarest at rank {max(rows) + 1:,}; pai
       + ", ".join(f"{r.benchmark} {r.scored} of {r.scored + r.missing}" for r in raw))
 print(f"{'':34s}" + "".join(f"{p.name:>13s}" for p in benchmarks))
 print(f"{'unprocessed':34s}" + "".join(f"{r.rho:13.3f}" for r in raw))
-for fit_rows in (50_000, 400_000):
-    fit = X if fit_rows == 50_000 else glove_vectors(fit_rows)  # 400,000 rows: 160 MB, freed below
-    fitted = FittedRemedies(fit)
+whole = FittedRemedies(E)  # the statistics of all 400,000 rows, read from the memory map in chunks
+for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
     settings = [("centred (D = 0)", fitted.all_but_the_top(V, 0))]
     settings += [(f"D = {D}", fitted.all_but_the_top(V, D)) for D in (1, 2, 3)]
-    settings += [("D = 2, Algorithm 1 as written", all_but_the_top_as_written(V, 2, fit=fit))]
+    settings += [("D = 2, Algorithm 1 as written", fitted.all_but_the_top_as_written(V, 2))]
     print(f"fitted on the first {fit_rows:,} rows:")
     for name, Y in settings:
         print(f"  {name:32s}" + "".join(f"{word_similarity(Y, vocabulary, p).rho:13.3f}" for p in benchmarks))
     changes = [word_similarity_change(V, settings[2][1], vocabulary, p, rng=0) for p in benchmarks]
     print(f"  {'change at D = 2 (95% interval)':32s}" + "".join(
         f"  {c.change:+.3f} ({c.low:+.3f} to {c.high:+.3f})" for c in changes))
-    del fit, fitted
 
 # %% [markdown]
 # **What you see.** Every word of both sets is in the vocabulary (no pair is left out), though
@@ -385,12 +384,13 @@ coordinates = (X - X.mean(axis=0)) @ axes[:, :5]
 print("first 50,000 rows    share of variance   |Spearman rho| with log frequency rank")
 for j in range(5):
     print(f"  PC {j + 1}  {variances[j] / variances.sum():22.3f}   {abs(spearman(coordinates[:, j], log_rank[:50_000])):20.3f}")
-for n in (10_000, 400_000):  # the same measurement on fewer and on more rows
-    Xn = glove_vectors(n)
-    Cn = (Xn - Xn.mean(axis=0)) @ principal_axes(Xn).axes[:, :5]
+X10 = glove_vectors(10_000)  # the same measurement on fewer rows, and on all of them (in chunks)
+C10 = (X10 - X10.mean(axis=0)) @ principal_axes(X10).axes[:, :5]
+C400 = np.vstack([(np.asarray(E[a : a + 50_000], dtype=np.float64) - whole.mean) @ whole.V[:, :5]
+                  for a in range(0, len(E), 50_000)])
+for n, Cn in [(10_000, C10), (400_000, C400)]:
     print(f"  first {n:,} rows, |rho| of PC 1-5: "
           + " ".join(f"{abs(spearman(Cn[:, j], log_rank[:n])):.3f}" for j in range(5)))
-del Xn, Cn
 gap = (frequent - rare) / np.linalg.norm(frequent - rare)  # section 2's two means: rare words to frequent ones
 print(f"share of that direction in the top 5 principal directions: {np.sum((axes[:, :5].T @ gap) ** 2):.3f}"
       f" (a random direction: 5/{d} = {5 / d:.3f})")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import _checks
 from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
-from .pca import _scaled_axes
+from .pca import _axes, _scaled_axes
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -79,11 +79,7 @@ def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None
     """
     X, ref, ref_name = _fit_cloud(X, fit)
     k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
-    Xc = X - ref.mean(axis=0)
-    if k == 0:
-        return Xc
-    top = _top_directions(ref, k, ref_name, "k")
-    return Xc - (X @ top) @ top.T
+    return FittedRemedies(ref, name=ref_name).all_but_the_top_as_written(X, k)
 
 
 def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -396,18 +392,18 @@ def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
     Xc = X / scale  # exact rescaling: no overflow in the fourth powers
     Xc = Xc - Xc.mean(axis=0)
     S = Xc.T @ Xc / len(X)
-    delta = _shrinkage(Xc, S)
+    delta = _shrinkage(np.sum(np.sum(Xc**2, axis=1) ** 2), np.sum(S**2), np.trace(S), *Xc.shape)
     d = X.shape[1]
     shrunk = (1 - delta) * S + delta * np.trace(S) / d * np.eye(d)
     _checks.variances(np.diag(shrunk), scale)  # refuses variances float64 cannot hold
     return np.ldexp(shrunk, 2 * (int(np.frexp(scale)[1]) - 1)), delta
 
 
-def _shrinkage(Xc: np.ndarray, S: np.ndarray) -> float:
-    r"""Ledoit and Wolf's :math:`\delta` for the centred rows ``Xc`` and their covariance ``S``."""
-    n, d = Xc.shape
-    m2 = np.sum(S**2) - np.trace(S) ** 2 / d  # |S - tr(S)/d I|_F^2
-    b2 = (np.sum(np.sum(Xc**2, axis=1) ** 2) - n * np.sum(S**2)) / n**2
+def _shrinkage(fourth: float, frob2: float, trace: float, n: int, d: int) -> float:
+    """Ledoit and Wolf's :math:`\\delta` from the sums of centred rows: ``fourth`` =
+    :math:`\\sum_i \\lVert x_i\\rVert^4`, ``frob2`` = :math:`\\lVert S\\rVert_F^2`, ``trace`` = :math:`\\operatorname{tr} S`."""
+    m2 = frob2 - trace**2 / d  # |S - tr(S)/d I|_F^2
+    b2 = (fourth - n * frob2) / n**2
     return 0.0 if m2 <= 0 else float(min(max(b2, 0.0), m2) / m2)
 
 
@@ -433,16 +429,32 @@ class FittedRemedies:
     or remedies over one fit costs one eigendecomposition.
     """
 
+    #: Rows read at a time from a fit cloud larger than this (a memory map is never read whole).
+    CHUNK = 65_536
+
     def __init__(self, fit: np.ndarray, name: str = "fit") -> None:
-        fit = _checks.cloud(fit, name=name, min_rows=2)
-        _checks.spread(fit, name, consequence="no remedy can be fitted on it")
+        n = len(fit) if hasattr(fit, "__len__") else 0
+        if n <= self.CHUNK:
+            fit = _checks.cloud(fit, name=name, min_rows=2)
+            _checks.spread(fit, name, consequence="no remedy can be fitted on it")
+        chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)] if n > self.CHUNK else [(0, n)]
+        part = (lambda a, b: fit[a:b]) if n <= self.CHUNK else (lambda a, b: _checks.cloud(fit[a:b], name=name))
+        # three passes over the rows: their scale, their mean, then the covariance and fourth moment
+        self.scale = _checks.power_of_two(np.array([[max(np.max(np.abs(part(a, b))) for a, b in chunks)]]))
+        mean = sum(np.sum(part(a, b) / self.scale, axis=0) for a, b in chunks) / n
+        C, fourth = 0.0, 0.0
+        for a, b in chunks:
+            Xc = part(a, b) / self.scale - mean
+            C = C + Xc.T @ Xc
+            fourth += np.sum(np.sum(Xc**2, axis=1) ** 2)
+        C = C / n
+        if n > self.CHUNK and not np.trace(C) > 0:
+            raise ValueError(f"{name}: all points coincide (up to rounding), so no remedy can be fitted on it")
         self.name = name
-        self.mean = fit.mean(axis=0)
-        self.w, self.V, self.scale = _scaled_axes(fit)
+        self.mean = mean * self.scale
+        self.w, self.V = _axes(C)
         self.rank = numerical_rank(self.w)
-        Xc = fit / self.scale
-        Xc = Xc - Xc.mean(axis=0)
-        self._delta = _shrinkage(Xc, np.diag(self.w))  # S in its own eigenbasis: same norms and trace
+        self._delta = _shrinkage(fourth, np.sum(self.w**2), np.sum(self.w), n, len(self.w))  # S in its eigenbasis
 
     @property
     def shrinkage(self) -> float:
@@ -462,6 +474,13 @@ class FittedRemedies:
         k = _checks.integer(k, "k", 0, len(self.w))
         Xc = _checks.cloud(X) - self.mean
         return Xc if k == 0 else _project_out(Xc, self._top(k, "k"))
+
+    def all_but_the_top_as_written(self, X: np.ndarray, k: int) -> np.ndarray:
+        """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
+        k = _checks.integer(k, "k", 0, len(self.w))
+        X = _checks.cloud(X)
+        top = self._top(k, "k") if k else self.V[:, :0]
+        return X - self.mean - (X @ top) @ top.T
 
     def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None) -> np.ndarray:
         """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
