@@ -155,3 +155,23 @@ def test_shrunk_whitening_is_whitening_by_the_shrunk_covariance(seed, n, d):
     w = np.linalg.eigvalsh(Xc.T @ Xc / n)
     expected = np.sort(w / ((1 - delta) * w + delta * w.mean()))
     assert np.allclose(np.sort(np.linalg.eigvalsh(cov)), expected, atol=1e-7)
+
+
+def test_a_fit_cloud_read_in_chunks_gives_the_same_remedies(monkeypatch):
+    """FittedRemedies reads a fit cloud larger than CHUNK rows in chunks (a memory map is never copied
+    whole); the mean, the directions, the shrinkage and every remedy agree with the one-pass fit."""
+    from shared import FittedRemedies
+
+    rng = np.random.default_rng(4)
+    fit = rng.standard_normal((230, 6)) * np.linspace(3.0, 0.3, 6) + 5.0
+    X = rng.standard_normal((9, 6))
+    whole = FittedRemedies(fit)
+    monkeypatch.setattr(FittedRemedies, "CHUNK", 50)
+    chunked = FittedRemedies(fit)
+    assert np.allclose(chunked.mean, whole.mean, atol=1e-12)
+    assert chunked.shrinkage == pytest.approx(whole.shrinkage, rel=1e-9)
+    for method, args in [("all_but_the_top", (2,)), ("all_but_the_top_as_written", (2,)),
+                         ("zca_whiten", (1.0,)), ("shrunk_whiten", ())]:
+        assert np.allclose(getattr(chunked, method)(X, *args), getattr(whole, method)(X, *args), atol=1e-9), method
+    with pytest.raises(ValueError, match="fit: all points coincide"):
+        FittedRemedies(np.ones((120, 3)))
