@@ -34,6 +34,7 @@
 import numpy as np
 
 from shared import (
+    FittedRemedies,
     all_but_the_top,
     cov_eigs,
     effective_rank,
@@ -45,6 +46,7 @@ from shared import (
     random_cosines,
     spearman,
 )
+from shared.glove import WORD_BENCHMARKS, glove_words, word_pairs, word_similarity, word_similarity_change
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import StaticVectorsView
@@ -224,11 +226,13 @@ check("08.1", my_partition_isotropy)
 d = X.shape[1]
 print(f"rule of thumb: D = d/100 = {d}/100 = {d / 100:.1f}, so 0 or 1 here")
 D_VALUES = range(11)
-isotropy, isotropy_original, eigs, cosines, rms = [], [], [], [], []
+fitted_50k = FittedRemedies(X)  # the mean and principal directions of the 50,000 rows, computed once
+isotropy, isotropy_original, isotropy_written, eigs, cosines, rms = [], [], [], [], [], []
 for D in D_VALUES:  # one processed copy at a time: 20 MB
     Y = all_but_the_top(X, D)
     isotropy.append(partition_isotropy(Y))
     isotropy_original.append(partition_isotropy(Y, rescale=False))
+    isotropy_written.append(partition_isotropy(fitted_50k.all_but_the_top_as_written(X, D), rescale=False))
     eigs.append(cov_eigs(Y))
     cosines.append(random_cosines(Y, 0))  # 6,000 random pairs, seed 0
     rms.append(np.sqrt(np.mean(Y**2)))
@@ -237,13 +241,14 @@ eigs_raw, cosines_raw = cov_eigs(X), random_cosines(X, 0)
 empty = eigs_raw < 0.1 * np.median(eigs_raw)  # directions with almost no variance
 print(f"unprocessed: {empty.sum()} directions (ranks {np.flatnonzero(empty)[0] + 1}-{d}) have less than a tenth of"
       f" the median variance; together they hold {eigs_raw[empty].sum() / eigs_raw.sum():.3f} of it\n")
-print(f"{'':>13s} {'partition I':>12s} {'partition I':>12s} {'mean cosine':>12s} {'effective':>10s} {'RMS entry':>10s}")
-print(f"{'':>13s} {'(course)':>12s} {'(original)':>12s} {'(6,000 pairs)':>12s} {'rank':>10s}")
-print(f"{'unprocessed':>13s} {report.meters.partition_isotropy:12.3f} {original_50k:12.3f}"
+print(f"{'':>13s} {'partition I':>12s} {'partition I':>12s} {'partition I':>14s} {'mean cosine':>12s} {'effective':>10s}"
+      f" {'RMS entry':>10s}")
+print(f"{'':>13s} {'(course)':>12s} {'(original)':>12s} {'(Algorithm 1)':>14s} {'(6,000 pairs)':>12s} {'rank':>10s}")
+print(f"{'unprocessed':>13s} {report.meters.partition_isotropy:12.3f} {original_50k:12.3f} {original_50k:14.3f}"
       f" {cosines_raw.mean():+12.3f} {effective_rank(eigs_raw):10.1f} {np.sqrt(np.mean(X**2)):10.3f}")
 for D in D_VALUES:
-    print(f"{f'D = {D}':>13s} {isotropy[D]:12.3f} {isotropy_original[D]:12.3f} {cosines[D].mean():+12.3f}"
-          f" {effective_rank(eigs[D]):10.1f} {rms[D]:10.3f}")
+    print(f"{f'D = {D}':>13s} {isotropy[D]:12.3f} {isotropy_original[D]:12.3f} {isotropy_written[D]:14.3f}"
+          f" {cosines[D].mean():+12.3f} {effective_rank(eigs[D]):10.1f} {rms[D]:10.3f}")
 print(f"published (GloVe, Common Crawl): {PUBLISHED['GloVe, Common Crawl']['before']} before,"
       f" {PUBLISHED['GloVe, Common Crawl']['after']} after D = 2")
 
@@ -256,14 +261,21 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 # 0.002 of the variance together, so these vectors live in fewer dimensions than they have.
 # All-but-the-top changes the head of the spectrum, not that tail. Centring alone ($D = 0$)
 # removes the shared offset: the mean cosine of random pairs falls from $+0.027$ to $+0.002$, and
-# stays within a few thousandths of 0 for every $D$. Then the two estimators part ways.
+# stays within a few thousandths of 0 for every $D$. Then the estimators part ways. The table
+# has two versions of the remedy: the course's, which projects the *centred* vector (columns
+# "course" and "original"), and Mu & Viswanath's Algorithm 1 as they wrote it, which projects the
+# *uncentred* one (`all_but_the_top_as_written`, here its `FittedRemedies` form, measured by their
+# estimator).
 #
-# * **The original estimator never falls**: 0.248 unprocessed, 0.483 after centring, 0.580 at
-#   $D = 1$ and $D = 2$, 0.733 at $D = 10$, with plateaus on the way. Its value at $D = 1$–2 is
-#   close to the 0.6 Mu & Viswanath report after post-processing, but that closeness is not a
-#   reproduction: their "before" (0.065) is far from ours (0.248), and the release, the dimension,
-#   the scale and $D/d$ all differ. (The course also uses the centred variant of their remedy;
-#   their Algorithm 1 projects the uncentred vector, notebook 06.)
+# * **The original estimator on the centred variant never falls**: 0.248 unprocessed, 0.483
+#   after centring, 0.580 at $D = 1$ and $D = 2$, 0.733 at $D = 10$, with plateaus on the way.
+#   Its value at $D = 1$–2 is close to the 0.6 Mu & Viswanath report after post-processing, but
+#   that closeness is not a reproduction: their "before" (0.065) is far from ours (0.248), and the
+#   release, the dimension, the scale and $D/d$ all differ.
+# * **The same estimator on Algorithm 1 as written falls**: 0.367 at $D = 1$, 0.358 at $D = 2$,
+#   0.329 at $D = 10$, below its value after centring (0.483). Projecting the uncentred vector
+#   leaves every word the same coordinate $-u_j^\top\mu$ along each removed direction instead of
+#   0, so the output keeps a small shared offset there.
 # * **The course's estimator peaks at $D = 1$** (0.276, from 0.084 unprocessed and 0.223 after
 #   centring) and then *falls*, to 0.085 at $D = 10$. Its peak agrees with the rule of thumb,
 #   $D = 0.5$, rounded up.
@@ -273,8 +285,11 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 # $c^\top x_i$ is 0. All-but-the-top leaves the projections on the remaining principal directions
 # untouched and empties the removed ones. So at the vectors' own scale, from $D = 1$ on the
 # minimum of $Z$ is exactly $n$, and each further removal can only take away candidates for the
-# maximum: the original estimator cannot fall as $D$ grows, whatever the removed directions
-# carried, at any scale (the scale sets only the level). It rises when the removed direction held
+# maximum: on the centred variant the original estimator cannot fall as $D$ grows, whatever the
+# removed directions carried, at any scale (the scale sets only the level). The argument needs
+# both signs of every direction and the centred projection: along a direction that Algorithm 1
+# leaves at the constant $a = -u_j^\top\mu$, $Z(\pm u_j) = n e^{\pm a}$, and the smaller of the
+# two lies below $n$. It rises when the removed direction held
 # the largest $Z$ and stays flat otherwise (0.580 at $D = 1$ and 2, 0.664 at $D = 4$ to 6): $Z$
 # depends on the whole spread along a direction, not only on its variance. The course's
 # estimator first divides by the root-mean-square entry, which shrinks with every removed
@@ -283,17 +298,82 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 # rank sides with the course's estimator: it rises only at $D = 1$ (36.9 to 38.2) and then falls
 # (32.3 at $D = 10$), since every direction removed after the first is one fewer in use.
 #
-# **Takeaway.** All-but-the-top with $D = 1$ improves GloVe by every meter in this table. Beyond
-# that, the original estimator rewards deleting directions: an emptied direction has the smallest
-# $Z$ a centred cloud allows, so deleting can only raise the value. A meter that cannot fall as
-# you delete information is measuring the deletion.
+# **Takeaway.** All-but-the-top with $D = 1$ raises every isotropy meter of the centred variant in
+# this table; none of them is a task, and section 4 measures one. Beyond $D = 1$, the original
+# estimator rewards deleting directions on the centred variant: an emptied direction has the
+# smallest $Z$ a centred cloud allows, so deleting can only raise the value. A meter that cannot
+# fall as you delete information is measuring the deletion.
 #
-# ## 4 · The top directions encode frequency
+# ## 4 · Does it help a task? Word similarity
+#
+# Isotropy meters measure the geometry, not whether the vectors got better. Mu & Viswanath
+# validate their remedy on tasks, first of all word similarity: people rate pairs of words, and
+# a good set of vectors ranks the pairs by cosine as people do (Spearman's $\rho$ between the two
+# rankings). Their abstract reports the processed vectors better than the original ones in every
+# case they tried; their tables are for other releases, so again we compare directions, not
+# digits. Two standard sets ship with the course (copies of those in gensim's test data):
+# **WordSim-353** (353 pairs, rated for relatedness: "coffee" and "cup" score high) and
+# **SimLex-999** (999 pairs, rated for similarity only: "coffee" and "cup" score low).
+#
+# `word_similarity` follows the definition of gensim's `evaluate_word_pairs`, the field's
+# standard: words lower-cased, pairs with a word outside the vocabulary left out and counted,
+# cosine similarity, Spearman's $\rho$ with ties averaged; the course checked that it gives
+# gensim's values on these vectors. `glove_words()` reads the 400,000 words from the wheel's
+# Parquet index. The remedy is fitted either on the 50,000 rows of section 3 or on all 400,000,
+# and applied to the vectors of the benchmark words.
+#
+# **Predict first.** Will removing the top directions help both benchmarks?
+
+# %%
+words = glove_words()  # row r of E is the vector of words[r]
+benchmarks = [word_pairs(name) for name in WORD_BENCHMARKS]
+row_of = {word: r for r, word in enumerate(words)}
+rows = sorted({row_of[w.lower()] for p in benchmarks for w in p.first + p.second if w.lower() in row_of})
+V, vocabulary = np.asarray(E[rows], dtype=np.float64), [words[r] for r in rows]
+raw = [word_similarity(V, vocabulary, p) for p in benchmarks]
+print(f"{len(rows):,} benchmark words, the rarest at rank {max(rows) + 1:,}; pairs scored: "
+      + ", ".join(f"{r.benchmark} {r.scored} of {r.scored + r.missing}" for r in raw))
+print(f"{'':34s}" + "".join(f"{p.name:>13s}" for p in benchmarks))
+print(f"{'unprocessed':34s}" + "".join(f"{r.rho:13.3f}" for r in raw))
+whole = FittedRemedies(E)  # the statistics of all 400,000 rows, read from the memory map in chunks
+for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
+    settings = [("centred (D = 0)", fitted.all_but_the_top(V, 0))]
+    settings += [(f"D = {D}", fitted.all_but_the_top(V, D)) for D in (1, 2, 3)]
+    settings += [("D = 2, Algorithm 1 as written", fitted.all_but_the_top_as_written(V, 2))]
+    print(f"fitted on the first {fit_rows:,} rows:")
+    for name, Y in settings:
+        print(f"  {name:32s}" + "".join(f"{word_similarity(Y, vocabulary, p).rho:13.3f}" for p in benchmarks))
+    changes = [word_similarity_change(V, settings[2][1], vocabulary, p, rng=0) for p in benchmarks]
+    print(f"  {'change at D = 2 (95% interval)':32s}" + "".join(
+        f"  {c.change:+.3f} ({c.low:+.3f} to {c.high:+.3f})" for c in changes))
+
+# %% [markdown]
+# **What you see.** Every word of both sets is in the vocabulary (no pair is left out), though
+# some are rare. Unprocessed, GloVe 6B 50d scores $\rho$ = 0.503 on WordSim-353 and 0.265 on
+# SimLex-999. The verdict depends on which rows the remedy is fitted on, a knob the isotropy
+# meters never showed:
+#
+# * **Fitted on all 400,000 rows**, all-but-the-top helps both: $D = 2$ gives 0.574 and 0.316,
+#   $D = 3$ 0.579 and 0.316, the direction Mu & Viswanath report. The gains at $D = 2$ exceed the
+#   noise of resampling the pairs (95% intervals $+0.033$ to $+0.104$ and $+0.029$ to $+0.072$).
+#   Centring alone *lowers* both (0.476 and 0.252).
+# * **Fitted on the 50,000 most frequent rows**, it helps WordSim-353 (0.597 at $D = 2$, interval
+#   $+0.049$ to $+0.144$) but not SimLex-999 (0.253 at $D = 2$, against 0.265 unprocessed, a
+#   change within the noise: $-0.041$ to $+0.018$).
+# * Algorithm 1 as written and the centred variant agree to within a few thousandths on both
+#   sets: for cosines the small leftover offset barely matters, though it changed partition
+#   isotropy above.
+#
+# So "all-but-the-top improves GloVe" holds for relatedness whichever rows it is fitted on, and
+# for similarity only when it is fitted on the whole vocabulary. The isotropy meters of section 3
+# were computed on the 50,000 rows and cannot tell these cases apart.
+#
+# ## 5 · The top directions encode frequency
 #
 # Mu & Viswanath report that the top principal components of word vectors encode word frequency.
-# Here is the Spearman correlation between each word's
-# coordinate on each of the top five principal axes (`principal_axes` fixes each axis's sign) and
-# the logarithm of its frequency rank.
+# Here is the size of the Spearman correlation between each word's coordinate on each of the top
+# five principal axes and the logarithm of its frequency rank. An axis's sign is a convention
+# (`principal_axes` picks one), so only $|\rho|$ says anything: flipping the axis flips $\rho$.
 #
 # **Predict first.** Will the first principal axis be the one most tied to frequency?
 
@@ -301,24 +381,32 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 log_rank = np.log(np.arange(1, len(E) + 1))  # row 0 has rank 1
 variances, axes = principal_axes(X)
 coordinates = (X - X.mean(axis=0)) @ axes[:, :5]
-print("first 50,000 rows    share of variance   Spearman rho with log frequency rank")
+print("first 50,000 rows    share of variance   |Spearman rho| with log frequency rank")
 for j in range(5):
-    print(f"  PC {j + 1}  {variances[j] / variances.sum():22.3f}   {spearman(coordinates[:, j], log_rank[:50_000]):+20.3f}")
+    print(f"  PC {j + 1}  {variances[j] / variances.sum():22.3f}   {abs(spearman(coordinates[:, j], log_rank[:50_000])):20.3f}")
+X10 = glove_vectors(10_000)  # the same measurement on fewer rows, and on all of them (in chunks)
+C10 = (X10 - X10.mean(axis=0)) @ principal_axes(X10).axes[:, :5]
+C400 = np.vstack([(np.asarray(E[a : a + 50_000], dtype=np.float64) - whole.mean) @ whole.V[:, :5]
+                  for a in range(0, len(E), 50_000)])
+for n, Cn in [(10_000, C10), (400_000, C400)]:
+    print(f"  first {n:,} rows, |rho| of PC 1-5: "
+          + " ".join(f"{abs(spearman(Cn[:, j], log_rank[:n])):.3f}" for j in range(5)))
 gap = (frequent - rare) / np.linalg.norm(frequent - rare)  # section 2's two means: rare words to frequent ones
 print(f"share of that direction in the top 5 principal directions: {np.sum((axes[:, :5].T @ gap) ** 2):.3f}"
       f" (a random direction: 5/{d} = {5 / d:.3f})")
 
 # %% [markdown]
-# **What you see.** Yes: PC 1, which carries 0.065 of the variance, has $\rho = -0.542$ with log
-# rank (its coordinate falls as words get rarer), and PC 2 has $+0.462$; PC 3 to 5 have $+0.211$,
-# $+0.348$ and $+0.028$. The top directions of the spread are in good part tied to frequency, and
+# **What you see.** Yes, once the rows span a wide range of frequencies: on 50,000 rows PC 1, which
+# carries 0.065 of the variance, has $|\rho| = 0.542$ with log rank, and PC 2 has 0.462; PC 3 to 5
+# have 0.211, 0.348 and 0.028. On all 400,000 rows PC 1 reaches 0.623. Among the 10,000 most
+# frequent words no top axis has $|\rho|$ above 0.124: there the rank varies little compared with
+# everything else the vectors encode. The top directions of the spread are in good part tied to frequency, and
 # the opposite leans of section 2 lie along them: the direction from the rare words' mean to the
 # frequent words' mean has 0.799 of its length (squared) in the top five directions, where a
 # random direction would have 0.100. Removing them therefore removes much of what the vectors
-# say about how common a word is; whether it keeps what they say about meaning is not measured
-# here.
+# say about how common a word is; section 4 measured what it does to what they say about meaning.
 #
-# ## 5 · Norm and frequency
+# ## 6 · Norm and frequency
 #
 # Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy gave
 # the most frequent tokens the longest vectors (with the shortest in the middle band, not the
@@ -386,7 +474,7 @@ answer = None  # one of "a", "b", "c"
 check("08.2", answer)
 
 # %% [markdown]
-# **08.3 · Explain.** After all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed? (a) the vectors become more isotropic with every direction removed (b) an emptied direction has $Z = n$, the smallest value a centred cloud allows, so from $D = 1$ on the minimum stays $n$ while each removal can only lower the maximum (c) the original estimator has a bug
+# **08.3 · Explain.** After the course's (centred) all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed from the centred vectors? (a) the vectors become more isotropic with every direction removed (b) an emptied direction has $Z = n$, the smallest value a centred cloud allows, so from $D = 1$ on the minimum stays $n$ while each removal can only lower the maximum (c) the original estimator has a bug
 
 # %%
 answer = None  # one of "a", "b", "c"

@@ -24,7 +24,18 @@ from .clouds import (
     random_rotation,
     sphere_and_cone,
 )
-from .glove import glove_matrix, glove_vectors
+from .glove import (
+    WORD_BENCHMARKS,
+    SimilarityChange,
+    WordPairs,
+    WordSimilarity,
+    glove_matrix,
+    glove_vectors,
+    glove_words,
+    word_pairs,
+    word_similarity,
+    word_similarity_change,
+)
 from .mechanisms import (
     FREQUENCY_BANDS,
     AttentionRun,
@@ -88,7 +99,21 @@ from .meters import (
     uniformity,
 )
 from .pca import PrincipalAxes, pca_2d, principal_axes
-from .remedies import RemedyCurve, Sweep, all_but_the_top, standardize, sweep_remedies, zca_whiten
+from .remedies import (
+    FittedRemedies,
+    RemedyChoice,
+    RemedyCurve,
+    Sweep,
+    all_but_the_top,
+    all_but_the_top_as_written,
+    choose_remedy,
+    label_variance_ratio,
+    ledoit_wolf,
+    shrunk_whiten,
+    standardize,
+    sweep_remedies,
+    zca_whiten,
+)
 from .report import IsotropyReport, isotropy_report
 
 __all__ = [
@@ -96,6 +121,7 @@ __all__ = [
     "BandCosines",
     "DegenerationRun",
     "FREQUENCY_BANDS",
+    "FittedRemedies",
     "LMGradients",
     "SequencesRun",
     "attention_sequences",
@@ -117,16 +143,19 @@ __all__ = [
     "PlantedCloud",
     "PrincipalAxes",
     "Reading",
+    "RemedyChoice",
     "RemedyCurve",
     "SphereAndCone",
     "Sweep",
     "all_but_the_top",
+    "all_but_the_top_as_written",
     "all_meters",
     "angular_std",
     "attention_run",
     "attention_step",
     "basis_isotropy",
     "calls_isotropic",
+    "choose_remedy",
     "cosine_terms",
     "cov_eigs",
     "cross_group_cosines",
@@ -137,8 +166,11 @@ __all__ = [
     "gaussian_with_spectrum",
     "glove_matrix",
     "glove_vectors",
+    "glove_words",
     "isoscore",
     "knn_accuracy",
+    "label_variance_ratio",
+    "ledoit_wolf",
     "make_cone",
     "make_isotropic",
     "make_planted",
@@ -156,6 +188,7 @@ __all__ = [
     "rank_collapse",
     "read",
     "rich_get_richer_run",
+    "shrunk_whiten",
     "rich_get_richer_step",
     "rich_get_richer_vectors",
     "layer_norm",
@@ -171,4 +204,11 @@ __all__ = [
     "zipf_frequencies",
     "IsotropyReport",
     "isotropy_report",
+    "WORD_BENCHMARKS",
+    "SimilarityChange",
+    "WordPairs",
+    "WordSimilarity",
+    "word_pairs",
+    "word_similarity",
+    "word_similarity_change",
 ]

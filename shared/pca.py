@@ -39,10 +39,16 @@ def _scaled_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     scale = _checks.power_of_two(X)
     Xs = X / scale
     Xc = Xs - Xs.mean(axis=0)
-    w, V = np.linalg.eigh(Xc.T @ Xc / len(X))
+    return (*_axes(Xc.T @ Xc / len(X)), scale)
+
+
+def _axes(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (descending, clipped at 0) and unit eigenvectors of the covariance ``C``, each
+    column's sign fixed so that its entry of largest magnitude is positive."""
+    w, V = np.linalg.eigh(C)
     w, V = w[::-1], V[:, ::-1]
     pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-    return np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0), scale
+    return np.clip(w, 0.0, None), V * np.where(pivot < 0, -1.0, 1.0)
 
 
 def pca_2d(X: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ depend on a seed beyond the one that splits the corpus into a fit half and a hel
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -16,6 +18,9 @@ import numpy as np
 from . import _checks
 from .encoder import Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
+    _auc,
+    _rankable,
+    _unit_rows,
     ParaphraseCheck,
     Reading,
     cov_eigs,
@@ -29,10 +34,10 @@ from .meters import (
     read,
     spearman,
 )
-from .remedies import all_but_the_top, zca_whiten
+from .remedies import FittedRemedies
 
 REAL_SEED = 7
-REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128")
+REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128", "whitening, shrunk")
 REAL_TOP_K = 4  # Mu & Viswanath's rule of thumb, k ≈ d/100, at d = 384
 REAL_WHITEN_K = 128  # whitening that keeps the top third of the 384 directions (Su et al.'s reduction)
 COSINE_GRID = np.linspace(-1.0, 1.0, 81)
@@ -79,26 +84,32 @@ def real_study() -> RealStudy:
                      held_sentences, held_pairs, tuple(corpus.kind[p] for p in held), held_traps)
 
 
-def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray) -> np.ndarray:
+def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray | FittedRemedies) -> np.ndarray:
     """One of :data:`REAL_REMEDIES`, its statistics estimated on ``fit`` and applied to ``X``.
 
     Every hidden state leaves a LayerNorm, so the vectors satisfy a linear equation and their
     covariance has (at least) one zero eigenvalue; *whitening* therefore keeps every direction of
-    ``fit`` with non-zero variance (:func:`numerical_rank`), and *whitening, k = 128* only the top
-    128 (the dimension reduction of Su et al. 2021).
+    ``fit`` with non-zero variance (:func:`numerical_rank`), *whitening, k = 128* only the top
+    128 (the dimension reduction of Su et al. 2021), and *whitening, shrunk* divides by the
+    Ledoit-Wolf shrunk covariance (:func:`~shared.remedies.shrunk_whiten`), which keeps every
+    direction. ``fit`` may be a :class:`~shared.remedies.FittedRemedies` already made from the fit
+    vectors, so several remedies share one eigendecomposition.
     """
     _remedy_name(remedy)
-    X, fit = _checks.cloud(X), _checks.cloud(fit, name="fit", min_rows=2)
+    X = _checks.cloud(X)
     if remedy == "none":
         return X
+    fitted = fit if isinstance(fit, FittedRemedies) else FittedRemedies(fit)
     if remedy == "centring":
-        return all_but_the_top(X, 0, fit=fit)
+        return fitted.all_but_the_top(X, 0)
     if remedy == "all-but-the-top":
-        return all_but_the_top(X, REAL_TOP_K, fit=fit)
+        return fitted.all_but_the_top(X, REAL_TOP_K)
     if remedy == "whitening":
-        return zca_whiten(X, 1.0, fit=fit, rank=numerical_rank(cov_eigs(fit)))
+        return fitted.zca_whiten(X, 1.0, rank=fitted.rank)
     if remedy == "whitening, k = 128":
-        return zca_whiten(X, 1.0, fit=fit, rank=REAL_WHITEN_K)
+        return fitted.zca_whiten(X, 1.0, rank=REAL_WHITEN_K)
+    if remedy == "whitening, shrunk":
+        return fitted.shrunk_whiten(X)
     raise AssertionError("unreachable: the remedy was checked")
 
 
@@ -201,6 +212,13 @@ def _pooled(layer: int) -> tuple[np.ndarray, np.ndarray]:
     return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
 
 
+@lru_cache(maxsize=None)
+def _fitted(layer: int, vectors: str) -> FittedRemedies:
+    """The remedies fitted on the fit half's ordinary ``"tokens"`` or ``"sentences"`` at ``layer``
+    (one eigendecomposition, made once per kernel, shared by every remedy)."""
+    return FittedRemedies((_tokens if vectors == "tokens" else _pooled)(layer)[0])
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -210,13 +228,13 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 def _real_point(layer: int, remedy: str) -> RealPoint:
     """:func:`real_point` for checked arguments (cached: each setting is computed once per kernel)."""
     study = real_study()
-    fit_tokens, held_tokens = _tokens(layer)
-    held = real_remedy(remedy, held_tokens, fit_tokens)
+    _, held_tokens = _tokens(layer)
+    held = real_remedy(remedy, held_tokens, _fitted(layer, "tokens"))
     groups = study.enc.sentence[study.held_tokens]
     contributions = cross_group_cosines(held, groups)
     top = int(np.argmax(contributions))
     fit_sentences, held_sentences = _pooled(layer)
-    S = real_remedy(remedy, held_sentences, fit_sentences)
+    S = real_remedy(remedy, held_sentences, _fitted(layer, "sentences"))
     cosines = paraphrase_cosines(S, study.held_pairs)
     traps = paraphrase_cosines(S, study.held_traps).paraphrase
     hist = _cosine_histogram(held / np.linalg.norm(held, axis=1, keepdims=True))
@@ -325,12 +343,16 @@ def _frequency_norms(zipf: np.ndarray, norms: np.ndarray) -> FrequencyNorms:
 
 @dataclass(frozen=True)
 class NormFrequency:
-    """:func:`norm_frequency`: ``vocabulary`` (static input embeddings, one row) and ``context``
-    (hidden states of corpus words, one row per layer), on the Zipf bins ``zipf_bins``."""
+    """:func:`norm_frequency`: ``vocabulary`` (static input embeddings, one row), ``context``
+    (hidden states of corpus words, one row per layer, one column per occurrence) and
+    ``context_types`` (the same, averaged over the occurrences of each word type, one column per
+    type, with ``type_occurrences`` occurrences each), on the Zipf bins ``zipf_bins``."""
 
     zipf_bins: np.ndarray
     vocabulary: FrequencyNorms
     context: FrequencyNorms
+    context_types: FrequencyNorms
+    type_occurrences: np.ndarray
 
 
 def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
@@ -381,7 +403,9 @@ def norm_frequency() -> NormFrequency:
     """Vector norm against word frequency (wordfreq's Zipf scale), for notebook 04's claim.
 
     ``vocabulary``: :func:`static_norm_frequency`. ``context``: the hidden state of every corpus
-    word that is a single alphabetic token, at each layer.
+    word that is a single alphabetic token, at each layer, one value per occurrence (so a word
+    that occurs often, such as "the", weighs as often as it occurs). ``context_types``: the mean
+    norm of each such word type over its occurrences, one value per type (as for the vocabulary).
     """
     enc = real_study().enc
     tokens = np.asarray(enc.tokens)
@@ -393,4 +417,166 @@ def norm_frequency() -> NormFrequency:
     single[np.flatnonzero(single)[context_zipf == 0]] = False
     context_zipf = context_zipf[context_zipf > 0]
     context_norm = np.linalg.norm(enc.states[:, single], axis=2)
-    return NormFrequency(ZIPF_BINS, static_norm_frequency(), _frequency_norms(context_zipf, context_norm))
+    types, first, which = np.unique(tokens[single], return_index=True, return_inverse=True)
+    which = which.ravel()
+    occurrences = np.bincount(which)
+    per_type = np.stack([np.bincount(which, weights=n) for n in context_norm]) / occurrences
+    return NormFrequency(ZIPF_BINS, static_norm_frequency(), _frequency_norms(context_zipf, context_norm),
+                         _frequency_norms(context_zipf[first], per_type), occurrences)
+
+
+#: Words whose presence in one sentence of a trap and not the other makes the trap a negation.
+NEGATION_WORDS = frozenset({"not", "never", "no", "nobody", "nothing", "none", "neither", "nor", "n't"})
+
+
+def _words(sentence: str) -> Counter:
+    """Lower-case words of ``sentence`` with their counts (apostrophes kept: "patient's")."""
+    return Counter(re.findall(r"[a-z0-9']+", sentence.lower()))
+
+
+def trap_kinds(corpus: Corpus) -> tuple[str, ...]:
+    """How each trap of ``corpus`` changes the meaning of its first sentence.
+
+    ``"swapped roles"``: both sentences have the same words, in another order ("The cat chased
+    the dog" / "The dog chased the cat"); ``"negation"``: the words that differ include one of
+    :data:`NEGATION_WORDS`; ``"opposite word"``: otherwise (a word replaced by its opposite,
+    "rose" / "fell").
+    """
+    _checks.instance(corpus, Corpus, "corpus")
+    kinds = []
+    for a, b in corpus.traps:
+        first, second = _words(corpus.sentences[a]), _words(corpus.sentences[b])
+        differ = set((first - second) + (second - first))
+        kinds.append("swapped roles" if not differ else "negation" if differ & NEGATION_WORDS else "opposite word")
+    return tuple(kinds)
+
+
+def word_sharing_negatives(sentences: list[str] | tuple[str, ...], pairs: np.ndarray) -> np.ndarray:
+    """For each sentence of each paraphrase pair, the other sentence that shares most words with it.
+
+    Over ``sentences`` (for example the held-out ones) and the paraphrase ``pairs`` among them
+    (rows of ``sentences``), returns one row per sentence of a pair, ``[i, j]``: ``j`` is the
+    sentence other than ``i`` and its partner with the most distinct lower-case words in common
+    with ``i`` (ties go to the earlier row). These are hard negatives: not paraphrases, but as
+    close in wording as the set allows, so a similarity that counts shared words ranks them high.
+    """
+    sentences = _checks.sequence(sentences, "sentences")
+    if not all(isinstance(s, str) for s in sentences):
+        raise TypeError("sentences: expected a list of strings")
+    pairs = _index_pairs(pairs, "pairs", len(sentences), "sentences")
+    if len(np.unique(pairs)) != pairs.size:
+        raise ValueError("pairs: a sentence occurs in two pairs (or twice in one); expected distinct rows")
+    if len(sentences) < 3:
+        raise ValueError("sentences: expected at least 3, so that a pair's sentence has another to compare with")
+    bags = [set(_words(s)) for s in sentences]
+    vocabulary = {w: k for k, w in enumerate(sorted(set().union(*bags)))}
+    B = np.zeros((len(bags), len(vocabulary)))
+    for i, bag in enumerate(bags):
+        B[i, [vocabulary[w] for w in bag]] = 1.0
+    rows = np.concatenate([pairs, pairs[:, ::-1]])  # (sentence, its partner), both ways
+    rows = rows[np.argsort(np.concatenate([2 * np.arange(len(pairs)), 2 * np.arange(len(pairs)) + 1]), kind="stable")]
+    shared = B[rows[:, 0]] @ B.T  # distinct words in common, exact small integers
+    shared[np.arange(len(rows)), rows[:, 0]] = -1
+    shared[np.arange(len(rows)), rows[:, 1]] = -1
+    return np.column_stack([rows[:, 0], np.argmax(shared, axis=1)]).astype(np.int64)
+
+
+def negative_auc(S: np.ndarray, pairs: np.ndarray, negatives: np.ndarray) -> float:
+    """AUC of the paraphrase ``pairs`` against the ``negatives`` (row pairs of ``S``, which may share
+    sentences with the pairs and with each other): the probability that a paraphrase pair has the
+    higher cosine, ties counting one half, as :func:`~shared.meters.paraphrase_check` scores traps."""
+    paraphrase = paraphrase_cosines(S, pairs).paraphrase  # checks S and the pairs
+    negatives = _index_pairs(negatives, "negatives", len(S), "S")
+    if np.any(negatives[:, 0] == negatives[:, 1]):
+        raise ValueError("negatives: a row is paired with itself")
+    if len(np.unique(negatives, axis=0)) != len(negatives):
+        raise ValueError("negatives: a pair occurs twice; list each negative pair once")
+    U = _unit_rows(_checks.cloud(S, name="S"))
+    negative = np.einsum("ij,ij->i", U[negatives[:, 0]], U[negatives[:, 1]])
+    return _auc(_rankable(paraphrase), _rankable(negative))
+
+
+def _index_pairs(value: object, name: str, n: int, of: str) -> np.ndarray:
+    """``value`` checked as integer rows of shape ``(P, 2)``, ``P >= 2``, of indices into ``of`` (``n`` rows)."""
+    rows = _checks.integers(value, name, ndim=2)
+    if rows.shape[1:] != (2,) or len(rows) < 2:
+        raise ValueError(f"{name}: expected an integer array of shape (P, 2) with P >= 2, got shape {rows.shape}")
+    if rows.min() < 0 or rows.max() >= n:
+        raise ValueError(f"{name}: expected row indices of {of} (0..{n - 1})")
+    return rows
+
+
+#: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
+VERDICT_SPLITS = 20
+VERDICT_LAYERS = (0, 3, 6)
+
+
+@dataclass(frozen=True)
+class SplitVerdicts:
+    """:func:`split_verdicts`: notebook 07's sentence figures over many random splits.
+
+    ``auc``, ``top1``, ``trap_auc`` and ``hard_auc`` (against :func:`word_sharing_negatives`)
+    have shape ``(splits, layers, remedies)``, for the split seeds ``seeds``, the ``layers`` and
+    the ``remedies`` (:data:`REAL_REMEDIES`, ``"none"`` first).
+    """
+
+    seeds: np.ndarray
+    layers: tuple[int, ...]
+    remedies: tuple[str, ...]
+    auc: np.ndarray
+    top1: np.ndarray
+    trap_auc: np.ndarray
+    hard_auc: np.ndarray
+
+    def change(self, figure: str) -> np.ndarray:
+        """``figure`` after each remedy minus ``figure`` with no remedy, split by split."""
+        if figure not in ("auc", "top1", "trap_auc", "hard_auc"):
+            raise ValueError(f"figure: expected 'auc', 'top1', 'trap_auc' or 'hard_auc', got {figure!r}")
+        values = getattr(self, figure)
+        return values - values[:, :, :1]
+
+    def helps(self, figure: str) -> np.ndarray:
+        """In how many splits each remedy raises ``figure`` (shape ``(layers, remedies)``)."""
+        return np.sum(self.change(figure) > 0, axis=0)
+
+    def hurts(self, figure: str) -> np.ndarray:
+        """In how many splits each remedy lowers ``figure`` (shape ``(layers, remedies)``)."""
+        return np.sum(self.change(figure) < 0, axis=0)
+
+
+def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
+    """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
+    (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
+    notebook's) and scored on that split's held-out sentence vectors at each of
+    :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps and against the hard
+    negatives. One eigendecomposition per split and layer serves every remedy.
+    """
+    return _split_verdicts(_checks.integer(splits, "splits", 1))
+
+
+@lru_cache(maxsize=2)
+def _split_verdicts(splits: int) -> SplitVerdicts:
+    """:func:`split_verdicts` for a checked number of splits (cached: computed once per kernel)."""
+    study = real_study()
+    corpus = study.corpus
+    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
+    shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
+    figures = {name: np.empty(shape) for name in ("auc", "top1", "trap_auc", "hard_auc")}
+    for seed in range(splits):
+        is_fit = split_halves(corpus, seed)
+        held = np.flatnonzero(~is_fit)
+        row = {sentence: i for i, sentence in enumerate(held)}
+        pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
+        traps = np.array([[row[a], row[b]] for a, b in corpus.traps if not is_fit[a]], dtype=np.int64)
+        negatives = word_sharing_negatives([corpus.sentences[i] for i in held], pairs)
+        for l, layer in enumerate(VERDICT_LAYERS):
+            fitted = FittedRemedies(pooled[layer][is_fit])
+            for r, remedy in enumerate(REAL_REMEDIES):
+                S = real_remedy(remedy, pooled[layer][held], fitted)
+                check = paraphrase_check(S, pairs, traps)
+                figures["auc"][seed, l, r], figures["top1"][seed, l, r] = check.auc, check.top1
+                figures["trap_auc"][seed, l, r] = check.trap_auc
+                figures["hard_auc"][seed, l, r] = negative_auc(S, pairs, negatives)
+    for values in figures.values():
+        values.setflags(write=False)
+    return SplitVerdicts(np.arange(splits), VERDICT_LAYERS, REAL_REMEDIES, **figures)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import _checks
 from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
-from .pca import _scaled_axes
+from .pca import _axes, _scaled_axes
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -60,8 +60,37 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     Xc = X - ref.mean(axis=0)
     if k == 0:
         return Xc
-    top = _top_directions(ref, k, ref_name, "k")
+    return _project_out(Xc, _top_directions(ref, k, ref_name, "k"))
+
+
+def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
+    r"""Mu & Viswanath's Algorithm 1 (2018, arXiv:1702.01417) as written: the last step projects the
+    *uncentred* vector.
+
+    .. math::  \tilde x = (x - \mu) - \sum_{j \le k} (u_j^\top x)\,u_j
+               = \text{all\_but\_the\_top}(x) - \sum_{j \le k} (u_j^\top \mu)\,u_j
+
+    It differs from :func:`all_but_the_top` (the centred variant) by the same vector for every
+    point, the projection of the mean on the removed directions: along each removed direction
+    every output has the coordinate :math:`-u_j^\top\mu` instead of 0, so the output's mean is not
+    0 unless the mean was orthogonal to them. Cosines, and partition isotropy at the vectors' own
+    scale, see that shift. The sign of :math:`u_j` does not matter: the projection does not depend
+    on it.
+    """
+    X, ref, ref_name = _fit_cloud(X, fit)
+    k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
+    return FittedRemedies(ref, name=ref_name).all_but_the_top_as_written(X, k)
+
+
+def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
     return Xc - (Xc @ top) @ top.T
+
+
+def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float) -> np.ndarray:
+    """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca._scaled_axes`)."""
+    return (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
 
 
 def zca_whiten(
@@ -102,8 +131,7 @@ def zca_whiten(
         )
     if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
-    U = V[:, :r]
-    return (Xc / scale) @ (U * w[:r] ** (-power / 2)) @ U.T * scale ** (1 - power)
+    return _rescale(Xc, w[:r], V[:, :r], scale, power)
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -235,3 +263,240 @@ def sweep_remedies(
         cols = np.array(rows, dtype=float).reshape(-1, 5).T
         curves.append(RemedyCurve(name, *cols))
     return Sweep(*curves)
+
+
+def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0) -> float:
+    r"""Variance per label direction over the average variance per direction, after removing the top ``remove``.
+
+    .. math::  r = \frac{\tfrac1m \sum_{j \le m} \operatorname{Var}(v_j^\top y)}{\tfrac1{d - k}\operatorname{tr}\operatorname{Cov}(y)},
+               \qquad y = \text{all-but-the-top}(x, k)
+
+    with :math:`v_1, \dots, v_m` the orthonormal columns of ``directions`` (where the labels live)
+    and :math:`k` = ``remove``. Whitening gives every direction the average variance, so it
+    scales label directions with :math:`r > 1` down towards noise and label directions with
+    :math:`r < 1` up; all-but-the-top with ``remove`` directions keeps the ratio it had
+    (Mu & Viswanath 2018, arXiv:1702.01417; notebook 06's rule).
+    """
+    X = _checks.cloud(X, min_rows=2)
+    V = _checks.cloud(directions, name="directions")
+    d = X.shape[1]
+    if V.shape[0] != d:
+        raise ValueError(f"directions: expected {d} rows (one column per direction in X's space), got {V.shape[0]}")
+    if V.shape[1] > d or np.abs(V).max() > 1 + 1e-8 or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
+        raise ValueError("directions: expected orthonormal columns")
+    remove = _checks.integer(remove, "remove", 0, d - 1, why="fewer than the number of columns of X")
+    Y = all_but_the_top(X / _checks.power_of_two(X), remove)  # exact rescaling: the ratio is scale-free
+    average = np.sum(Y**2) / (d - remove)
+    if average == 0:
+        raise ValueError("X: no variance is left after removing the top directions")
+    return float(np.sum((Y @ V) ** 2) / V.shape[1] / average)
+
+
+@dataclass(frozen=True)
+class RemedyChoice:
+    """:func:`choose_remedy`: the setting of each remedy chosen on one split, scored on another.
+
+    ``k`` and ``power``: the all-but-the-top and whitening settings with the best pair AUC on the
+    selection split; ``raw_auc``, ``abtt_auc`` and ``whitening_auc``: the pair AUC of the untouched
+    cloud and of the two chosen settings on the separate test split.
+    """
+
+    k: int
+    power: float
+    raw_auc: float
+    abtt_auc: float
+    whitening_auc: float
+
+    @property
+    def winner(self) -> str:
+        """``"all-but-the-top"`` or ``"whitening"``, whichever scores higher on the test split."""
+        return "all-but-the-top" if self.abtt_auc >= self.whitening_auc else "whitening"
+
+
+def choose_remedy(
+    X_fit: np.ndarray,
+    X_select: np.ndarray,
+    y_select: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    ks: Sequence[int] = range(11),
+    powers: Sequence[float] = tuple(np.round(np.linspace(0.0, 1.0, 11), 2)),
+    seed: int = 0,
+) -> RemedyChoice:
+    """Fit each remedy on ``X_fit``, choose its setting on ``X_select`` and score it on ``X_test``.
+
+    The setting (``k`` of all-but-the-top, ``power`` of partial whitening) with the highest
+    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
+    once on the test split, so the reported score is not the maximum of a sweep over the points it
+    is scored on. Ties in the selection go to the smaller setting.
+    """
+    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
+    d = X_fit.shape[1]
+    X_select = _checks.cloud(X_select, name="X_select", min_rows=2)
+    X_test = _checks.cloud(X_test, name="X_test", min_rows=2)
+    for name, X in (("X_select", X_select), ("X_test", X_test)):
+        if X.shape[1] != d:
+            raise ValueError(f"{name}: expected {d} columns like X_fit, got {X.shape[1]}")
+    y_select = _checks.labels(y_select, len(X_select), "y_select", rows_of="X_select")
+    y_test = _checks.labels(y_test, len(X_test), "y_test", rows_of="X_test")
+    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X_fit")
+          for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    if not ks or not powers:
+        raise ValueError("ks, powers: each needs at least one setting to choose from")
+    seed = _checks.integer(seed, "seed", 0)
+
+    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
+    w, V, scale = _scaled_axes(X_fit)  # one eigendecomposition serves every setting
+    rank = numerical_rank(w)
+    if max(ks) > rank or rank < d:
+        raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
+                         "more points than dimensions")
+    for k in ks:
+        if k and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
+            raise ValueError(f"ks: eigenvalues {k} and {k + 1} of X_fit coincide, so its top {k} directions are not unique")
+    mu = X_fit.mean(axis=0)
+
+    def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)
+        return _project_out(X - mu, V[:, :k])
+
+    def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
+        return _rescale(X - mu, w, V, scale, p)
+
+    def chosen(apply, settings):
+        scores = [pair_auc(apply(X_select, s), y_select, seed) for s in settings]
+        best = settings[int(np.argmax(scores))]
+        return best, pair_auc(apply(X_test, best), y_test, seed)
+
+    k, abtt_auc = chosen(abtt, ks)
+    power, white = chosen(whiten, powers)
+    return RemedyChoice(int(k), float(power), pair_auc(X_test, y_test, seed), abtt_auc, white)
+
+
+def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
+    r"""The Ledoit-Wolf shrunk covariance of ``X`` and its shrinkage :math:`\delta \in [0, 1]`.
+
+    .. math::  \hat\Sigma = (1 - \delta)\,S + \delta\,\bar\lambda I,\qquad
+               \bar\lambda = \operatorname{tr} S / d,\qquad
+               \delta = \min(\bar b^2, m^2) / m^2
+
+    with :math:`S` the (biased) sample covariance, :math:`m^2 = \lVert S - \bar\lambda I\rVert_F^2`
+    and :math:`\bar b^2 = n^{-2}\sum_i \lVert x_i x_i^\top - S\rVert_F^2` for the centred rows
+    (Ledoit & Wolf 2004, *A well-conditioned estimator for large-dimensional covariance matrices*,
+    J. Multivariate Anal. 88). The shrunk covariance is positive definite even when ``X`` has
+    fewer rows than columns, so it can be inverted where the sample covariance cannot.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    _checks.spread(X, consequence="it has no covariance to shrink")
+    scale = _checks.power_of_two(X)
+    Xc = X / scale  # exact rescaling: no overflow in the fourth powers
+    Xc = Xc - Xc.mean(axis=0)
+    S = Xc.T @ Xc / len(X)
+    delta = _shrinkage(np.sum(np.sum(Xc**2, axis=1) ** 2), np.sum(S**2), np.trace(S), *Xc.shape)
+    d = X.shape[1]
+    shrunk = (1 - delta) * S + delta * np.trace(S) / d * np.eye(d)
+    _checks.variances(np.diag(shrunk), scale)  # refuses variances float64 cannot hold
+    return np.ldexp(shrunk, 2 * (int(np.frexp(scale)[1]) - 1)), delta
+
+
+def _shrinkage(fourth: float, frob2: float, trace: float, n: int, d: int) -> float:
+    """Ledoit and Wolf's :math:`\\delta` from the sums of centred rows: ``fourth`` =
+    :math:`\\sum_i \\lVert x_i\\rVert^4`, ``frob2`` = :math:`\\lVert S\\rVert_F^2`, ``trace`` = :math:`\\operatorname{tr} S`."""
+    m2 = frob2 - trace**2 / d  # |S - tr(S)/d I|_F^2
+    b2 = (fourth - n * frob2) / n**2
+    return 0.0 if m2 <= 0 else float(min(max(b2, 0.0), m2) / m2)
+
+
+def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
+    r"""ZCA whitening with the Ledoit-Wolf shrunk covariance of ``fit`` (default: ``X``).
+
+    .. math::  z = \hat\Sigma^{-1/2}(x - \mu),\qquad \hat\Sigma = (1 - \delta)S + \delta\bar\lambda I
+
+    (:func:`ledoit_wolf`). Full-rank whitening divides by the smallest sample variances, which are
+    the worst estimated when there are few points per dimension; shrinkage pulls every variance
+    towards the average before dividing, so it is defined for any number of points.
+    """
+    X, ref, ref_name = _fit_cloud(X, fit)
+    return FittedRemedies(ref, name=ref_name).shrunk_whiten(X)
+
+
+class FittedRemedies:
+    """Every remedy's statistics of one fit cloud from one eigendecomposition, to apply to other points.
+
+    ``all_but_the_top(X, k)``, ``zca_whiten(X, power, rank)`` and ``shrunk_whiten(X)`` give what the
+    module's functions of the same names give with ``fit`` this cloud (with the same checks), but
+    the covariance of the fit cloud is decomposed once for all of them, so sweeping many settings
+    or remedies over one fit costs one eigendecomposition.
+    """
+
+    #: Rows read at a time from a fit cloud larger than this (a memory map is never read whole).
+    CHUNK = 65_536
+
+    def __init__(self, fit: np.ndarray, name: str = "fit") -> None:
+        n = len(fit) if hasattr(fit, "__len__") else 0
+        if n <= self.CHUNK:
+            fit = _checks.cloud(fit, name=name, min_rows=2)
+            _checks.spread(fit, name, consequence="no remedy can be fitted on it")
+        chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)] if n > self.CHUNK else [(0, n)]
+        part = (lambda a, b: fit[a:b]) if n <= self.CHUNK else (lambda a, b: _checks.cloud(fit[a:b], name=name))
+        # three passes over the rows: their scale, their mean, then the covariance and fourth moment
+        self.scale = _checks.power_of_two(np.array([[max(np.max(np.abs(part(a, b))) for a, b in chunks)]]))
+        mean = sum(np.sum(part(a, b) / self.scale, axis=0) for a, b in chunks) / n
+        C, fourth = 0.0, 0.0
+        for a, b in chunks:
+            Xc = part(a, b) / self.scale - mean
+            C = C + Xc.T @ Xc
+            fourth += np.sum(np.sum(Xc**2, axis=1) ** 2)
+        C = C / n
+        if n > self.CHUNK and not np.trace(C) > 0:
+            raise ValueError(f"{name}: all points coincide (up to rounding), so no remedy can be fitted on it")
+        self.name = name
+        self.mean = mean * self.scale
+        self.w, self.V = _axes(C)
+        self.rank = numerical_rank(self.w)
+        self._delta = _shrinkage(fourth, np.sum(self.w**2), np.sum(self.w), n, len(self.w))  # S in its eigenbasis
+
+    @property
+    def shrinkage(self) -> float:
+        r"""Ledoit and Wolf's :math:`\delta` for the fit cloud (:func:`ledoit_wolf`)."""
+        return self._delta
+
+    def _top(self, k: int, arg: str) -> np.ndarray:
+        if k > self.rank:
+            raise ValueError(f"{arg}: {self.name} has only {self.rank} directions with variance, so its top {k} "
+                             "are not defined")
+        if k < len(self.w) and self.w[k] >= self.w[k - 1] * (1 - _checks.EIGEN_TIE):
+            raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
+        return self.V[:, :k]
+
+    def all_but_the_top(self, X: np.ndarray, k: int) -> np.ndarray:
+        """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
+        k = _checks.integer(k, "k", 0, len(self.w))
+        Xc = _checks.cloud(X) - self.mean
+        return Xc if k == 0 else _project_out(Xc, self._top(k, "k"))
+
+    def all_but_the_top_as_written(self, X: np.ndarray, k: int) -> np.ndarray:
+        """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
+        k = _checks.integer(k, "k", 0, len(self.w))
+        X = _checks.cloud(X)
+        top = self._top(k, "k") if k else self.V[:, :0]
+        return X - self.mean - (X @ top) @ top.T
+
+    def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None) -> np.ndarray:
+        """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
+        power = _checks.real(power, "power", 0.0, 1.0)
+        d = len(self.w)
+        r = d if rank is None else _checks.integer(rank, "rank", 1, d)
+        if r > self.rank:
+            raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
+                             f"would divide by zero; pass rank={self.rank} to drop the empty directions")
+        U = self._top(r, "rank") if r < d else self.V
+        return _rescale(_checks.cloud(X) - self.mean, self.w[:r], U, self.scale, power)
+
+    def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
+        """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
+        shrunk = (1 - self._delta) * self.w + self._delta * self.w.mean()
+        if shrunk.min() <= 0:
+            raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
+                             "use more points")
+        return _rescale(_checks.cloud(X) - self.mean, shrunk, self.V, self.scale, 1.0)

@@ -555,12 +555,25 @@ def _encoded() -> encoder.Encoded:
 
 
 CLOUD = "cloud"
+_WORDS = ["cat", "dog", "car", "bus", "tea", "milk", "red", "blue"]  # a vocabulary for word_similarity
+_PAIRS = shared.WordPairs("toy", ("cat", "car", "tea", "red", "cat", "bus"), ("dog", "bus", "milk", "blue", "car", "tea"),
+                          np.array([9.0, 8.0, 7.5, 6.0, 2.0, 1.0]))
 PRINTED = "notebook {nb} prints this function's source, so it cannot change here: {what}"
 s = shared
 REGISTRY: list[Entry] = [
     # GloVe word vectors (shared.glove)
     Entry(s.glove_matrix, dict),
     Entry(s.glove_vectors, lambda: dict(n=30)),
+    Entry(s.glove_words, dict),
+    Entry(s.word_pairs, lambda: dict(name="WordSim-353"), {"name": "band name"}),
+    Entry(s.word_similarity, lambda: dict(X=_cloud(8), words=_WORDS, pairs=_PAIRS),
+          {"X": CLOUD, "words": "texts", "pairs": "object"}, {"X": 0}),
+    Entry(s.word_similarity_change, lambda: dict(before=_cloud(8), after=_cloud(8, seed=1), words=_WORDS,
+                                                 pairs=_PAIRS, rng=0, resamples=20),
+          {"before": CLOUD, "after": CLOUD, "words": "texts", "pairs": "object"}, {"all": 0}),
+    Entry(s.all_but_the_top_as_written, lambda: dict(X=_cloud(), k=2), {"X": CLOUD}, {"X": 1}, defaults=("fit",)),
+    Entry(s.all_but_the_top_as_written, lambda: dict(X=_cloud(20, seed=1), k=2, fit=_cloud()),
+          {"X": CLOUD, "fit": CLOUD}, {"all": 1}, name="all_but_the_top_as_written[fit]"),
     # clouds
     Entry(s.make_isotropic, lambda: dict(n=30, d=4, rng=1)),
     Entry(s.make_cone, lambda: dict(n=30, d=4, rng=1, strength=4.0, residual=0.1)),
@@ -620,6 +633,16 @@ REGISTRY: list[Entry] = [
     Entry(s.zca_whiten, lambda: dict(X=_cloud(20, seed=1), power=0.5, fit=_cloud(), rank=4),
           {"X": CLOUD, "fit": CLOUD}, {"all": 0.5}, name="zca_whiten[fit, rank]"),
     Entry(s.standardize, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}),
+    Entry(s.ledoit_wolf, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": (2, 0)}),
+    Entry(s.shrunk_whiten, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 0}, defaults=("fit",)),
+    Entry(s.shrunk_whiten, lambda: dict(X=_cloud(20, seed=1), fit=_cloud()), {"X": CLOUD, "fit": CLOUD},
+          {"all": 0}, name="shrunk_whiten[fit]"),
+    Entry(s.label_variance_ratio, lambda: dict(X=_cloud(), directions=np.eye(_cloud().shape[1])[:, :2], remove=1),
+          {"X": CLOUD, "directions": "directions"}, {"X": 0}),
+    Entry(s.choose_remedy, lambda: dict(X_fit=_cloud(), X_select=_cloud(30, seed=1), y_select=_labels(30),
+                                        X_test=_cloud(30, seed=2), y_test=_labels(30), ks=[0, 1], powers=[0.0, 1.0],
+                                        seed=0),
+          {"X_fit": CLOUD, "X_select": CLOUD, "y_select": "labels", "X_test": CLOUD, "y_test": "labels"}, {"all": 0}),
     Entry(s.sweep_remedies, lambda: dict(X_fit=_cloud(), y_fit=_labels(), X_eval=_cloud(30, seed=1), y_eval=_labels(30),
                                          ks=[0, 1], powers=[0.0, 1.0], seed=0),
           {"X_fit": CLOUD, "y_fit": "labels", "X_eval": CLOUD, "y_eval": "labels"}, {"all": 0}),
@@ -682,6 +705,14 @@ REGISTRY: list[Entry] = [
     Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
     Entry(realmodel.static_norm_frequency, dict),
     Entry(realmodel.norm_frequency, dict),
+    Entry(realmodel.trap_kinds, lambda: dict(corpus=encoder.load_corpus()), {"corpus": "object"}),
+    Entry(realmodel.word_sharing_negatives, lambda: dict(sentences=["A cat sat.", "A dog sat.", "The cat ran.",
+                                                                    "Dogs bark."], pairs=np.array([[0, 1], [2, 3]])),
+          {"sentences": "texts", "pairs": "pairs"}),
+    Entry(realmodel.negative_auc, lambda: dict(S=_cloud(12), pairs=np.arange(8).reshape(4, 2),
+                                               negatives=np.array([[0, 9], [1, 10], [2, 9], [3, 11]])),
+          {"S": CLOUD, "pairs": "pairs", "negatives": "pairs"}, {"S": 0}),
+    Entry(realmodel.split_verdicts, lambda: dict(splits=2)),
     # the widget layer's controls (shared.explorers)
     Entry(_slider, lambda: dict(description="k", value=2.0, low=0.0, high=5.0, step=0.5),
           {"description": "text"}, name="explorers.slider"),
