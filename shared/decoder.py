@@ -17,7 +17,7 @@ SmolLM2-135M. Both facts change the weights, not the architecture: a Llama decod
     \mathrm{RMSNorm}(x) = g \odot x / \sqrt{\overline{x^2} + \epsilon}
 
 with causal attention of 9 query heads of width 64 sharing 3 key/value heads (grouped-query
-attention, Ainslie et al. 2023), rotary positions (Su et al. 2021, arXiv:2104.09864; base
+attention, Ainslie et al. 2023), rotary positions (Su et al. 2024, arXiv:2104.09864; base
 100,000, rotating adjacent pairs as the GGUF layout stores them) and width 576.
 :func:`hidden_states` returns the *residual stream* ``h_0 .. h_30`` (before the final RMSNorm).
 
