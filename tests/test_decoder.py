@@ -242,3 +242,44 @@ def test_explorer_points_agree_with_the_profile(profile):
     point = decoder_point(15, LEAVE_OUT[2])
     assert point.coordinates == 576 - len(profile.massive) and 507 not in point.top
     assert np.isclose(point.hist.sum() * 2 / len(point.hist), 1.0)
+
+
+# ----- notebook 09's views -------------------------------------------------------------------------
+
+
+def _pixels(jpeg: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"), dtype=float)
+
+
+def test_decoder_view_fast_redraw_matches_a_full_redraw():
+    from shared.figures import DecoderView
+
+    view = DecoderView(decoder_point(15, "nothing"))
+    view.image()
+    view.update(decoder_point(3, "both"))
+    fast = _pixels(view.image())
+    fresh = DecoderView(decoder_point(3, "both"))
+    fresh.image()
+    assert np.abs(fast - _pixels(fresh.full_image())).mean() < 1.0
+    assert view.readings() == fresh.readings()
+    assert [t.get_text() for t in view.labels] == [str(c) for c in decoder_point(3, "both").top]
+
+
+def test_decoder_layers_view_draws_the_profile_without_warnings(profile):
+    import warnings
+
+    from shared.figures import DecoderLayersView
+    from shared.realdecoder import encoder_side
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        view = DecoderLayersView(profile, encoder_side())
+        assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = view.axes[0].get_lines()
+    assert np.allclose(lines[0].get_xdata(), np.arange(31) / 30)
+    assert np.allclose(lines[0].get_ydata(), profile.mean_cosine)
+    assert np.allclose(lines[2].get_ydata(), profile.mean_cosine_trimmed)
