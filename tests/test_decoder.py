@@ -216,8 +216,10 @@ def test_one_coordinate_carries_the_cone_in_every_middle_layer(profile):
 def test_the_first_token_is_massive_and_an_attention_sink(profile):
     assert np.all(profile.largest[12:30] > 1000) and np.all(profile.largest_coordinate[2:] == 507)
     assert np.all(profile.effective_rank[12:30] < 1.05) and np.all(profile.effective_rank_rest[11:30] > 40)
-    sink = profile.first_attention[2:]  # blocks 3 to 30
-    assert np.mean(sink > 3 * profile.uniform_first) > 0.9
+    blocks = np.arange(1, 31)
+    sink = (blocks >= 3) & ~np.isin(blocks, [11, 12])  # 11 and 12 read the layers where the entry is gone
+    assert np.all(profile.first_attention[sink] > 2 * profile.uniform_first)
+    assert np.median(profile.first_attention[sink]) > 0.6 and profile.first_attention[11] < profile.uniform_first
 
 
 @pytest.mark.parametrize("seed", range(5))
