@@ -892,7 +892,9 @@ class DecoderView(View):
 
     BINS = np.linspace(-1.0, 1.0, 81)
     TOP = 8  # coordinates shown
-    HIST_TOP, TERM_TOP = 10.0, 0.5  # fixed scales, so that settings compare by eye and a move only redraws
+    # Fixed scales (they hold every layer and setting of the course corpus), so that settings compare
+    # by eye and a move redraws only the bars; a taller histogram or a larger term widens the scale.
+    HIST_TOP, TERM_TOP = 8.0, 0.8
 
     def __init__(self, point: Any) -> None:
         super().__init__((13.5, 5.0), 2, "SmolLM2-135M: one layer, something left out")
