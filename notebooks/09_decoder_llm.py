@@ -201,13 +201,13 @@ print(f"{profile.tokens:,} tokens ({profile.rest:,} without the first ones); mas
 print(f"an isotropic Gaussian of {profile.rest:,} points in {enc.states.shape[2]} dimensions: mean cosine 0,"
       f" effective rank {gauss:.1f}")
 print()
-print("        mean cosine across sentences             effective rank       shared part   within one")
-print("layer   all     first left out   + massive del.   all    first left out   of |x|^2      sentence")
+print("        mean cosine across sentences             effective rank       shared part   within one   partition I")
+print("layer   all     first left out   + massive del.   all    first left out   of |x|^2      sentence     first left out")
 for layer in range(len(profile.mean_cosine)):
     print(f"{layer:>4}  {profile.mean_cosine[layer]:+.3f}      {profile.mean_cosine_rest[layer]:+.3f}"
           f"          {profile.mean_cosine_trimmed[layer]:+.3f}      {profile.effective_rank[layer]:6.1f}"
           f"      {profile.effective_rank_rest[layer]:6.1f}        {profile.mean_share[layer]:.3f}"
-          f"        {profile.within_cosine[layer]:+.3f}")
+          f"        {profile.within_cosine[layer]:+.3f}       {profile.partition_isotropy_rest[layer]:.3f}")
 change = np.abs(profile.mean_cosine - profile.mean_cosine_rest)
 print(f"largest change of the mean cosine from leaving out the first tokens: {change.max():.3f}"
       f" (layer {np.argmax(change)})")
@@ -229,8 +229,10 @@ DecoderLayersView(profile, side)
 #
 # The effective rank tells a second story. With all tokens it is 1.0 in layers 12 to 29: the
 # covariance is one direction, and that direction is the first tokens' (section 3). Without them
-# it is 40.3 to 69.4 in layers 11 to 29, still far below the Gaussian's 450.8. In layers 3 to 9 it is below 2.6 even
-# without the first tokens; section 3 finds the culprit.
+# it is 40.3 to 69.4 in layers 11 to 29, still far below the Gaussian's 450.8; in layers 3 to 9
+# it is below 2.6 even without the first tokens, and section 3 finds the culprit. Partition
+# isotropy reads 0.000 in every layer (a Gaussian of this size scores 0.342, section 3's table):
+# as in notebook 07, it reacts to an uneven spread as strongly as to an offset.
 #
 # ## 3 · Rogue and massive coordinates
 #

@@ -23,6 +23,7 @@ from .meters import (
     effective_rank,
     mean_cosine,
     meter_table,
+    partition_isotropy,
     MeterTable,
     read,
     spearman,
@@ -169,6 +170,7 @@ class DecoderProfile:
       ``mean_cosine_rest``: the same with every sentence's first token left out;
       ``mean_cosine_trimmed``: first tokens left out and the :attr:`massive` coordinates deleted;
     * ``effective_rank`` (all tokens) and ``effective_rank_rest`` (first tokens left out);
+      ``partition_isotropy_rest`` (first tokens left out; NaN where its eigenvectors are not unique);
     * ``rogue``: the three coordinates with the largest terms of ``mean_cosine_rest``, and
       ``rogue_share``, the fraction of it they carry together (Timkey & van Schijndel 2021);
     * ``mean_share``: squared norm of the mean vector over the mean squared norm (first tokens left
@@ -191,6 +193,7 @@ class DecoderProfile:
     mean_cosine_trimmed: np.ndarray
     effective_rank: np.ndarray
     effective_rank_rest: np.ndarray
+    partition_isotropy_rest: np.ndarray
     rogue: np.ndarray
     rogue_share: np.ndarray
     mean_share: np.ndarray
@@ -229,16 +232,20 @@ def decoder_profile() -> DecoderProfile:
         A = np.abs(H)
         at = np.argmax(A[first].max(axis=0))
         within = [mean_cosine(H[a + 1:b]) for a, b in zip(starts[:-1], starts[1:]) if b - a >= 3]
+        try:
+            partition = partition_isotropy(R)
+        except ValueError:  # eigenvectors not unique: the meter is undefined
+            partition = np.nan
         rows.append((float(cross_group_cosines(H, groups).sum()), float(terms.sum()),
                      float(cross_group_cosines(R[:, keep], groups[rest]).sum()),
-                     effective_rank(cov_eigs(H)), effective_rank(cov_eigs(R)), top,
+                     effective_rank(cov_eigs(H)), effective_rank(cov_eigs(R)), partition, top,
                      float(terms[top].sum() / terms.sum()), float(mu @ mu / np.mean(np.sum(R * R, axis=1))),
                      float(A[first].max() / med), int(at), float(A[rest].max() / med),
                      float(np.mean(A[rest].max(axis=1) > MASSIVE_RATIO * med)), mean_cosine(H[first]),
                      float(np.median(within))))
     cols = [np.array(c) for c in zip(*rows)]
-    cols[5] = np.stack(cols[5]).astype(int)
-    cols[9] = cols[9].astype(int)
+    cols[6] = np.stack(cols[6]).astype(int)
+    cols[10] = cols[10].astype(int)
     attention = study.dec.first_attention.mean(axis=1)
     return DecoderProfile(*cols, first_attention=attention, uniform_first=study.dec.uniform_first,
                           massive=tuple(massive), tokens=len(groups), rest=int(rest.sum()))
