@@ -145,7 +145,12 @@ def load_smollm() -> SmolLM:
 def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     r"""RMSNorm (Zhang & Sennrich 2019, arXiv:1910.07467): :math:`g \odot x / \sqrt{\overline{x^2} + \epsilon}`
     over the last axis (no centring, unlike LayerNorm)."""
-    x = np.asarray(x)
+    x, gain = np.asarray(x), np.asarray(gain)
+    if x.ndim == 0 or gain.shape not in ((), x.shape[-1:]):
+        raise ValueError(f"gain: expected one value per coordinate ({x.shape[-1:] if x.ndim else 'x has none'}),"
+                         f" got shape {gain.shape}")
+    if not (np.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps: expected a finite number >= 0, got {eps}")
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
@@ -153,9 +158,16 @@ def rotary(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
     r"""Rotary positions (Su et al. 2021): rotate each adjacent pair ``(x[2i], x[2i+1])`` of the last
     axis (width ``w``) of ``x[..., n, w]`` by the angle :math:`p\,\theta_i`,
     :math:`\theta_i = \text{base}^{-2i/w}`, with ``p = positions[n]``."""
-    width = x.shape[-1]
+    x, positions = np.asarray(x), np.asarray(positions)
+    width = x.shape[-1] if x.ndim >= 2 else 0
+    if width == 0 or width % 2:
+        raise ValueError(f"x: expected an array [..., n, width] with an even width, got shape {x.shape}")
+    if positions.shape != (x.shape[-2],):
+        raise ValueError(f"positions: expected one position per row ({x.shape[-2]}), got shape {positions.shape}")
+    if not base > 1:
+        raise ValueError(f"base: expected a number above 1, got {base}")
     theta = base ** (-np.arange(0, width, 2) / width)
-    angle = np.asarray(positions)[:, None] * theta
+    angle = positions[:, None] * theta
     cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x)

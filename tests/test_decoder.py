@@ -153,6 +153,10 @@ def test_rotary_keeps_norms_and_scores_depend_on_relative_position_only(seed):
         (lambda m: decode(["fine", " "], m), "non-empty string"),
         (lambda m: decoder_point(3, "everything"), "leave_out: expected one of"),
         (lambda m: exact_mean_cosine(np.ones(5)), "X: expected a 2-D array"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(3), 1e-5), "gain: expected one value per coordinate"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number"),
+        (lambda m: rotary(np.ones((1, 3, 5)), np.arange(3), 1e4), "even width"),
+        (lambda m: rotary(np.ones((1, 3, 4)), np.arange(2), 1e4), "positions: expected one position per row"),
     ],
 )
 def test_bad_input_raises_a_named_value_error(model, call, message):
