@@ -2,12 +2,14 @@
 
 * data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
   vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
+  :mod:`~shared.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
 * meters: :mod:`~shared.meters` (and :mod:`~shared.pca`);
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
-  :mod:`~shared.realmodel` (notebook 07's measurements of the real model);
+  :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
+  :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
 * drawings: :mod:`~shared.figures` (one view per figure; needs matplotlib);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
-* :mod:`~shared.exercises`: the checks of the exercises.
+* :mod:`~shared.exercises`: the checks of the exercises (notebook 09's in :mod:`~shared.exercises_decoder`).
 
 ``import shared`` loads only the data, meter, mechanism and remedy layers (numpy): the real model,
 drawings and widgets are imported when used. Importing changes no global state; apply the

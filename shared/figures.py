@@ -831,3 +831,103 @@ class StaticVectorsView(View):
                                read(partition_isotropy, isotropy_original[D], "partition I, original"),
                                read(random_cosines, cosines[D].mean()), read(effective_rank, effective_rank(eigs[D]))],
         }
+
+
+# --------------------------------------------------------------------------------------------
+# 09: a decoder LLM (self-contained: draws only the arrays of shared.realdecoder's results)
+# --------------------------------------------------------------------------------------------
+
+
+class DecoderLayersView(View):
+    """SmolLM2 layer by layer (:class:`~shared.realdecoder.DecoderProfile`) beside MiniLM on the same
+    sentences (:class:`~shared.realdecoder.EncoderSide`): the cross-sentence mean cosine (all
+    tokens, first tokens left out, massive coordinates deleted too), the largest entry as a multiple
+    of the median entry, and the attention every head gives the first token."""
+
+    def __init__(self, profile: Any, side: Any) -> None:
+        super().__init__((17.0, 5.0), 3, "SmolLM2-135M layer by layer, on the course corpus")
+        self.update(profile, side)
+
+    def update(self, profile: Any, side: Any) -> None:
+        ax_cos, ax_big, ax_att = self.axes
+        for ax in self.axes:
+            ax.cla()
+        layers = np.arange(len(profile.mean_cosine))
+        depth = layers / layers[-1]
+        enc_depth = np.arange(len(side.mean_cosine)) / (len(side.mean_cosine) - 1)
+        ax_cos.plot(depth, profile.mean_cosine, "o-", color=RED, lw=2.4, ms=4, label="SmolLM2, all tokens")
+        ax_cos.plot(depth, profile.mean_cosine_rest, "s--", color=ORANGE, lw=1.6, ms=3,
+                    label="SmolLM2, first token left out")
+        ax_cos.plot(depth, profile.mean_cosine_trimmed, "^-", color=GREEN, lw=2.0, ms=4,
+                    label=f"... and the {len(profile.massive)} massive coordinates deleted")
+        ax_cos.plot(enc_depth, side.mean_cosine, "D:", color=BLUE, lw=2.0, ms=5, label="MiniLM-L6, same sentences")
+        ax_cos.axhline(0, color="black", ls=":", lw=1)
+        ax_cos.set_xlim(-0.03, 1.03)
+        ax_cos.set_ylim(-0.05, 1)
+        ax_cos.set_xlabel("relative depth (layer / number of layers)")
+        ax_cos.set_ylabel("mean cosine of tokens from different sentences")
+        ax_cos.set_title("The cone, and what carries it")
+        ax_cos.legend(loc="upper right")
+        ax_big.semilogy(layers, profile.largest, "o-", color=RED, lw=2.4, ms=4, label="first token of a sentence")
+        ax_big.semilogy(layers, profile.largest_rest, "s-", color=GREY, lw=1.8, ms=3, label="every other token")
+        ax_big.axhline(100, color="black", ls=":", lw=1.2, label="100 × median (massive)")
+        ax_big.set_xlabel("layer (0 = token embeddings)")
+        ax_big.set_ylabel("largest |entry| / median |entry| of the layer")
+        ax_big.set_title("Massive activations")
+        ax_big.legend(loc="lower right")
+        blocks = layers[1:]
+        ax_att.bar(blocks, profile.first_attention, color=RED, alpha=0.75, label="attention to the first token")
+        ax_att.axhline(profile.uniform_first, color="black", ls=":", lw=1.2,
+                       label=f"attention spread evenly ({profile.uniform_first:.3f})")
+        ax_att.set_ylim(0, 1)
+        ax_att.set_xlabel("block")
+        ax_att.set_ylabel("mean weight on the first token (queries at position ≥ 2)")
+        ax_att.set_title("An attention sink")
+        ax_att.legend(loc="upper left")
+
+
+class DecoderView(View):
+    """One layer of SmolLM2 with something left out (:class:`~shared.realdecoder.DecoderPoint`): the
+    cosines of token pairs from different sentences, and the coordinates that carry their mean."""
+
+    BINS = np.linspace(-1.0, 1.0, 81)
+    TOP = 8  # coordinates shown
+    # Fixed scales (they hold every layer and setting of the course corpus), so that settings compare
+    # by eye and a move redraws only the bars; a taller histogram or a larger term widens the scale.
+    HIST_TOP, TERM_TOP = 8.0, 0.8
+
+    def __init__(self, point: Any) -> None:
+        super().__init__((13.5, 5.0), 2, "SmolLM2-135M: one layer, something left out")
+        ax_hist, ax_terms = self.axes
+        self.hist = ax_hist.stairs(np.zeros(len(self.BINS) - 1), self.BINS, fill=True, alpha=0.6, color=RED)
+        self.mean = ax_hist.axvline(0, color=DARK_RED, ls="--", lw=1.8)
+        ax_hist.axvline(0, color="black", ls=":", lw=1)
+        ax_hist.set_xlim(-1, 1)
+        ax_hist.set_ylim(0, self.HIST_TOP)
+        ax_hist.set_xlabel("cosine of two tokens from different sentences")
+        ax_hist.set_ylabel("density")
+        ax_hist.set_title("Token pairs from different sentences")
+        self.bars = ax_terms.bar(np.arange(self.TOP), np.zeros(self.TOP), color=BLUE, alpha=0.8)
+        ax_terms.set_xticks(np.arange(self.TOP))
+        ax_terms.set_ylim(0, self.TERM_TOP)
+        ax_terms.set_xlabel("the eight largest terms (the coordinate is above its bar)")
+        ax_terms.set_ylabel("its term in the mean cosine")
+        ax_terms.set_title("Which coordinates carry the mean cosine")
+        self.labels = [ax_terms.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(self.TOP)]
+        self.moving = [self.hist, self.mean, *self.bars, *self.labels]
+        self.update(point)
+
+    def update(self, point: Any) -> None:
+        ax_hist, ax_terms = self.axes
+        self.hist.set_data(point.hist)
+        self.mean.set_xdata([point.mean_cosine] * 2)
+        self.hist.set_label(f"layer {point.layer}, left out: {point.leave_out}")
+        self.mean.set_label(f"mean = {point.mean_cosine:+.3f} (all pairs)")
+        ax_hist.legend(loc="upper left")
+        ax_hist.set_ylim(0, max(self.HIST_TOP, nice_limit(1.05 * point.hist.max())))
+        for bar, label, coord, term in zip(self.bars, self.labels, point.top, point.top_terms):
+            bar.set_height(max(term, 0.0))
+            label.set_position((bar.get_x() + bar.get_width() / 2, max(term, 0.0)))
+            label.set_text(str(int(coord)))
+        ax_terms.set_ylim(0, max(self.TERM_TOP, nice_limit(1.1 * max(float(point.top_terms.max()), 1e-6))))
+        self._readings = point.readings()

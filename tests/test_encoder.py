@@ -42,10 +42,12 @@ def test_architecture_read_from_the_wheel(model):
 
 
 def test_torch_and_its_chain_are_not_installed():
-    for name in ("torch", "transformers", "sentence_transformers"):
+    # sentence-transformers (declared by the MiniLM wheel) and llm / llama-cpp-python (declared by
+    # the SmolLM2 wheel) are overridden away: the course runs both models in numpy.
+    for name in ("torch", "transformers", "sentence_transformers", "llm", "llama_cpp"):
         assert importlib.util.find_spec(name) is None, f"{name} must not be part of the course environment"
     lock = (ROOT / "uv.lock").read_text()
-    for name in ("torch", "transformers", "sentence-transformers"):
+    for name in ("torch", "transformers", "sentence-transformers", "llm", "llama-cpp-python"):
         assert f'\nname = "{name}"\n' not in lock, f"{name} is in uv.lock"
 
 

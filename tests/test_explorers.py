@@ -78,6 +78,8 @@ def test_sliders_report_on_release_only():
                                  "AUC against negation traps = 0.292"]),
         ("08_static_word_vectors", ["[D=1]", "partition I = 0.276", "partition I, original = 0.580",
                                     "mean random cosine = +0.003"]),
+        ("09_decoder_llm", ["[layer=15, leave_out=nothing]", "mean cosine = +0.606",
+                            "cosine carried by coordinate 507 = 0.384"]),
     ],
 )
 def test_defaults_show_the_static_experiment(stem, expected):

@@ -18,7 +18,7 @@ THEORY = ROOT / "research" / "03-isotropy-anisotropy.md"
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
-def test_there_are_eight_notebooks():
+def test_there_are_nine_notebooks():
     assert [p.stem for p in NOTEBOOKS] == [
         "01_sphere_vs_cone",
         "02_illusory_cosine",
@@ -28,6 +28,7 @@ def test_there_are_eight_notebooks():
         "06_whitening",
         "07_real_transformer",
         "08_static_word_vectors",
+        "09_decoder_llm",
     ]
 
 

@@ -7,7 +7,7 @@ import sys
 def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets():
     code = ("import sys, shared, shared.exercises; "
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'shared.figures', 'shared.explorers', "
-            "'shared.encoder', 'shared.realmodel') if m in sys.modules))")
+            "'shared.encoder', 'shared.realmodel', 'shared.decoder', 'shared.realdecoder', 'gguf') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

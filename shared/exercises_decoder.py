@@ -1,0 +1,98 @@
+"""Notebook 09's self-checking exercises: ``check("09.1", answer)`` prints a verdict.
+
+They use the machinery of :mod:`shared.exercises` (an :class:`~shared.exercises.Implementation` is
+run on named cases and compared with the toolkit; an :class:`~shared.exercises.Exercise` knows its
+reference answer). Worked solutions are in ``notebooks/SOLUTIONS.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .exercises import Exercise, Implementation, _answer_verdict, _implementation_verdict
+
+EPS = 1e-5  # SmolLM2's RMSNorm epsilon (rounded), used by the cases
+
+
+def _reference_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    from .decoder import rms_norm  # imported here: the decoder module loads nothing heavy, but stays optional
+
+    return rms_norm(x, gain, eps)
+
+
+def _rms_cases() -> list[tuple[str, dict]]:
+    rng = np.random.default_rng(9)
+    shifted = rng.standard_normal((6, 8)) + 3.0
+    massive = rng.standard_normal((5, 16))
+    massive[0, 3] = 2000.0  # a massive activation, as SmolLM2's first token carries
+    return [
+        ("4 random vectors of width 8, gain 1", dict(x=rng.standard_normal((4, 8)), gain=np.ones(8), eps=EPS)),
+        ("vectors with a shared offset (RMSNorm does not centre)", dict(x=shifted, gain=np.linspace(0.5, 2, 8),
+                                                                         eps=EPS)),
+        ("one vector with a massive coordinate", dict(x=massive, gain=rng.uniform(0.1, 3, 16), eps=EPS)),
+        ("a tiny vector, where eps matters", dict(x=np.full((1, 4), 1e-4), gain=np.ones(4), eps=1e-6)),
+    ]
+
+
+def _layer_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    c = x - x.mean(axis=-1, keepdims=True)
+    return c / np.sqrt(np.mean(c * c, axis=-1, keepdims=True) + eps) * gain
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "09.1": Implementation(
+        name="my_rms_norm",
+        reference=_reference_rms_norm,
+        cases=_rms_cases,
+        mistakes={
+            "the vectors were centred first: that is LayerNorm; RMSNorm divides by the root mean square of x "
+            "itself, so a shared offset survives it": _layer_norm,
+            "the gain was left out: multiply by gain after dividing": lambda x, gain, eps: _reference_rms_norm(
+                x, np.ones_like(gain), eps),
+            "eps was added outside the square root": lambda x, gain, eps: x / (
+                np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * gain,
+            "the mean was taken over the wrong axis: normalise each row (axis=-1)": lambda x, gain, eps: x / np.sqrt(
+                np.mean(x * x, axis=0, keepdims=True) + eps) * gain,
+            "the norm was used instead of the root mean square: divide by sqrt(mean(x**2)), not by sqrt(sum(x**2))":
+                lambda x, gain, eps: x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * gain,
+        },
+        right="RMSNorm: each row divided by the root of its mean square (plus eps), times the gain. It does not "
+        "centre, so a coordinate every token shares passes through it to the next block.",
+        hint="ms = np.mean(x**2, axis=-1, keepdims=True); return x / np.sqrt(ms + eps) * gain.",
+    ),
+    "09.2": Exercise(
+        reference=lambda: "b",
+        right="Leaving out the first tokens barely moves the mean cosine: the cone is a coordinate every token "
+        "carries, not the first token's outlier. The effective rank is what the first token ruins.",
+        hint="Compare the columns 'all' and 'first left out' of the layer table, for the mean cosine and for "
+        "the effective rank.",
+        choices=("a", "b", "c"),
+    ),
+    "09.3": Exercise(
+        reference=lambda: "c",
+        right="The massive 'the' tokens pull the fitted mean along coordinate 507; subtracting it leaves every "
+        "other token leaning the opposite way, so the cone moves instead of vanishing.",
+        hint="Compare the mean and the median of coordinate 507 over the fit tokens, and ask which tokens pull them apart.",
+        choices=("a", "b", "c"),
+    ),
+}
+
+
+def verdict(exercise: str, answer: object) -> tuple[bool, str]:
+    """Whether ``answer`` to ``exercise`` (``"09.1"``, ...) is right, and what to tell the learner."""
+    if not isinstance(exercise, str):
+        raise TypeError(f"exercise: expected an exercise number such as '09.1', got {exercise!r}")
+    if exercise not in EXERCISES:
+        raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(EXERCISES)}")
+    ex = EXERCISES[exercise]
+    if answer is None or answer is Ellipsis:
+        what = "your function" if isinstance(ex, Implementation) else "your answer"
+        return False, f"Exercise {exercise}: not answered yet. Replace None with {what} and run the cell again."
+    if isinstance(ex, Implementation):
+        return _implementation_verdict(exercise, ex, answer)
+    return _answer_verdict(exercise, ex, answer)
+
+
+def check(exercise: str, answer: object) -> None:
+    """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit."""
+    print(verdict(exercise, answer)[1])

@@ -1,0 +1,387 @@
+"""Notebook 09's measurements of a real decoder: the course corpus through SmolLM2-135M-Instruct.
+
+Everything here is computed from :func:`decoder_study`, which runs every third sentence of the
+course corpus through the numpy decoder once per kernel (notebook 07 reads all of them with the
+much cheaper MiniLM encoder). The numbers are exact functions of the hidden states (all pairs, no
+sampling) except where a seed is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import _checks
+from .decoder import Decoded, decode, load_smollm
+from .encoder import Corpus, encode, load_corpus, split_halves, word_embeddings
+from .meters import (
+    Reading,
+    cov_eigs,
+    cross_group_cosines,
+    effective_rank,
+    mean_cosine,
+    meter_table,
+    partition_isotropy,
+    MeterTable,
+    read,
+    spearman,
+)
+from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, _binned_median, real_remedy, zipf_scale
+
+DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
+MASSIVE_RATIO = 100.0  # an entry is massive when |x| exceeds 100 times the layer's median |entry| (Sun et al. 2024)
+LEAVE_OUT = ("nothing", "the first token", "the massive coordinates", "both")
+HISTOGRAM_TOKENS = 500  # random tokens (seed 7) whose cross-sentence cosines the explorer draws
+COSINE_GRID = np.linspace(-1.0, 1.0, 81)
+
+
+@dataclass(frozen=True)
+class DecoderStudy:
+    """Notebook 09's material: ``rows`` (every :data:`DECODER_EVERY`-th corpus sentence) decoded.
+
+    ``dec.enc.word`` is each token's position in its sentence, so ``first`` marks position 0 (no
+    BOS token is prepended: see :mod:`shared.decoder`). ``is_fit`` marks the decoded sentences in
+    the fit half of the corpus's split (seed 7, as notebook 07).
+    """
+
+    corpus: Corpus
+    rows: np.ndarray
+    dec: Decoded
+    first: np.ndarray
+    is_fit: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def decoder_study() -> DecoderStudy:
+    """Decode every third corpus sentence once per kernel (about 15 s on two cores)."""
+    corpus = load_corpus()
+    rows = np.arange(0, len(corpus.sentences), DECODER_EVERY)
+    dec = decode([corpus.sentences[i] for i in rows])
+    first = dec.enc.word == 0
+    is_fit = split_halves(corpus, REAL_SEED)[rows]
+    for array in (dec.enc.states, dec.enc.ids, dec.enc.sentence, dec.enc.word, first, is_fit):
+        array.setflags(write=False)
+    return DecoderStudy(corpus, rows, dec, first, is_fit)
+
+
+def _unit_sum(X: np.ndarray, chunk: int = 8192) -> tuple[np.ndarray, int]:
+    """Sum of the unit rows of ``X`` (float64, in row chunks) and the number of non-zero rows."""
+    total, n = np.zeros(X.shape[1]), 0
+    for a in range(0, len(X), chunk):
+        B = np.asarray(X[a:a + chunk], dtype=np.float64)
+        norms = np.linalg.norm(B, axis=1)
+        keep = norms > 0
+        total += (B[keep] / norms[keep, None]).sum(axis=0)
+        n += int(keep.sum())
+    return total, n
+
+
+def exact_mean_cosine(X: np.ndarray) -> float:
+    r"""Exact mean cosine over all pairs of distinct rows, :math:`(\lVert\sum_i u_i\rVert^2 - n)/(n(n-1))`,
+    read in row chunks so a large matrix (a whole vocabulary) needs no float64 copy. Zero rows are
+    left out. Same value as :func:`~shared.meters.mean_cosine` (Ethayarajh 2019's baseline)."""
+    X = np.asarray(X)
+    if X.ndim != 2 or len(X) < 2:
+        raise ValueError(f"X: expected a 2-D array with at least two rows, got shape {X.shape}")
+    total, n = _unit_sum(X)
+    if n < 2:
+        raise ValueError("X: fewer than two non-zero rows")
+    return float((total @ total - n) / (n * (n - 1)))
+
+
+VOCAB_BANDS = (0, 1000, 5000, 20000, 49152)  # token-id bands (BPE ids: low = merged early = frequent)
+TABLE_TYPES = 2000  # random vocabulary rows (seed 7) for the meter table (uniformity is all-pairs)
+
+
+@dataclass(frozen=True)
+class VocabularyCone:
+    """The token-embedding matrix as a cloud, one row per token *type*.
+
+    ``mean_cosine``: exact over all pairs of the ``types`` rows. ``band_mean_cosine[b]``,
+    ``band_norm[b]``: mean cosine and median norm of the ids in ``VOCAB_BANDS[b]:VOCAB_BANDS[b+1]``.
+    Word types (tokens ``Ġword``, lower-case letters, known to wordfreq): ``words`` of them, with
+    ``zipf`` frequency; Spearman's rho of the frequency with the norm (``norm_rho``), with the
+    cosine to the vocabulary's mean direction (``cone_rho``) and with the token id (``id_rho``);
+    per Zipf bin of :data:`~shared.realmodel.ZIPF_BINS`: ``counts``, ``bin_norm`` and
+    ``bin_cone`` (medians) and ``bin_mean_cosine`` (exact mean cosine among the bin's types).
+    ``table``: notebook 01's meter table for :data:`TABLE_TYPES` random rows beside a Gaussian.
+    """
+
+    types: int
+    mean_cosine: float
+    band_mean_cosine: np.ndarray
+    band_norm: np.ndarray
+    words: int
+    zipf: np.ndarray
+    norm: np.ndarray
+    cone: np.ndarray
+    norm_rho: float
+    cone_rho: float
+    id_rho: float
+    counts: np.ndarray
+    bin_norm: np.ndarray
+    bin_cone: np.ndarray
+    bin_mean_cosine: np.ndarray
+    table: MeterTable
+
+
+@lru_cache(maxsize=1)
+def word_types() -> tuple[np.ndarray, np.ndarray]:
+    """Rows of SmolLM2's vocabulary that are a space and a lower-case word (``Ġword``, two letters
+    or more) that wordfreq knows, and each word's Zipf frequency (:func:`~shared.realmodel.zipf_scale`)."""
+    vocab = load_smollm().vocab
+    rows = np.array([i for i, t in enumerate(vocab) if t.startswith("Ġ") and len(t) > 2 and t[1:].isascii()
+                     and t[1:].isalpha() and t[1:].islower()])
+    zipf = zipf_scale([vocab[i][1:] for i in rows])
+    return rows[zipf > 0], zipf[zipf > 0]
+
+
+@lru_cache(maxsize=1)
+def vocabulary_cone() -> VocabularyCone:
+    """:class:`VocabularyCone` of SmolLM2's token embeddings."""
+    E = load_smollm().embeddings
+    total, n = _unit_sum(E)
+    direction = total / np.linalg.norm(total)
+    bands = [exact_mean_cosine(E[a:b]) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
+    norms_all = np.linalg.norm(E.astype(np.float64), axis=1)
+    band_norm = [float(np.median(norms_all[a:b])) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
+    rows, zipf = word_types()
+    W = E[rows].astype(np.float64)
+    norm = np.linalg.norm(W, axis=1)
+    cone = W @ direction / norm
+    bin_norm, counts = _binned_median(zipf, norm)
+    bin_cone, _ = _binned_median(zipf, cone)
+    which = np.digitize(zipf, ZIPF_BINS) - 1
+    bin_cos = np.array([mean_cosine(W[which == b]) if counts[b] >= 2 else np.nan for b in range(len(counts))])
+    sample = np.sort(np.random.default_rng(REAL_SEED).choice(len(E), TABLE_TYPES, replace=False))
+    table = meter_table({"SmolLM2 token embeddings": E[sample].astype(np.float64)})
+    return VocabularyCone(n, float((total @ total - n) / (n * (n - 1))), np.array(bands), np.array(band_norm),
+                          len(rows), zipf, norm, cone, spearman(zipf, norm), spearman(zipf, cone),
+                          spearman(zipf, rows.astype(float)), counts, bin_norm, bin_cone, bin_cos, table)
+
+
+@dataclass(frozen=True)
+class DecoderProfile:
+    """Per layer ``l`` (0 = token embeddings, 1..30 = blocks), over the decoded sentences:
+
+    * ``mean_cosine``: exact mean cosine of tokens from different sentences (Ethayarajh's setting);
+      ``mean_cosine_rest``: the same with every sentence's first token left out;
+      ``mean_cosine_trimmed``: first tokens left out and the :attr:`massive` coordinates deleted;
+    * ``effective_rank`` (all tokens) and ``effective_rank_rest`` (first tokens left out);
+      ``partition_isotropy_rest`` (first tokens left out; NaN where its eigenvectors are not unique);
+    * ``rogue``: the three coordinates with the largest terms of ``mean_cosine_rest``, and
+      ``rogue_share``, the fraction of it they carry together (Timkey & van Schijndel 2021);
+    * ``mean_share``: squared norm of the mean vector over the mean squared norm (first tokens left
+      out): the part of every token that all tokens share;
+    * ``largest``: the largest |entry| over first tokens, as a multiple of the layer's median |entry|;
+      ``largest_coordinate``: where it sits; ``largest_rest``: the same multiple over the other tokens;
+      ``massive_rest``: the share of other tokens with an entry above :data:`MASSIVE_RATIO` times the median;
+    * ``first_cosine``: mean cosine among the first tokens of different sentences;
+    * ``within_cosine``: median over sentences of the mean cosine of its own tokens (first left out);
+    * ``first_attention``: attention to the first token, averaged over heads and over queries at
+      position 2 or later (``uniform_first``: the same if attention were spread evenly).
+
+    ``massive``: the coordinates with an entry above :data:`MASSIVE_RATIO` times its layer's median
+    at some token of some layer (Sun et al. 2024's massive activations); ``tokens``/``rest``: how
+    many tokens are measured with and without first tokens.
+    """
+
+    mean_cosine: np.ndarray
+    mean_cosine_rest: np.ndarray
+    mean_cosine_trimmed: np.ndarray
+    effective_rank: np.ndarray
+    effective_rank_rest: np.ndarray
+    partition_isotropy_rest: np.ndarray
+    rogue: np.ndarray
+    rogue_share: np.ndarray
+    mean_share: np.ndarray
+    largest: np.ndarray
+    largest_coordinate: np.ndarray
+    largest_rest: np.ndarray
+    massive_rest: np.ndarray
+    first_cosine: np.ndarray
+    within_cosine: np.ndarray
+    first_attention: np.ndarray
+    uniform_first: float
+    massive: tuple[int, ...]
+    tokens: int
+    rest: int
+
+
+@lru_cache(maxsize=1)
+def decoder_profile() -> DecoderProfile:
+    """The :class:`DecoderProfile` of :func:`decoder_study`."""
+    study = decoder_study()
+    enc, first = study.dec.enc, study.first
+    rest = ~first
+    groups = enc.sentence
+    starts = np.append(enc.starts, len(groups))
+    medians = np.array([np.median(np.abs(H)) for H in enc.states])
+    massive = sorted({int(c) for H, m in zip(enc.states, medians)
+                      for c in np.flatnonzero(np.abs(H).max(axis=0) > MASSIVE_RATIO * m)})
+    keep = np.setdiff1d(np.arange(enc.states.shape[2]), massive)
+    rows = []
+    for H, med in zip(enc.states, medians):
+        H = H.astype(np.float64)
+        R = H[rest]
+        terms = cross_group_cosines(R, groups[rest])
+        top = np.argsort(-terms, kind="stable")[:3]
+        mu = R.mean(axis=0)
+        A = np.abs(H)
+        at = np.argmax(A[first].max(axis=0))
+        within = [mean_cosine(H[a + 1:b]) for a, b in zip(starts[:-1], starts[1:]) if b - a >= 3]
+        try:
+            partition = partition_isotropy(R)
+        except ValueError:  # eigenvectors not unique: the meter is undefined
+            partition = np.nan
+        rows.append((float(cross_group_cosines(H, groups).sum()), float(terms.sum()),
+                     float(cross_group_cosines(R[:, keep], groups[rest]).sum()),
+                     effective_rank(cov_eigs(H)), effective_rank(cov_eigs(R)), partition, top,
+                     float(terms[top].sum() / terms.sum()), float(mu @ mu / np.mean(np.sum(R * R, axis=1))),
+                     float(A[first].max() / med), int(at), float(A[rest].max() / med),
+                     float(np.mean(A[rest].max(axis=1) > MASSIVE_RATIO * med)), mean_cosine(H[first]),
+                     float(np.median(within))))
+    cols = [np.array(c) for c in zip(*rows)]
+    cols[6] = np.stack(cols[6]).astype(int)
+    cols[10] = cols[10].astype(int)
+    attention = study.dec.first_attention.mean(axis=1)
+    return DecoderProfile(*cols, first_attention=attention, uniform_first=study.dec.uniform_first,
+                          massive=tuple(massive), tokens=len(groups), rest=int(rest.sum()))
+
+
+@dataclass(frozen=True)
+class RemedyRow:
+    """One remedy of :data:`~shared.realmodel.REAL_REMEDIES` at one layer, fitted on the fit half's
+    tokens (first tokens left out) and measured on the held-out half's: exact cross-sentence
+    ``mean_cosine`` and ``effective_rank`` of the held-out tokens without (``..._rest``) and with
+    their first tokens."""
+
+    remedy: str
+    mean_cosine_rest: float
+    effective_rank_rest: float
+    mean_cosine: float
+    effective_rank: float
+
+
+@lru_cache(maxsize=None)
+def decoder_remedies(layer: int) -> tuple[RemedyRow, ...]:
+    """Notebook 06's remedies (as notebook 07 applies them) on the decoder's tokens at ``layer``."""
+    study = decoder_study()
+    layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
+    enc = study.dec.enc
+    H = enc.states[layer].astype(np.float64)
+    fit_sentence = study.is_fit[enc.sentence]
+    fit = H[fit_sentence & ~study.first]
+    held = ~fit_sentence
+    out = []
+    for remedy in REAL_REMEDIES:
+        X = real_remedy(remedy, H[held], fit)
+        g, f = enc.sentence[held], study.first[held]
+        out.append(RemedyRow(remedy, float(cross_group_cosines(X[~f], g[~f]).sum()), effective_rank(cov_eigs(X[~f])),
+                             float(cross_group_cosines(X, g).sum()), effective_rank(cov_eigs(X))))
+    return tuple(out)
+
+
+def largest_entry_ratio(H: np.ndarray) -> float:
+    """The largest |entry| of ``H`` over its median |entry|: about 4 to 5 for a Gaussian of a few
+    thousand rows, thousands where a massive activation sits (Sun et al. 2024)."""
+    H = _checks.cloud(H)
+    return float(np.abs(H).max() / np.median(np.abs(H)))
+
+
+@dataclass(frozen=True)
+class DecoderPoint:
+    """One layer of the decoder with some vectors or coordinates left out (:data:`LEAVE_OUT`).
+
+    ``hist``: density over :data:`COSINE_GRID` of the cosines between :data:`HISTOGRAM_TOKENS`
+    random tokens (seed 7) from different sentences (only drawn); ``mean_cosine``: exact over all
+    pairs of tokens from different sentences; ``top``/``top_terms``: the eight coordinates with the
+    largest terms of the mean cosine, and those terms; ``tokens``, ``coordinates``: how many are kept.
+    """
+
+    layer: int
+    leave_out: str
+    hist: np.ndarray
+    mean_cosine: float
+    top: np.ndarray
+    top_terms: np.ndarray
+    tokens: int
+    coordinates: int
+
+    def readings(self) -> dict[str, list[Reading]]:
+        return {"tokens from different sentences": [
+            read(mean_cosine, self.mean_cosine),
+            Reading(f"cosine carried by coordinate {self.top[0]}", float(self.top_terms[0])),
+            Reading("share carried by the top three", float(self.top_terms[:3].sum() / self.mean_cosine))]}
+
+
+@lru_cache(maxsize=1)
+def _histogram_rows() -> np.ndarray:
+    n = len(decoder_study().dec.enc.sentence)
+    return np.sort(np.random.default_rng(REAL_SEED).choice(n, HISTOGRAM_TOKENS, replace=False))
+
+
+@lru_cache(maxsize=None)
+def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
+    """The :class:`DecoderPoint` at ``layer`` with ``leave_out`` (one of :data:`LEAVE_OUT`) removed
+    (cached: each setting is computed once per kernel)."""
+    study = decoder_study()
+    enc = study.dec.enc
+    layer = _checks.integer(layer, "layer", 0, enc.states.shape[0] - 1)
+    if leave_out not in LEAVE_OUT:
+        raise ValueError(f"leave_out: expected one of {LEAVE_OUT}, got {leave_out!r}")
+    tokens = np.ones(len(enc.sentence), dtype=bool)
+    if leave_out in ("the first token", "both"):
+        tokens = ~study.first
+    columns = np.arange(enc.states.shape[2])
+    if leave_out in ("the massive coordinates", "both"):
+        columns = np.setdiff1d(columns, decoder_profile().massive)
+    H = enc.states[layer][:, columns].astype(np.float64)
+    terms = cross_group_cosines(H[tokens], enc.sentence[tokens])
+    order = np.argsort(-terms, kind="stable")[:8]
+    rows = _histogram_rows()
+    rows = rows[tokens[rows]]
+    V = H[rows] / np.linalg.norm(H[rows], axis=1, keepdims=True)
+    g = enc.sentence[rows]
+    cos = (V @ V.T)[np.triu(g[:, None] != g[None, :], k=1)]
+    bins = len(COSINE_GRID) - 1
+    counts = np.bincount(np.clip(((cos + 1.0) * (bins / 2.0)).astype(np.int64), 0, bins - 1), minlength=bins)
+    hist = counts / (counts.sum() * (2.0 / bins))
+    return DecoderPoint(layer, leave_out, hist, float(terms.sum()), columns[order], terms[order],
+                        int(tokens.sum()), len(columns))
+
+
+@dataclass(frozen=True)
+class EncoderSide:
+    """all-MiniLM-L6-v2 on the same sentences as :func:`decoder_study`, measured as the decoder is:
+    per layer (0 = embedding layer) the exact cross-sentence ``mean_cosine`` of its ordinary tokens
+    (``[CLS]``/``[SEP]`` left out), their ``effective_rank``, the share ``rogue_share`` of the mean
+    cosine carried by its three largest coordinates, and ``largest`` (:func:`largest_entry_ratio`);
+    ``vocabulary_mean_cosine``: exact, over its whole input-embedding matrix."""
+
+    mean_cosine: np.ndarray
+    effective_rank: np.ndarray
+    rogue_share: np.ndarray
+    largest: np.ndarray
+    vocabulary_mean_cosine: float
+    vocabulary: int
+    tokens: int
+
+
+@lru_cache(maxsize=1)
+def encoder_side() -> EncoderSide:
+    """:class:`EncoderSide` (encodes the decoder's sentences with MiniLM, about 2 s)."""
+    study = decoder_study()
+    enc = encode([study.corpus.sentences[i] for i in study.rows])
+    ordinary = ~enc.special
+    rows = []
+    for H in enc.states:
+        terms = cross_group_cosines(H[ordinary], enc.sentence[ordinary])
+        top = np.sort(terms)[::-1][:3]
+        rows.append((terms.sum(), effective_rank(cov_eigs(H[ordinary])), top.sum() / terms.sum(),
+                     largest_entry_ratio(H[ordinary])))
+    E, _ = word_embeddings()
+    return EncoderSide(*map(np.array, zip(*rows)), vocabulary_mean_cosine=exact_mean_cosine(E), vocabulary=len(E),
+                       tokens=int(ordinary.sum()))

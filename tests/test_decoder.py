@@ -1,0 +1,291 @@
+"""The numpy decoder (SmolLM2-135M-Instruct from its GGUF file) and notebook 09's measurements."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shared import cross_group_cosines, mean_cosine
+from shared.decoder import (
+    GGUF_NAME,
+    Decoded,
+    decode,
+    gguf_path,
+    hidden_states,
+    load_smollm,
+    reference_difference,
+    rms_norm,
+    rotary,
+    tokenize,
+)
+from shared.realdecoder import (
+    LEAVE_OUT,
+    decoder_point,
+    decoder_profile,
+    decoder_study,
+    exact_mean_cosine,
+    largest_entry_ratio,
+    vocabulary_cone,
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_smollm()
+
+
+# ----- the file and its quantization ----------------------------------------------------------
+
+
+def _q4_1(raw: np.ndarray) -> np.ndarray:
+    """Q4_1 written out from the block format: per 32 weights, fp16 scale d, fp16 minimum m, then 16
+    bytes whose low nibbles are weights 0..15 and high nibbles weights 16..31; w = d * q + m."""
+    blocks = raw.reshape(-1, 20)
+    d = blocks[:, 0:2].copy().view(np.float16).astype(np.float32)
+    m = blocks[:, 2:4].copy().view(np.float16).astype(np.float32)
+    q = blocks[:, 4:]
+    nibbles = np.concatenate([q & 0x0F, q >> 4], axis=1).astype(np.float32)
+    return (d * nibbles + m).reshape(raw.shape[0], -1)
+
+
+def _q8_0(raw: np.ndarray) -> np.ndarray:
+    """Q8_0: per 32 weights, an fp16 scale d and 32 signed bytes q; w = d * q."""
+    blocks = raw.reshape(-1, 34)
+    d = blocks[:, 0:2].copy().view(np.float16).astype(np.float32)
+    q = blocks[:, 2:].copy().view(np.int8).astype(np.float32)
+    return (d * q).reshape(raw.shape[0], -1)
+
+
+def test_q4_1_dequantization_matches_a_decoder_written_from_the_block_format(model):
+    # transformers dequantizes with the gguf package too, so the reference cannot catch a wrong
+    # dequantizer: check it here on the first rows of three matrices against the format itself.
+    for name in ("blk.0.attn_q.weight", "blk.17.ffn_down.weight", "blk.29.attn_v.weight"):
+        t = model.quantized[name]
+        assert t.tensor_type.name == "Q4_1"
+        rows = np.asarray(t.data[:3])
+        ours = _q4_1(rows)
+        assert np.array_equal(ours, model.matrix(name)[:3])
+        assert len(np.unique(np.rint((ours[0, :32] - ours[0, :32].min()) / np.ptp(ours[0, :32]) * 15))) <= 16
+
+
+def test_q8_0_token_embeddings_match_a_decoder_written_from_the_block_format(model):
+    import gguf
+
+    reader = gguf.GGUFReader(str(gguf_path()))
+    t = next(t for t in reader.tensors if t.name == "token_embd.weight")
+    assert t.tensor_type.name == "Q8_0"
+    rows = [0, 504, 49151]
+    assert np.array_equal(_q8_0(np.asarray(t.data[rows])), model.embeddings[rows])
+
+
+def test_architecture_read_from_the_file(model):
+    cfg = model.config
+    assert gguf_path().name == GGUF_NAME
+    assert (model.n_layers, cfg["embedding_length"], cfg["attention.head_count"], cfg["attention.head_count_kv"],
+            cfg["feed_forward_length"]) == (30, 576, 9, 3, 1536)
+    assert model.embeddings.shape == (49152, 576) and model.embeddings.dtype == np.float32
+    assert model.matrix("blk.0.attn_k.weight").shape == (192, 576)
+    assert cfg["add_bos_token"] is False
+    with pytest.raises(ValueError, match="name: no quantized matrix"):
+        model.matrix("blk.99.attn_q.weight")
+
+
+# ----- against the independent implementation ---------------------------------------------------
+
+
+def test_matches_the_reference_implementation(model):
+    # PyTorch + transformers on the same GGUF file (scripts/make_decoder_reference.py): token ids
+    # equal, and every hidden state within 1e-3 of its root mean square. An absolute tolerance
+    # would mislead: states reach tens of thousands on one coordinate (the measured absolute
+    # difference, about 0.02, sits on such an entry).
+    check = reference_difference(model)
+    assert check.relative < 1e-3
+    assert check.layers == (0, 1, 2, 3, 15, 29, 30) and check.tokens == 37
+
+
+def test_tokenizer_adds_no_bos_and_splits_digits(model):
+    ids, tokens = tokenize(["The cat sat on the mat.", "I paid 42 dollars."], model)
+    assert ids[0].tolist() == [504, 2644, 2643, 335, 260, 1171, 30]
+    assert tokens[1] == ["I", "Ġpaid", "Ġ", "4", "2", "Ġdollars", "."]
+    assert model.config["bos_token_id"] not in np.concatenate(ids)
+    assert model.tokenizer.decode(ids[1].tolist()) == "I paid 42 dollars."
+
+
+# ----- properties of the forward pass -----------------------------------------------------------
+
+
+def test_attention_is_causal_and_stays_within_a_sentence(model):
+    a, b = "Glaciers carve deep valleys.", "Why is the sky blue during the day?"
+    both = decode([a, b], model).enc
+    alone = decode([b], model).enc
+    assert np.allclose(both.states[:, both.sentence == 1], alone.states, rtol=1e-4, atol=1e-3)
+    ids, _ = tokenize([b], model)
+    prefix = hidden_states(model, [ids[0][:4]]).states  # a token never sees the tokens after it
+    assert np.allclose(prefix, alone.states[:, :4], rtol=1e-4, atol=1e-3)
+
+
+def test_rms_norm_gives_unit_root_mean_square_and_keeps_an_offset():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 12)) + 4.0
+    y = rms_norm(x, np.ones(12), 0.0)
+    assert np.allclose(np.sqrt(np.mean(y**2, axis=1)), 1.0)
+    assert np.all(y.mean(axis=1) > 0.9)  # unlike LayerNorm, the shared offset survives
+    assert np.allclose(rms_norm(3.0 * x, np.full(12, 2.0), 0.0), 2.0 * y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rotary_keeps_norms_and_scores_depend_on_relative_position_only(seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, 1, 64))
+    assert np.allclose(np.linalg.norm(rotary(q[None], np.array([7]), 1e5)), np.linalg.norm(q))
+    def score(p, r):
+        return float(rotary(q[None], np.array([p]), 1e5)[0, 0] @ rotary(k[None], np.array([r]), 1e5)[0, 0])
+    assert np.isclose(score(3, 1), score(12, 10)) and np.isclose(score(0, 0), float(q[0] @ k[0]))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: hidden_states(m, []), "at least one sentence"),
+        (lambda m: hidden_states(m, [np.array([1, 60000])]), "outside the vocabulary"),
+        (lambda m: hidden_states(m, [np.array([], dtype=int)]), "1 to 8192 tokens"),
+        (lambda m: decode([], m), "non-empty list"),
+        (lambda m: decode(["fine", " "], m), "non-empty string"),
+        (lambda m: decoder_point(3, "everything"), "leave_out: expected one of"),
+        (lambda m: exact_mean_cosine(np.ones(5)), "X: expected a 2-D array"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(3), 1e-5), "gain: expected one value per coordinate"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number"),
+        (lambda m: rotary(np.ones((1, 3, 5)), np.arange(3), 1e4), "even width"),
+        (lambda m: rotary(np.ones((1, 3, 4)), np.arange(2), 1e4), "positions: expected one position per row"),
+    ],
+)
+def test_bad_input_raises_a_named_value_error(model, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(model)
+
+
+def test_a_single_sentence_must_be_wrapped_in_a_list(model):
+    with pytest.raises(TypeError, match="wrap one sentence in a list"):
+        decode("One sentence.", model)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_mean_cosine_equals_the_meter_and_skips_zero_rows(seed):
+    X = np.random.default_rng(seed).standard_normal((300, 7)) + 0.5
+    assert np.isclose(exact_mean_cosine(X), mean_cosine(X))
+    assert np.isclose(exact_mean_cosine(np.vstack([X, np.zeros((3, 7))])), mean_cosine(X))
+    assert np.isclose(exact_mean_cosine(X.astype(np.float32)), mean_cosine(X), atol=1e-6)
+
+
+def test_largest_entry_ratio_is_small_for_a_gaussian_and_large_for_a_massive_entry():
+    X = np.random.default_rng(0).standard_normal((2000, 50))
+    assert 5 < largest_entry_ratio(X) < 10
+    X[0, 3] = 1e4
+    assert largest_entry_ratio(X) > 1e3
+
+
+# ----- notebook 09's measurements ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return decoder_profile()
+
+
+def test_the_study_is_every_third_sentence_without_bos(profile):
+    study = decoder_study()
+    assert isinstance(study.dec, Decoded)
+    assert len(study.rows) == 228 and study.first.sum() == 228 and profile.tokens == 2306
+    assert np.array_equal(np.flatnonzero(study.first), study.dec.enc.starts)
+
+
+def test_vocabulary_is_a_cone_tightest_among_rare_types():
+    vocab = vocabulary_cone()
+    assert f"{vocab.mean_cosine:+.3f}" == "+0.442"
+    assert np.all(np.diff(vocab.band_mean_cosine) > 0)  # later BPE ids: a tighter cone
+    assert vocab.cone_rho < -0.7 and vocab.norm_rho < -0.7  # rare word types lean together, and are longer
+    assert vocab.bin_mean_cosine[0] > 0.6 > 0.15 > vocab.bin_mean_cosine[4]
+
+
+def test_one_coordinate_carries_the_cone_in_every_middle_layer(profile):
+    middle = slice(2, 30)
+    assert np.all(profile.mean_cosine[middle] > 0.5)
+    assert np.all(profile.rogue_share[middle] > 0.85)
+    assert all(507 in top for top in profile.rogue[middle])
+    assert np.all(profile.mean_cosine_trimmed[middle] < 0.15)
+    assert np.all(np.abs(profile.mean_cosine - profile.mean_cosine_rest)[middle] < 0.09)  # at most 0.080
+    assert 507 in profile.massive and len(profile.massive) == 19
+
+
+def test_the_first_token_is_massive_and_an_attention_sink(profile):
+    assert np.all(profile.largest[12:30] > 1000) and np.all(profile.largest_coordinate[2:] == 507)
+    assert np.all(profile.effective_rank[12:30] < 1.05) and np.all(profile.effective_rank_rest[11:30] > 40)
+    blocks = np.arange(1, 31)
+    sink = (blocks >= 3) & ~np.isin(blocks, [11, 12])  # 11 and 12 read the layers where the entry is gone
+    assert np.all(profile.first_attention[sink] > 2 * profile.uniform_first)
+    assert np.median(profile.first_attention[sink]) > 0.6 and profile.first_attention[11] < profile.uniform_first
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_cone_and_its_coordinates_hold_in_every_quarter_of_the_sentences(seed):
+    # The notebook's section 7 over seeds: each quarter of the sentences alone tells the same story.
+    study = decoder_study()
+    enc = study.dec.enc
+    part = np.random.default_rng(seed).permutation(len(study.rows)) % 4
+    for q in range(4):
+        tokens = (part[enc.sentence] == q) & ~study.first
+        for layer, low in ((2, 0.55), (15, 0.58), (29, 0.68)):
+            terms = cross_group_cosines(enc.states[layer][tokens].astype(np.float64), enc.sentence[tokens])
+            assert terms.sum() > low
+            assert np.sort(terms)[::-1][:3].sum() / terms.sum() > 0.85
+
+
+def test_explorer_points_agree_with_the_profile(profile):
+    for layer in (0, 15, 30):
+        assert np.isclose(decoder_point(layer, "nothing").mean_cosine, profile.mean_cosine[layer])
+        assert np.isclose(decoder_point(layer, "the first token").mean_cosine, profile.mean_cosine_rest[layer])
+        assert np.isclose(decoder_point(layer, "both").mean_cosine, profile.mean_cosine_trimmed[layer])
+    point = decoder_point(15, LEAVE_OUT[2])
+    assert point.coordinates == 576 - len(profile.massive) and 507 not in point.top
+    assert np.isclose(point.hist.sum() * 2 / len(point.hist), 1.0)
+
+
+# ----- notebook 09's views -------------------------------------------------------------------------
+
+
+def _pixels(jpeg: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"), dtype=float)
+
+
+def test_decoder_view_fast_redraw_matches_a_full_redraw():
+    from shared.figures import DecoderView
+
+    view = DecoderView(decoder_point(15, "nothing"))
+    view.image()
+    view.update(decoder_point(3, "both"))
+    fast = _pixels(view.image())
+    fresh = DecoderView(decoder_point(3, "both"))
+    fresh.image()
+    assert np.abs(fast - _pixels(fresh.full_image())).mean() < 1.0
+    assert view.readings() == fresh.readings()
+    assert [t.get_text() for t in view.labels] == [str(c) for c in decoder_point(3, "both").top]
+
+
+def test_decoder_layers_view_draws_the_profile_without_warnings(profile):
+    import warnings
+
+    from shared.figures import DecoderLayersView
+    from shared.realdecoder import encoder_side
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        view = DecoderLayersView(profile, encoder_side())
+        assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = view.axes[0].get_lines()
+    assert np.allclose(lines[0].get_xdata(), np.arange(31) / 30)
+    assert np.allclose(lines[0].get_ydata(), profile.mean_cosine)
+    assert np.allclose(lines[2].get_ydata(), profile.mean_cosine_trimmed)
