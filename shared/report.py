@@ -80,7 +80,9 @@ class IsotropyReport:
     ``meters`` are the user's six meters and ``baseline`` those of a Gaussian with the same ``n`` and
     ``d`` (``None`` when no baseline was asked for); ``baseline_method`` says how it was obtained.
     ``mean`` and ``eigs`` are the mean vector and the covariance spectrum (descending, as
-    :func:`shared.meters.cov_eigs`); ``mean_share`` is :math:`\|\bar x\|^2 / \overline{\|x\|^2}`, the share
+    :func:`shared.meters.cov_eigs`; variances beyond the float64 range, of entries beyond about
+    1e154 or below 1e-154, read ``inf`` or 0 there, while the meters are computed on the rows divided
+    by a power of two and are exact at every scale); ``mean_share`` is :math:`\|\bar x\|^2 / \overline{\|x\|^2}`, the share
     of the average squared norm that the mean vector carries (0 for a centred cloud, 1 when every row
     is the same). ``partition_note`` says why partition isotropy is ``nan`` (empty when it is defined).
     The mean cosine is exact (all ``n_nonzero (n_nonzero - 1)`` ordered pairs of distinct non-zero
@@ -172,7 +174,7 @@ class IsotropyReport:
         for meter in METERS:
             value = getattr(self.meters, meter.__name__)
             text = _fmt(value, meter.fmt)
-            if meter is uniformity and self.uniformity_se > 0:
+            if meter is uniformity and self.uniformity_sampled:
                 text = f"{value:.3f}±{self.uniformity_se:.3f}"
             mark = marks.get(meter.label)
             cells.append(text + ("" if meter.label not in marks else {True: " ✓", False: " ✗", None: " ?"}[mark]))
@@ -200,10 +202,15 @@ class IsotropyReport:
             lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         return "\n".join(lines)
 
+    @property
+    def uniformity_sampled(self) -> bool:
+        """Whether uniformity is an estimate from a sample of the non-zero rows (else it is exact)."""
+        return self.uniformity_rows < self.n - self.zero_rows
+
     def _method_line(self) -> str:
         nonzero = self.n - self.zero_rows
         zero = f"; {self.zero_rows:,} zero rows have no direction and are left out of both" if self.zero_rows else ""
-        if self.uniformity_se > 0:
+        if self.uniformity_sampled:
             seed = f"seed {self.seed}" if self.seed is not None else "from the given Generator"
             how = f"{self.uniformity_rows:,} random rows ({seed}), all pairs, ± jackknife standard error"
         else:
@@ -234,11 +241,15 @@ def isotropy_report(
 ) -> IsotropyReport:
     r"""Notebook 01's six meters on any embedding matrix, in at most two streaming passes over row chunks.
 
-    ``source`` is a 2-D array (``n`` points x ``d`` dimensions), a path to a ``.npy`` file, or a
-    ``numpy.memmap``. A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
+    ``source`` is a 2-D array (``n`` points x ``d`` dimensions), a path to a ``.npy`` file (``str``,
+    ``bytes`` or ``os.PathLike``), a ``numpy.memmap``, or a ``dask.array`` (each pass then summarises
+    its row blocks with dask, where dask runs them, and merges the summaries; ``chunk_rows``, if given,
+    re-chunks it). A masked array is measured only when no entry is masked (the meters have no rule
+    for a missing entry). A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
     reads into one reused buffer, so resident memory stays at one chunk (reading through a memory map
-    would keep every touched page resident). A Fortran-ordered ``.npy`` is read through ``np.load(...,
-    mmap_mode="r")``. ``rng`` (a Generator or an int seed) draws the uniformity sample and the baseline.
+    would keep every touched page resident). A Fortran-ordered ``.npy`` is read the same way, with ``d``
+    column reads per chunk of rows. ``rng`` (a Generator or an int seed) draws the uniformity sample
+    and the baseline.
 
     What is computed, and how it equals the in-memory meters of :mod:`shared.meters`:
 
@@ -266,11 +277,15 @@ def isotropy_report(
       :func:`~shared.meters.uniformity`). ``uniformity_se`` is the jackknife standard error of this
       U-statistic (leave one row out), times the finite-population factor :math:`\sqrt{1 - K/m}`.
 
-    ``compute_dtype`` is the dtype of the work inside a chunk (the matrix products, row norms, the
-    chunk's provisional mean, and the partition sums within a block, which run pairwise); every sum
-    across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
-    agree with the float64 meters to about 1e-5 relative, the printed three decimals) and float64
-    otherwise (agrees to rounding). ``chunk_rows`` defaults to about 48 MiB of rows.
+    Every chunk is first divided by a power of two near its largest entry (exact in floating point),
+    and each row by one near its own largest entry before its norm is taken, so no square overflows
+    or underflows: the values equal the in-memory meters from the smallest to the largest float, in
+    either memory order. ``compute_dtype`` is the dtype of the two large matrix products (the
+    chunk's scatter :math:`X_c^\top X_c` and pass 2's projections); every other sum, and every sum
+    across chunks, is float64. ``None`` (float64) agrees with the in-memory meters to rounding
+    (1e-9 relative or better); ``np.float32`` is about twice as fast on float32 data and agrees to
+    about 1e-5 relative (the printed three decimals). ``chunk_rows`` defaults to about 48 MiB of
+    float64 rows.
 
     ``baseline`` is how the Gaussian of the same ``n`` and ``d`` is obtained (the method is stated in
     ``baseline_method`` and printed): ``"sample"`` streams a seeded N(0, I) matrix through the same two
@@ -285,12 +300,14 @@ def isotropy_report(
     ``progress`` writes one updating line to stderr; ``None`` shows it only from 1e8 entries on, so
     runs of course-sized clouds print nothing.
     """
-    rows = _open(source)
-    wd = _compute_dtype(compute_dtype, rows.dtype)
-    if chunk_rows is None:
-        chunk_rows = max(64, _CHUNK_BYTES // (rows.d * wd.itemsize))
-    else:
+    if chunk_rows is not None:
         chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
+    rows = _open(source, chunk_rows)
+    wd = _compute_dtype(compute_dtype, rows.dtype)
+    if isinstance(rows, _DaskRows):
+        chunk_rows = rows.block_rows
+    elif chunk_rows is None:
+        chunk_rows = default_chunk_rows(rows.d)
     uniformity_rows = _checks.integer(uniformity_rows, "uniformity_rows", 2)
     partition = _checks.flag(partition, "partition")
     if baseline is not None and not isinstance(baseline, str):
@@ -308,10 +325,11 @@ def isotropy_report(
     found = _measure(rows, wd, chunk_rows, sample_idx, partition, bar)
     bar.close()
 
-    m = found.nonzero
+    moments = found.moments
+    m = moments.nonzero
     if m >= 2:
-        mean_cosine = float((found.unit_sum @ found.unit_sum - m) / (m * (m - 1.0)))
-        uni, uni_se = _uniformity_of_sample(found.sample, population=m, exact=len(sample_idx) == rows.n)
+        mean_cosine = float((moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0)))
+        uni, uni_se = _uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
     else:
         mean_cosine, uni, uni_se = math.nan, math.nan, math.nan
     meters = Meters(
@@ -323,6 +341,8 @@ def isotropy_report(
         uniformity=uni,
     )
     base, method = _baseline(baseline, rows.n, rows.d, rng, wd)
+    with np.errstate(over="ignore", under="ignore"):  # squares beyond float64 (entries past 1e154): inf, as said
+        eigs = np.ldexp(found.eigs, 2 * moments.exponent)
     return IsotropyReport(
         n=rows.n,
         d=rows.d,
@@ -336,19 +356,38 @@ def isotropy_report(
         baseline_method=method,
         partition_note=found.partition_note,
         uniformity_se=uni_se,
-        uniformity_rows=len(found.sample),
-        mean_share=float(found.mean @ found.mean / (found.sum_squares / rows.n)),
+        uniformity_rows=len(moments.sample),
+        mean_share=float(moments.mean @ moments.mean / (moments.sum_squares / rows.n)),
         seed=seed,
-        mean=found.mean,
-        eigs=found.eigs,
+        mean=np.ldexp(moments.mean, moments.exponent),
+        eigs=eigs,
     )
+
+
+def default_chunk_rows(d: int) -> int:
+    """Rows per chunk when ``chunk_rows`` is not given: about 48 MiB of float64 rows of ``d`` entries."""
+    d = _checks.integer(d, "d", 1)
+    return max(64, _CHUNK_BYTES // (d * 8))
+
+
+def projection_block_rows(d: int, dtype: np.dtype | type | str) -> int:
+    """Rows per block of pass 2's projections: about 6 MiB of projections on ``d`` directions in ``dtype``."""
+    d = _checks.integer(d, "d", 1)
+    return max(64, _BLOCK_BYTES // (d * np.dtype(dtype).itemsize))
+
+
+def row_chunks(source: np.ndarray | str | os.PathLike[str], chunk_rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first row, chunk)`` for consecutive chunks of ``chunk_rows`` rows of ``source``, read as
+    :func:`isotropy_report` reads them (a ``.npy`` path: ordinary file reads into one reused buffer,
+    so a chunk is valid until the next one is read)."""
+    chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
+    yield from _open(source, chunk_rows).chunks(chunk_rows)
 
 
 def _compute_dtype(value: object, stored: np.dtype) -> np.dtype:
     """The dtype of the products inside a chunk: float32 or float64."""
     if value is None:
-        small_float = np.issubdtype(stored, np.floating) and stored.itemsize <= 4
-        return np.dtype(np.float32 if small_float else np.float64)
+        return np.dtype(np.float64)
     try:
         wd = np.dtype(value)
     except TypeError:
@@ -372,6 +411,21 @@ class _Rows:
     def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
         """``(first row, chunk)`` pairs covering every row in order; a chunk is valid until the next."""
         raise NotImplementedError
+
+    def reduce(
+        self,
+        summarise: Callable[[int, np.ndarray], object],
+        merge: Callable[[object, object], object],
+        rows: int,
+        progress: Callable[[int], None],
+    ) -> object:
+        """``summarise(first row, chunk)`` for every chunk, merged in row order: ``merge(earlier, later)``."""
+        total = None
+        for start, chunk in self.chunks(rows):
+            part = summarise(start, chunk)
+            total = part if total is None else merge(total, part)
+            progress(len(chunk))
+        return total
 
 
 class _ArrayRows(_Rows):
@@ -417,6 +471,60 @@ class _FileRows(_Rows):
                 yield start, chunk
 
 
+class _FortranFileRows(_FileRows):
+    """A Fortran-ordered (column after column) matrix in a file: a chunk of rows is ``d`` reads of
+    ``rows`` entries each, one per column, into one reused buffer."""
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        size = self.dtype.itemsize
+        buffer = np.empty((self.d, min(rows, self.n)), dtype=self.dtype)
+        with open(self.path, "rb", buffering=0) as f:
+            for start in range(0, self.n, rows):
+                k = min(rows, self.n - start)
+                columns = buffer[:, :k] if k == buffer.shape[1] else np.empty((self.d, k), dtype=self.dtype)
+                for j in range(self.d):
+                    f.seek(self.offset + (j * self.n + start) * size)
+                    view = memoryview(columns[j].view(np.uint8))
+                    done = 0
+                    while done < len(view):
+                        got = f.readinto(view[done:])
+                        if not got:
+                            raise ValueError(f"source: {self.path} ended early, in column {j:,}")
+                        done += got
+                yield start, columns.T
+
+
+class _DaskRows(_Rows):
+    """A ``dask.array`` of rows: each pass summarises its row blocks with dask (on whatever scheduler or
+    cluster is active) and merges the summaries in a tree, in row order; only the summaries, about
+    ``d x d`` floats each, travel."""
+
+    def __init__(self, X: object, rows: int | None) -> None:
+        self.X = X.rechunk({0: rows if rows is not None else X.chunks[0], 1: -1})
+        self.n, self.d = (int(s) for s in X.shape)
+        self.dtype = np.dtype(X.dtype)
+        self.block_rows = max(self.X.chunks[0])
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:  # noqa: ARG002 (its own blocks)
+        start = 0
+        for block in self.X.blocks:
+            chunk = np.asarray(block.compute())
+            yield start, chunk
+            start += len(chunk)
+
+    def reduce(self, summarise, merge, rows, progress):  # noqa: ARG002 (its own blocks)
+        import dask
+
+        starts = np.concatenate([[0], np.cumsum(self.X.chunks[0])[:-1]])
+        parts = [dask.delayed(summarise)(int(s), b) for s, b in zip(starts, self.X.to_delayed().ravel(), strict=True)]
+        while len(parts) > 1:
+            pairs = [dask.delayed(merge)(a, b) for a, b in zip(parts[::2], parts[1::2])]
+            parts = pairs + ([parts[-1]] if len(parts) % 2 else [])
+        total = parts[0].compute()
+        progress(self.n)
+        return total
+
+
 class _GaussianRows(_Rows):
     """``n`` x ``d`` standard normal rows, generated in seeded blocks (the same matrix at any chunk size)."""
 
@@ -432,12 +540,28 @@ class _GaussianRows(_Rows):
             yield start, np.random.default_rng([self.seed, block]).standard_normal((k, self.d), dtype=np.float32)
 
 
-def _open(source: object) -> _Rows:
+def _open(source: object, chunk_rows: int | None) -> _Rows:
     """Check ``source`` and return a chunk reader for it."""
-    if isinstance(source, (str, os.PathLike)):
-        rows = _npy_rows(Path(source))
+    if isinstance(source, (str, bytes, os.PathLike)):
+        rows = _npy_rows(Path(os.fsdecode(source)))
     elif isinstance(source, np.memmap) and _maps_a_whole_file(source):
-        rows = _FileRows(Path(source.filename), int(source.offset), source.shape, source.dtype)
+        reader = _FileRows if source.flags.c_contiguous else _FortranFileRows
+        rows = reader(Path(source.filename), int(source.offset), source.shape, source.dtype)
+    elif type(source).__module__.split(".")[0] == "dask":  # a dask array: dask is imported only then
+        if getattr(source, "ndim", None) != 2:
+            raise ValueError(f"source: expected a 2-D dask array (points x dimensions), got shape {source.shape}")
+        _check_dtype(np.dtype(source.dtype))
+        rows = _DaskRows(source, chunk_rows)
+    elif isinstance(source, np.ma.MaskedArray):
+        masked = int(np.ma.count_masked(source))
+        if masked:
+            raise ValueError(
+                f"source: is a masked array with {masked:,} masked entries; the meters have no rule for a "
+                "missing entry, so pass the complete rows (source[~source.mask.any(axis=1)].data) or "
+                "source.filled(value)"
+            )
+        _check_dtype(source.dtype)
+        rows = _ArrayRows(_check_shape(np.ma.getdata(source)))
     else:
         try:
             arr = np.asarray(source)
@@ -461,7 +585,7 @@ def _maps_a_whole_file(X: np.memmap) -> bool:
         isinstance(X.base, mmap.mmap)
         and X.filename is not None
         and X.ndim == 2
-        and X.flags.c_contiguous
+        and (X.flags.c_contiguous or X.flags.f_contiguous)
         and getattr(X, "mode", "r") != "c"
     )
 
@@ -482,14 +606,14 @@ def _npy_rows(path: Path) -> _Rows:
         except ValueError as err:
             raise ValueError(f"source: {path} is not a .npy file ({err})") from None
         offset = f.tell()
-    if fortran:
+    if shape is None:
         arr = np.load(path, mmap_mode="r")
         _check_dtype(arr.dtype)
         return _ArrayRows(_check_shape(arr))
     _check_dtype(dtype)
     if len(shape) != 2:
         raise ValueError(f"source: expected a 2-D array (points x dimensions), got shape {shape}")
-    return _FileRows(path, offset, shape, dtype)
+    return (_FortranFileRows if fortran else _FileRows)(path, offset, shape, dtype)
 
 
 def _check_dtype(dtype: np.dtype) -> None:
@@ -512,19 +636,157 @@ def _check_shape(rows: np.ndarray | _Rows) -> np.ndarray | _Rows:
 
 
 # ----- the two passes --------------------------------------------------------------------------
+#
+# Each chunk is summarised on its own (its rows divided by a power of two near the chunk's largest
+# entry, which is exact in floating point, then every product and sum in float64 unless
+# compute_dtype=float32 asks for float32 products), and the summaries are merged in row order. A
+# summary at scale 2**e is brought to a larger scale 2**E by multiplying by 2**(e - E), again exact
+# (up to underflow of terms far below the largest entry, which the in-memory meters lose as well).
+# So no square overflows or underflows at any scale a float can hold, and the same summaries can be
+# computed anywhere: in this process, or by dask on the blocks of a dask array.
+
+
+@dataclass
+class _Moments:
+    """Pass 1 over some consecutive rows: everything but ``unit_sum`` and ``sample`` is of the rows
+    divided by ``2**exponent``."""
+
+    exponent: int
+    count: int
+    mean: np.ndarray
+    scatter: np.ndarray
+    sum_squares: float
+    unit_sum: np.ndarray
+    nonzero: int
+    top_norms: list[tuple[int, float]]  # (first row, largest row norm) per chunk, at ``exponent``
+    sample: np.ndarray  # unit rows of the sampled rows, in row order
+
+
+def _rescaled(m: _Moments, exponent: int) -> _Moments:
+    """``m`` at the scale ``2**exponent`` (``exponent >= m.exponent``): multiplied by powers of two."""
+    shift = m.exponent - exponent
+    if shift == 0:
+        return m
+    return _Moments(
+        exponent, m.count, np.ldexp(m.mean, shift), np.ldexp(m.scatter, 2 * shift),
+        math.ldexp(m.sum_squares, 2 * shift), m.unit_sum, m.nonzero,
+        [(s, math.ldexp(t, shift)) for s, t in m.top_norms], m.sample,
+    )
+
+
+def _merge(a: _Moments, b: _Moments) -> _Moments:
+    """Rows ``a`` followed by rows ``b``: Chan, Golub & LeVeque's update at the larger of the two scales."""
+    exponent = max(a.exponent, b.exponent)
+    a, b = _rescaled(a, exponent), _rescaled(b, exponent)
+    count = a.count + b.count
+    delta = b.mean - a.mean
+    scatter = a.scatter + b.scatter + (a.count * b.count / count) * np.outer(delta, delta)
+    return _Moments(
+        exponent, count, a.mean + delta * (b.count / count), scatter, a.sum_squares + b.sum_squares,
+        a.unit_sum + b.unit_sum, a.nonzero + b.nonzero, a.top_norms + b.top_norms,
+        np.concatenate([a.sample, b.sample]),
+    )
+
+
+def _exponent_of_max(raw: np.ndarray, name: str, start: int) -> tuple[np.ndarray, int]:
+    """The chunk in float64 and the exponent ``e`` of the power of two ``2**e <= max|x| < 2**(e+1)``."""
+    X = np.array(raw, dtype=np.float64, order="C")  # a copy: it is scaled in place
+    top = float(np.max(np.abs(X), initial=0.0))
+    if not math.isfinite(top):
+        bad = ~np.all(np.isfinite(X), axis=1)
+        row = start + int(np.argmax(bad))
+        raise ValueError(
+            f"{name}: row {row:,} (in the chunk of rows {start:,} to {start + len(X) - 1:,}) contains NaN "
+            "or infinite values"
+        )
+    return X, (math.frexp(top)[1] - 1 if top > 0 else 0)
+
+
+def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.dtype, name: str) -> _Moments:
+    """Pass 1 on one chunk whose first row is row ``start``."""
+    X, exponent = _exponent_of_max(raw, name, start)
+    k, d = X.shape
+    # unit rows: each row divided by a power of two near its own largest entry first (as
+    # shared.meters.unit_rows does), so no row is too small or too large for its norm
+    U = X / _checks.power_of_two(X, axis=1)
+    norms = np.sqrt(np.einsum("ij,ij->i", U, U))
+    inverse = np.zeros(k)
+    np.divide(1.0, norms, out=inverse, where=norms > 0)
+    unit_sum = inverse @ U
+    lo, hi = np.searchsorted(sample_idx, [start, start + k])
+    picked = sample_idx[lo:hi] - start
+    sample = U[picked] * inverse[picked, None]
+    sample = sample[norms[picked] > 0]
+
+    Xs = np.ldexp(X, -exponent, out=X)  # largest entry in [1, 2): exact
+    squares = np.einsum("ij,ij->i", Xs, Xs)
+    # Centre on a provisional mean, then measure what is left: r, the mean of the centred rows, is
+    # small, so its rounding is relative to the spread, not to the offset. The chunk mean is
+    # shift + r, and the scatter about it is Xc^T Xc - k r r^T (exact algebra for any shift).
+    shift = Xs.mean(axis=0)
+    Xc = np.subtract(Xs, shift, out=U)
+    r = Xc.mean(axis=0)
+    P = Xc if wd == np.float64 else Xc.astype(wd)
+    scatter = (P.T @ P).astype(np.float64) - k * np.outer(r, r)
+    return _Moments(
+        exponent, k, shift + r, scatter, float(squares.sum()), unit_sum, int(np.count_nonzero(norms)),
+        [(start, float(math.sqrt(squares.max())))], sample,
+    )
+
+
+@dataclass
+class _LogPartition:
+    r"""Pass 2 over some rows: :math:`\log Z = \mathrm{top} + \log \mathrm{total}` per direction and sign."""
+
+    top: np.ndarray
+    total: np.ndarray
+
+
+def _merge_log_partition(a: _LogPartition, b: _LogPartition) -> _LogPartition:
+    top = np.maximum(a.top, b.top)
+    with np.errstate(invalid="ignore"):  # -inf - -inf where neither side has rows yet
+        wa, wb = np.exp(a.top - top), np.exp(b.top - top)
+    return _LogPartition(top, np.nan_to_num(wa) * a.total + np.nan_to_num(wb) * b.total)
+
+
+def _chunk_log_partition(
+    raw: np.ndarray, exponent: int, Ct: np.ndarray, bound: float, wd: np.dtype
+) -> _LogPartition:
+    r""":math:`\log Z(c)` for every row ``c`` of ``Ct``, then every ``-c``, over one chunk divided by ``2**exponent``.
+
+    ``bound`` bounds :math:`|c^\top x|` on the chunk; when ``exp`` of it times the rows of a block
+    cannot overflow, the block needs no shift and :math:`e^{-p}` is :math:`1/e^{p}` (one ``exp`` for
+    both signs); otherwise each direction is shifted by its own maximum. Blocks of about 6 MiB of
+    projections keep the elementwise work in cache.
+    """
+    d = Ct.shape[0]
+    out = _LogPartition(np.full(2 * d, -np.inf), np.zeros(2 * d))
+    largest = math.log(np.finfo(wd).max)
+    block = projection_block_rows(d, wd)
+    for a in range(0, len(raw), block):
+        X = np.ldexp(np.asarray(raw[a : a + block], dtype=np.float64), -exponent).astype(wd, copy=False)
+        P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
+        if bound <= largest - math.log(len(X)) - 1.0:
+            np.exp(P, out=P)
+            pos = P.sum(axis=1, dtype=np.float64)
+            np.reciprocal(P, out=P)
+            neg = P.sum(axis=1, dtype=np.float64)
+            part = _LogPartition(np.zeros(2 * d), np.concatenate([pos, neg]))
+        else:
+            high, low = P.max(axis=1), P.min(axis=1)
+            pos = np.exp(P - high[:, None]).sum(axis=1, dtype=np.float64)
+            neg = np.exp(low[:, None] - P).sum(axis=1, dtype=np.float64)
+            part = _LogPartition(np.concatenate([high, -low]).astype(np.float64), np.concatenate([pos, neg]))
+        out = _merge_log_partition(out, part)
+    return out
 
 
 @dataclass
 class _Found:
-    """What the passes over one matrix found (float64 throughout)."""
+    """What the passes over one matrix found: meters' inputs, scale-free (the rows divided by ``2**exponent``)."""
 
-    rows: int
-    mean: np.ndarray
-    eigs: np.ndarray
-    sum_squares: float
-    unit_sum: np.ndarray
-    nonzero: int
-    sample: np.ndarray
+    moments: _Moments
+    eigs: np.ndarray  # covariance spectrum of the scaled rows
     partition: float
     partition_note: str
     passes: int
@@ -534,135 +796,39 @@ def _measure(
     rows: _Rows, wd: np.dtype, chunk_rows: int, sample_idx: np.ndarray, partition: bool, bar: _Progress
 ) -> _Found:
     """Pass 1 (moments, unit-row sum, row sample), the spectrum, then pass 2 (partition isotropy) if defined."""
-    d = rows.d
-    count, mean, scatter = 0, np.zeros(d), np.zeros((d, d))
-    sum_squares, unit_sum, nonzero = 0.0, np.zeros(d), 0
-    top_norms: list[float] = []
-    sample = np.empty((len(sample_idx), d))
-    centred, ones = np.empty((0, d), dtype=wd), np.empty(0, dtype=wd)
-    for start, raw in rows.chunks(chunk_rows):
-        X = np.ascontiguousarray(raw, dtype=wd)
-        k = len(X)
-        squares = np.einsum("ij,ij->i", X, X)
-        if not np.all(np.isfinite(squares)):
-            _refuse_non_finite(raw, start, rows.name, wd)
-        norms = np.sqrt(squares)
-        sum_squares += float(squares.sum(dtype=np.float64))
-        inverse = np.zeros(k, dtype=wd)
-        np.divide(1.0, norms, out=inverse, where=norms > 0)
-        unit_sum += inverse @ X
-        nonzero += int(np.count_nonzero(norms))
-        top_norms.append(float(norms.max()))
-        lo, hi = np.searchsorted(sample_idx, [start, start + k])
-        sample[lo:hi] = raw[sample_idx[lo:hi] - start]
-
-        # Centre on a provisional mean (a product with a ones vector, fast but summed in the compute
-        # dtype), then measure what is left: r, the mean of the centred rows, is small, so its rounding
-        # is relative to the spread, not to the offset. The chunk mean is shift + r, and the scatter
-        # about it is Xc^T Xc - k r r^T (exact algebra for any shift).
-        if len(centred) < k:
-            centred, ones = np.empty((k, d), dtype=wd), np.ones(k, dtype=wd)
-        Xc = centred[:k]
-        shift = (ones[:k] @ X) / wd.type(k)
-        np.subtract(X, shift, out=Xc)
-        r = (ones[:k] @ Xc).astype(np.float64) / k
-        chunk_mean = shift.astype(np.float64) + r
-        scatter += Xc.T @ Xc
-        scatter -= k * np.outer(r, r)
-        if count:
-            delta = chunk_mean - mean
-            scatter += (count * k / (count + k)) * np.outer(delta, delta)
-            mean += delta * (k / (count + k))
-        else:
-            mean[:] = chunk_mean
-        count += k
-        bar.advance(1, k)
-
-    eigs = np.clip(np.linalg.eigvalsh(scatter / count)[::-1], 0.0, None)
-    _refuse_constant(eigs, sum_squares / count, chunk_rows, wd, rows.name)
-    sample_norms = np.linalg.norm(sample, axis=1)
-    keep = sample_norms > 0
-    sample = sample[keep] / sample_norms[keep, None]
-
+    name = rows.name
+    m = rows.reduce(
+        lambda start, raw: _chunk_moments(raw, start, sample_idx, wd, name), _merge, chunk_rows,
+        lambda k: bar.advance(1, k),
+    )
+    eigs = np.clip(np.linalg.eigvalsh(m.scatter / m.count)[::-1], 0.0, None)
+    # the rule of shared._checks.flat, which the in-memory meters apply: the centred rows at rounding level
+    if m.count * eigs.sum() <= (max(m.count, rows.d) * _checks.EPS) ** 2 * m.sum_squares:
+        raise ValueError(
+            f"{name}: all points coincide (up to rounding), so the covariance spectrum, the ranks and IsoScore "
+            "are undefined; pass points that differ"
+        )
     value, note, passes = math.nan, "", 1
     if not partition:
         note = "not computed (partition=False)"
     else:
-        w, V = np.linalg.eigh(scatter + count * np.outer(mean, mean))  # X^T X, uncentred
+        w, V = np.linalg.eigh(m.scatter + m.count * np.outer(m.mean, m.mean))  # X^T X, uncentred
         try:
             _check_unique_eigenvectors(w)
         except ValueError as err:
             note = "undefined: " + str(err).removeprefix("X: ").split(";")[0]
         else:
-            rms = math.sqrt(sum_squares / (count * d))
-            log_z = _streamed_log_partition(rows, wd, chunk_rows, V / rms, [t / rms for t in top_norms], bar)
+            rms = math.sqrt(m.sum_squares / (m.count * rows.d))
+            Ct = np.ascontiguousarray((V / rms).T, dtype=wd)
+            bounds = dict(m.top_norms)
+            E = m.exponent
+            log_z = rows.reduce(
+                lambda start, raw: _chunk_log_partition(raw, E, Ct, bounds[start] / rms, wd),
+                _merge_log_partition, chunk_rows, lambda k: bar.advance(2, k),
+            )
+            log_z = log_z.top + np.log(log_z.total)
             value, passes = float(np.exp(log_z.min() - log_z.max())), 2
-    return _Found(count, mean, eigs, sum_squares, unit_sum, nonzero, sample, value, note, passes)
-
-
-def _streamed_log_partition(
-    rows: _Rows, wd: np.dtype, chunk_rows: int, directions: np.ndarray, bounds: list[float], bar: _Progress
-) -> np.ndarray:
-    r""":math:`\log Z(c)` for every column ``c`` of ``directions``, then for every ``-c`` (shape ``(2d,)``).
-
-    A running log-sum-exp: per direction a shift ``top`` and a sum ``total`` with
-    :math:`\log Z = \mathrm{top} + \log \mathrm{total}`. ``bounds[j]`` bounds :math:`|c^\top x|` on chunk
-    ``j`` (its largest row norm, as ``directions`` have that norm); when ``exp`` of it times the rows of a
-    block cannot overflow, the block needs no shift and :math:`e^{-p}` is :math:`1/e^{p}` (one ``exp``
-    for both signs); otherwise each direction is shifted by its own maximum. Chunks are cut into
-    blocks of about 6 MiB of projections, so the elementwise work stays in cache.
-    """
-    d = rows.d
-    Ct = np.ascontiguousarray(directions.T, dtype=wd)
-    top, total = np.full(2 * d, -np.inf), np.zeros(2 * d)
-    largest = math.log(np.finfo(wd).max)
-    block = max(64, _BLOCK_BYTES // (d * wd.itemsize))
-    for (_, raw), bound in zip(rows.chunks(chunk_rows), bounds, strict=True):
-        for a in range(0, len(raw), block):
-            X = np.ascontiguousarray(raw[a : a + block], dtype=wd)
-            P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
-            if bound <= largest - math.log(len(X)) - 1.0:
-                np.exp(P, out=P)  # each row of P is summed pairwise in its own dtype (error ~ log2(rows) eps)
-                pos = P.sum(axis=1).astype(np.float64)
-                np.reciprocal(P, out=P)
-                neg = P.sum(axis=1).astype(np.float64)
-                chunk_top, chunk_total = np.zeros(2 * d), np.concatenate([pos, neg])
-            else:
-                high, low = P.max(axis=1), P.min(axis=1)
-                pos = np.exp(P - high[:, None]).sum(axis=1, dtype=np.float64)
-                neg = np.exp(low[:, None] - P).sum(axis=1, dtype=np.float64)
-                chunk_top = np.concatenate([high, -low]).astype(np.float64)
-                chunk_total = np.concatenate([pos, neg])
-            new_top = np.maximum(top, chunk_top)
-            total = total * np.exp(top - new_top) + chunk_total * np.exp(chunk_top - new_top)
-            top = new_top
-        bar.advance(2, len(raw))
-    return top + np.log(total)
-
-
-def _refuse_non_finite(raw: np.ndarray, start: int, name: str, wd: np.dtype) -> None:
-    """Name the first row holding NaN or inf; or say that finite entries overflow the compute dtype."""
-    bad = ~np.all(np.isfinite(raw), axis=1)
-    if bad.any():
-        row = start + int(np.argmax(bad))
-        raise ValueError(
-            f"{name}: row {row:,} (in the chunk of rows {start:,} to {start + len(raw) - 1:,}) contains NaN "
-            "or infinite values"
-        )
-    raise ValueError(
-        f"{name}: entries as large as {np.max(np.abs(raw)):.3g} (rows {start:,} to {start + len(raw) - 1:,}) "
-        f"overflow their squares in {wd}; rescale the matrix or pass compute_dtype=np.float64"
-    )
-
-
-def _refuse_constant(eigs: np.ndarray, mean_square_norm: float, chunk_rows: int, wd: np.dtype, name: str) -> None:
-    """Refuse a matrix whose rows are all equal, up to the rounding of the chunk means and the centring."""
-    resolution = chunk_rows * np.finfo(np.float64).eps + 4 * np.finfo(wd).eps
-    if eigs.sum() <= resolution**2 * mean_square_norm:
-        raise ValueError(
-            f"{name}: every row is the same (no spread), so the covariance spectrum, the ranks and "
-            "IsoScore are undefined"
-        )
+    return _Found(m, eigs, value, note, passes)
 
 
 # ----- uniformity from a sample of rows -------------------------------------------------------

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from scipy import special
 
 from shared import (
+    all_meters,
     METERS,
     cov_eigs,
     cross_group_cosines,
@@ -93,7 +94,7 @@ def test_float64_products_equal_the_in_memory_meters(seed, n, d, chunk_rows, shi
 @given(seeds, st.integers(3, 300), st.integers(2, 12), st.integers(1, 310), st.sampled_from([0.0, 3.0, 30.0]))
 def test_float32_products_agree_to_the_printed_decimals(seed, n, d, chunk_rows, shift):
     X = cone(seed, n, d, shift, 5.0, np.float32)
-    report = isotropy_report(X, seed, chunk_rows=chunk_rows, baseline=None)
+    report = isotropy_report(X, seed, chunk_rows=chunk_rows, compute_dtype=np.float32, baseline=None)
     assert report.compute_dtype == "float32"
     assert_report_equals(report, in_memory(X), rel=2e-5, cos_abs=1e-6)
 
@@ -193,17 +194,35 @@ def test_a_npy_path_is_read_in_chunks_and_equals_the_array(tmp_path, monkeypatch
         assert max(sizes) == 128 and sum(sizes) == 2 * len(X)  # two passes, one chunk at a time
 
 
-def test_memory_maps_that_are_not_a_whole_c_ordered_file_are_read_through_the_map(tmp_path, monkeypatch):
+def test_a_memory_map_of_part_of_a_file_is_read_through_the_map(tmp_path, monkeypatch):
     X = cone(7, 300, 5, 1.0, 2.0)
     np.save(tmp_path / "c.npy", X)
-    np.save(tmp_path / "f.npy", np.asfortranarray(X))
-    expected = isotropy_report(X, 0, chunk_rows=50, baseline=None).meters
     sizes = spy_on_file_reads(monkeypatch)
     sliced = np.load(tmp_path / "c.npy", mmap_mode="r")[100:]
     tail = isotropy_report(X[100:], 0, chunk_rows=50, baseline=None).meters
     assert isotropy_report(sliced, 0, chunk_rows=50, baseline=None).meters == tail
-    assert isotropy_report(tmp_path / "f.npy", 0, chunk_rows=50, baseline=None).meters == expected
     assert sizes == []
+
+
+def test_a_fortran_ordered_file_is_read_a_chunk_of_rows_at_a_time(tmp_path, monkeypatch):
+    X = cone(7, 300, 5, 1.0, 2.0)
+    np.save(tmp_path / "f.npy", np.asfortranarray(X))
+    expected = isotropy_report(X, 0, chunk_rows=50, baseline=None).meters
+    sizes: list[int] = []
+    original = report_module._FortranFileRows.chunks
+
+    def chunks(self, rows):
+        for start, chunk in original(self, rows):
+            sizes.append(chunk.nbytes)
+            yield start, chunk
+
+    monkeypatch.setattr(report_module._FortranFileRows, "chunks", chunks)
+    fortran_map = np.load(tmp_path / "f.npy", mmap_mode="r")
+    assert fortran_map.flags.f_contiguous
+    for source in (tmp_path / "f.npy", fortran_map):
+        sizes.clear()
+        assert isotropy_report(source, 0, chunk_rows=50, baseline=None).meters == expected
+        assert max(sizes) == 50 * 5 * 8 and len(sizes) == 2 * 6  # one chunk of rows in memory, two passes
 
 
 def test_a_non_finite_entry_deep_in_a_file_is_located(tmp_path):
@@ -240,11 +259,11 @@ def bad_file(tmp_path: Path, kind: str) -> Path:
         (lambda p: np.ones((0, 5)), ValueError, "source: is empty"),
         (lambda p: np.ones((1, 5)), ValueError, "source: needs at least 2 rows"),
         (lambda p: np.arange(10.0)[:, None], ValueError, "source: needs at least 2 columns"),
-        (lambda p: np.full((50, 3), 0.1), ValueError, "source: every row is the same"),
+        (lambda p: np.full((50, 3), 0.1), ValueError, "source: all points coincide"),
         (lambda p: np.array([["a", "b"], ["c", "d"]]), TypeError, "source: expected real numbers"),
         (lambda p: np.ones((3, 3), dtype=complex), TypeError, "source: expected real numbers"),
         (lambda p: [[1.0, 2.0], [3.0]], ValueError, "source: rows of different lengths"),
-        (lambda p: np.float32(1e19) * np.arange(1, 13, dtype=np.float32).reshape(4, 3), ValueError, "overflow"),
+        (lambda p: np.ma.masked_greater(np.arange(12.0).reshape(4, 3), 10), ValueError, "source: is a masked array"),
         (lambda p: np.vstack([np.ones((5, 3)), [[0.0, np.inf, 1.0]]]), ValueError, r"source: row 5 \(in the chunk"),
     ],
 )
@@ -400,3 +419,111 @@ def test_progress_is_written_to_stderr_only_when_asked(capsys):
     isotropy_report(X, 0, chunk_rows=100, progress=True)
     out, err = capsys.readouterr()
     assert out == "" and "isotropy_report: pass 2/2" in err and err.endswith("\n")
+
+
+# ----- adversarial inputs: the in-memory meters' answer at any scale, or a true error ----------
+
+
+def exact_report(X, **kwargs):
+    """The report with every row in the uniformity sample, so that each meter is exact."""
+    return isotropy_report(X, 0, baseline=None, uniformity_rows=10**9, **kwargs)
+
+
+def assert_meters_agree(report_meters, memory, tol: float = 1e-6) -> None:
+    for name in ("partition_isotropy", "mean_cosine", "effective_rank", "entropy_rank", "isoscore", "uniformity"):
+        got, want = getattr(report_meters, name), getattr(memory, name)
+        if np.isnan(want):
+            assert np.isnan(got), name
+        else:
+            assert got == pytest.approx(want, rel=tol, abs=tol), name
+
+
+@given(seeds, st.integers(3, 200), st.integers(2, 10), st.integers(1, 250), st.integers(-30, 30),
+       st.sampled_from([0.0, 3.0, 1e3]))
+def test_float32_at_any_scale_gives_the_in_memory_meters(seed, n, d, chunk_rows, power, shift):
+    X = (cone(seed, n, d, shift, 5.0) * 10.0**power).astype(np.float32)
+    assert_meters_agree(exact_report(X, chunk_rows=chunk_rows).meters, all_meters(X))
+
+
+@given(seeds, st.integers(3, 200), st.integers(2, 10), st.integers(1, 250), st.integers(-300, 300),
+       st.sampled_from([0.0, 3.0, 1e6]))
+def test_float64_at_any_scale_gives_the_in_memory_meters(seed, n, d, chunk_rows, power, shift):
+    X = cone(seed, n, d, shift, 5.0) * 10.0**power
+    report = exact_report(X, chunk_rows=chunk_rows)
+    assert_meters_agree(report.meters, all_meters(X))
+    np.testing.assert_allclose(report.mean, X.mean(axis=0), rtol=1e-9, atol=1e-9 * np.abs(X).max())
+
+
+@pytest.mark.parametrize("scale", [1e-23, 1e-25, 1e18, 1e-38, 3e38 / 64])
+def test_float32_extremes_keep_every_row_and_every_meter(scale):
+    X = (cone(3, 400, 6, 3.0, 2.0) / np.abs(cone(3, 400, 6, 3.0, 2.0)).max() * scale).astype(np.float32)
+    report = exact_report(X)
+    assert report.zero_rows == 0  # a row of tiny entries still has a direction
+    assert_meters_agree(report.meters, all_meters(X))
+
+
+@pytest.mark.parametrize(("dtype", "offset"), [(np.float32, 1e6), (np.float64, 1e12)])
+def test_a_narrow_cone_far_from_the_origin_is_measured_not_refused(dtype, offset):
+    rng = np.random.default_rng(1)
+    X = (rng.standard_normal((600, 8)) + offset * rng.standard_normal(8)).astype(dtype)
+    assert_meters_agree(exact_report(X, chunk_rows=128).meters, all_meters(X))
+
+
+@given(seeds, st.integers(2, 12), st.sampled_from([1e-2, 1e-4, 1e-6]), st.sampled_from([np.float32, np.float64]))
+def test_near_duplicate_rows_give_rank_one_and_a_mean_cosine_at_most_one(seed, d, spread, dtype):
+    rng = np.random.default_rng(seed)
+    v, w = rng.standard_normal(d), rng.standard_normal(d)
+    X = (v + spread * rng.standard_normal(3000)[:, None] * w).astype(dtype)
+    report = isotropy_report(X, seed, baseline=None, chunk_rows=1024)
+    assert_meters_agree(report.meters, all_meters(X))
+    assert report.meters.mean_cosine <= 1.0
+
+
+def test_two_hundred_thousand_near_duplicate_float32_rows():
+    """The case that large float32 chunk sums got wrong (effective rank 1.68, a mean cosine above 1)."""
+    rng = np.random.default_rng(0)
+    v, w = rng.standard_normal(8), rng.standard_normal(8)
+    X = (v + 1e-4 * rng.standard_normal(200_000)[:, None] * w).astype(np.float32)
+    report = isotropy_report(X, 0, baseline=None)
+    m, eigs = report.meters, cov_eigs(X)
+    assert m.effective_rank == pytest.approx(effective_rank(eigs), rel=1e-6) and m.effective_rank < 1.001
+    assert m.entropy_rank == pytest.approx(entropy_rank(eigs), rel=1e-6)
+    assert m.isoscore == pytest.approx(isoscore(X), abs=1e-6)
+    assert m.mean_cosine == pytest.approx(float(cross_group_cosines(X, np.arange(len(X))).sum()), abs=1e-6)
+    assert m.mean_cosine <= 1.0
+    assert m.partition_isotropy == pytest.approx(partition_isotropy(X), rel=1e-6)
+    sample = "4,000 random rows (seed 0), all pairs, ± jackknife standard error"
+    assert sample in report.table() and "(exact)" not in report.table()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_both_memory_orders_give_the_same_report(tmp_path, order):
+    X = np.asarray(cone(4, 500, 7, 2.0, 3.0, np.float32), order=order)
+    expected = exact_report(np.ascontiguousarray(X), chunk_rows=64).meters
+    assert exact_report(X, chunk_rows=64).meters == expected
+    np.save(tmp_path / "x.npy", X)
+    assert exact_report(tmp_path / "x.npy", chunk_rows=64).meters == expected
+    assert exact_report(np.load(tmp_path / "x.npy", mmap_mode="r"), chunk_rows=64).meters == expected
+
+
+def test_masked_input_is_measured_only_when_nothing_is_masked():
+    X = cone(5, 300, 4, 2.0, 2.0)
+    plain = exact_report(X).meters
+    assert exact_report(np.ma.masked_array(X)).meters == plain
+    masked = np.ma.masked_array(X, mask=np.zeros_like(X, dtype=bool))
+    masked[7, 2] = np.ma.masked
+    with pytest.raises(ValueError, match="source: is a masked array with 1 masked entries"):
+        exact_report(masked)
+
+
+def test_a_bytes_path_is_a_path(tmp_path):
+    X = cone(6, 200, 4, 1.0, 2.0)
+    np.save(tmp_path / "x.npy", X)
+    assert exact_report(bytes(tmp_path / "x.npy")).meters == exact_report(X).meters
+
+
+def test_the_report_never_changes_its_input():
+    X = cone(8, 200, 5, 3.0, 2.0)
+    X.setflags(write=False)
+    exact_report(X, chunk_rows=17)
+    exact_report(X.astype(np.float32), chunk_rows=17)
