@@ -2,7 +2,10 @@
 
 * data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
   vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
-* meters: :mod:`~shared.meters` (and :mod:`~shared.pca`);
+* meters: :mod:`~shared.meters` (the isotropy meters; and :mod:`~shared.pca`);
+  :mod:`~shared.yardstick` (notebook 01's rules, same-size Gaussian baselines and the meter table);
+  :mod:`~shared.taskmetrics` (pair AUC, Spearman, kNN accuracy); :mod:`~shared.paraphrase` (the
+  paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model);
 * drawings: :mod:`~shared.figures` (one view per figure; needs matplotlib);
@@ -49,17 +52,11 @@ from .mechanisms import (
     zipf_frequencies,
 )
 from .meters import (
-    ISOTROPIC_IF,
     METERS,
-    MeterRow,
     Meters,
-    MeterTable,
-    ParaphraseCheck,
-    ParaphraseCosines,
     Reading,
     all_meters,
     basis_isotropy,
-    calls_isotropic,
     cosine_terms,
     cov_eigs,
     cross_group_cosines,
@@ -67,20 +64,17 @@ from .meters import (
     entropy_rank,
     gaussian_effective_rank,
     isoscore,
-    knn_accuracy,
     mean_cosine,
-    meter_table,
     numerical_rank,
-    pair_auc,
-    paraphrase_check,
-    paraphrase_cosines,
     partition_isotropy,
     random_cosines,
     rank_collapse,
     read,
-    spearman,
     uniformity,
 )
+from .paraphrase import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
+from .taskmetrics import knn_accuracy, pair_auc, spearman
+from .yardstick import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
 from .pca import PrincipalAxes, pca_2d, principal_axes
 from .remedies import RemedyCurve, Sweep, all_but_the_top, standardize, sweep_remedies, zca_whiten
 from .report import IsotropyReport, isotropy_report

@@ -24,8 +24,8 @@ import numpy as np
 from .clouds import make_cone, make_isotropic, random_rotation
 from .mechanisms import attention_step, bigram_language, logit_gradient, rich_get_richer_step, softmax_rows
 from .meters import (
-    _log_partition,
-    _logsumexp_columns,
+    log_partition,
+    logsumexp_columns,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
@@ -112,7 +112,7 @@ def _original_isotropy(X: np.ndarray, C: np.ndarray | None = None) -> float:
     """Mu & Viswanath's estimator at the vectors' own scale, over +c and -c for the columns of C
     (default: the eigenvectors of X^T X)."""
     C = np.linalg.eigh(X.T @ X)[1] if C is None else C
-    return _ratio(_log_partition(X, C))
+    return _ratio(log_partition(X, C))
 
 
 def _isotropy_cases() -> list[tuple[str, dict]]:
@@ -305,7 +305,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         mistakes={
             "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
             "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": lambda X: _ratio(
-                _logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1])),
+                logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1])),
             "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
             "eigenvectors of X^T X, uncentred": lambda X: _original_isotropy(
                 X, np.linalg.eigh(np.cov(X.T))[1]),

@@ -558,8 +558,8 @@ class TradeoffView(View):
 
     def update(self, sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -> None:
         ax = self.axes[0]
-        for name, line in self.curves.items():
-            curve = sweep.curve(name)
+        for remedy, line in self.curves.items():
+            curve = sweep.curve(remedy)
             line.set_data(curve.isoscore, curve.pair_auc)
         abtt = sweep.curve("all-but-the-top")
         for label, k_shown in zip(self.labels, (0, 1, 2, 5)):
@@ -570,11 +570,11 @@ class TradeoffView(View):
         self.star.set_data([curve.isoscore[i]], [curve.pair_auc[i]])
         self.star.set_label(f"best: {best} {curve.describe(i)}")
         self._readings = {}
-        for name, setting in (("all-but-the-top", k), ("whitening", power)):
-            curve = sweep.curve(name)
+        for remedy, setting in (("all-but-the-top", k), ("whitening", power)):
+            curve = sweep.curve(remedy)
             j = curve.index(setting)
-            self.markers[name].set_data([curve.isoscore[j]], [curve.pair_auc[j]])
-            self._readings[f"{name} {curve.describe(j)}"] = [
+            self.markers[remedy].set_data([curve.isoscore[j]], [curve.pair_auc[j]])
+            self._readings[f"{remedy} {curve.describe(j)}"] = [
                 read(isoscore, curve.isoscore[j]), Reading("held-out pair AUC", float(curve.pair_auc[j])),
                 Reading("kNN accuracy", float(curve.knn_accuracy[j]))]
         ax.legend(handles=[*self.curves.values(), self.star], loc="lower left", title=name or None)

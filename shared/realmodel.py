@@ -16,19 +16,17 @@ import numpy as np
 from . import _checks
 from .encoder import Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
-    ParaphraseCheck,
     Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
     mean_cosine,
     numerical_rank,
-    paraphrase_check,
-    paraphrase_cosines,
     rank_collapse,
     read,
-    spearman,
 )
+from .paraphrase import ParaphraseCheck, paraphrase_check, paraphrase_cosines
+from .taskmetrics import spearman
 from .remedies import all_but_the_top, zca_whiten
 
 REAL_SEED = 7

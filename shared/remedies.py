@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _checks
-from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
-from .pca import _scaled_axes
+from .meters import isoscore, mean_cosine, numerical_rank
+from .taskmetrics import knn_accuracy, pair_auc
+from .pca import scaled_axes
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -30,7 +31,7 @@ def _top_directions(ref: np.ndarray, k: int, ref_name: str, arg: str) -> np.ndar
     when ``ref`` has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1``
     coincide."""
     _checks.spread(ref, ref_name, consequence="it has no principal directions")
-    w, V, _ = _scaled_axes(ref)
+    w, V, _ = scaled_axes(ref)
     kept = numerical_rank(w)
     if k > kept:
         raise ValueError(
@@ -93,7 +94,7 @@ def zca_whiten(
     if power == 0 and r == d:
         return Xc
     _checks.spread(ref, ref_name, consequence="there is no variance to whiten")
-    w, V, scale = _scaled_axes(ref)  # on ref / scale (exact): no variance overflows
+    w, V, scale = scaled_axes(ref)  # on ref / scale (exact): no variance overflows
     kept = numerical_rank(w)
     if r > kept:
         raise ValueError(
@@ -208,7 +209,7 @@ def sweep_remedies(
     seed = _checks.integer(seed, "seed", 0)
     _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
     _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
-    rank = numerical_rank(_scaled_axes(X_fit)[0])
+    rank = numerical_rank(scaled_axes(X_fit)[0])
     if ks and max(ks) > rank:
         raise ValueError(f"ks: X_fit has only {rank} directions with variance, so every k must be at most {rank}")
     if any(p > 0 for p in powers) and rank < d:

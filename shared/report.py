@@ -30,18 +30,19 @@ from typing import Callable, Literal
 import numpy as np
 
 from . import _checks
-from .meters import (
+from .meters import METERS, Meters, check_unique_eigenvectors, effective_rank, entropy_rank, isoscore_of_spectrum
+from .meters import pair_uniformity
+from .yardstick import (
     LOOK_AT_RAW_VECTORS,
-    METERS,
-    Meters,
-    _check_unique_eigenvectors,
-    _isoscore_of_spectrum,
-    _pair_uniformity,
-    _rules_text,
-    calls_isotropic,
-    effective_rank,
-    entropy_rank,
-    uniformity,
+    failures,
+    format_value,
+    gaussian_uniformity,
+    mark,
+    meter_cells,
+    rules_text,
+    table_row,
+    verdicts,
+    wishart_gaussian_meters,
 )
 
 BaselineMethod = Literal["auto", "sample", "wishart"]
@@ -112,23 +113,20 @@ class IsotropyReport:
         """Notebook 01's ✓/✗ for each meter against the same-size Gaussian (empty without a baseline)."""
         if self.baseline is None:
             return ()
-        out = []
-        for meter in METERS:
-            key = meter.__name__
-            value, base = getattr(self.meters, key), getattr(self.baseline, key)
-            ok = None if math.isnan(value) or math.isnan(base) else calls_isotropic(key, value, base)
-            sees = "offset" if key in LOOK_AT_RAW_VECTORS else "spread"
-            out.append(Verdict(meter.label, value, base, ok, sees, meter.fmt))
-        return tuple(out)
+        marks = verdicts(self.meters, self.baseline)
+        return tuple(
+            Verdict(meter.label, getattr(self.meters, meter.__name__), getattr(self.baseline, meter.__name__),
+                    marks[meter.__name__], "offset" if meter.__name__ in LOOK_AT_RAW_VECTORS else "spread", meter.fmt)
+            for meter in METERS
+        )
 
     def diagnosis(self) -> str:
         """One sentence in notebook 01's words: a cone (a shared offset), a collapsed spread, both, or neither."""
-        verdicts = {v.meter: v for v in self.verdicts()}
-        if not verdicts:
+        if self.baseline is None:
             return "no baseline, so no verdict"
         m, b = self.meters, self.baseline
-        offset = verdicts["mean cosine"].isotropic is False
-        spread_failed = verdicts["effective rank"].isotropic is False
+        marks = verdicts(m, b)
+        offset, spread_failed = failures(marks)
         lean = (
             f"the rows lean one way (mean cosine {m.mean_cosine:+.3f}; the mean vector carries "
             f"{100 * self.mean_share:.0f}% of the average squared norm)"
@@ -149,7 +147,7 @@ class IsotropyReport:
                 f"a collapsed spread, not a cone: {narrow}, though the rows do not lean one way (mean cosine "
                 f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening would (notebook 06)."
             )
-        odd = [v.meter for v in verdicts.values() if v.isotropic is False]
+        odd = [meter.label for meter in METERS if marks[meter.__name__] is False]
         if odd:
             return (
                 f"neither failure by the mean cosine and the effective rank, but {' and '.join(odd)} "
@@ -164,24 +162,17 @@ class IsotropyReport:
             f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype}); {self.passes} "
             f"pass{'es' if self.passes > 1 else ''} in chunks of {self.chunk_rows:,} rows, products in "
             f"{self.compute_dtype}, sums in float64",
-            f"{'':24s}" + "".join(f"{meter.label:>17s}" for meter in METERS),
+            table_row("", [meter.label for meter in METERS], 24, 17),
         ]
+        marks = None
         if self.baseline is not None:
-            lines.append(f"{'Gaussian, same n and d':24s}" + "".join(
-                f"{_fmt(getattr(self.baseline, meter.__name__), meter.fmt):>17s}" for meter in METERS))
-        marks = {v.meter: v.isotropic for v in self.verdicts()}
-        cells = []
-        for meter in METERS:
-            value = getattr(self.meters, meter.__name__)
-            text = _fmt(value, meter.fmt)
-            if meter is uniformity and self.uniformity_sampled:
-                text = f"{value:.3f}±{self.uniformity_se:.3f}"
-            mark = marks.get(meter.label)
-            cells.append(text + ("" if meter.label not in marks else {True: " ✓", False: " ✗", None: " ?"}[mark]))
-        lines.append(f"{'your matrix':24s}" + "".join(f"{c:>17s}" for c in cells))
+            lines.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
+            marks = verdicts(self.meters, self.baseline)
+        texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
+        lines.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
         lines.append("")
         if self.baseline is not None:
-            lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {_rules_text()}.", width=110)
+            lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {rules_text()}.", width=110)
             lines.append(f"baseline: {self.baseline_method}")
         lines.append(self._method_line())
         if self.partition_note:
@@ -196,8 +187,8 @@ class IsotropyReport:
                 lines.append(heading)
                 for v in self.verdicts():
                     if v.sees == sees:
-                        mark = {True: "✓", False: "✗", None: "?"}[v.isotropic]
-                        lines.append(f"  {mark} {v.meter:15s} {_fmt(v.value, v.fmt):>9s} vs {_fmt(v.baseline, v.fmt):>9s}")
+                        value, base = format_value(v.value, v.fmt), format_value(v.baseline, v.fmt)
+                        lines.append(f"  {mark(v.isotropic)} {v.meter:15s} {value:>9s} vs {base:>9s}")
             lines.append("")
             lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         return "\n".join(lines)
@@ -219,10 +210,6 @@ class IsotropyReport:
 
     def __str__(self) -> str:
         return self.table()
-
-
-def _fmt(value: float, fmt: str) -> str:
-    return "undefined" if math.isnan(value) else format(value, fmt)
 
 
 # ----- the public function ---------------------------------------------------------------------
@@ -337,10 +324,10 @@ def isotropy_report(
         mean_cosine=mean_cosine,
         effective_rank=effective_rank(found.eigs),
         entropy_rank=entropy_rank(found.eigs),
-        isoscore=_isoscore_of_spectrum(found.eigs),
+        isoscore=isoscore_of_spectrum(found.eigs),
         uniformity=uni,
     )
-    base, method = _baseline(baseline, rows.n, rows.d, rng, wd)
+    base, method = gaussian_baseline(baseline, rows.n, rows.d, rng, wd)
     with np.errstate(over="ignore", under="ignore"):  # squares beyond float64 (entries past 1e154): inf, as said
         eigs = np.ldexp(found.eigs, 2 * moments.exponent)
     return IsotropyReport(
@@ -814,7 +801,7 @@ def _measure(
     else:
         w, V = np.linalg.eigh(m.scatter + m.count * np.outer(m.mean, m.mean))  # X^T X, uncentred
         try:
-            _check_unique_eigenvectors(w)
+            check_unique_eigenvectors(w)
         except ValueError as err:
             note = "undefined: " + str(err).removeprefix("X: ").split(";")[0]
         else:
@@ -846,7 +833,7 @@ def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[
     K = len(U)
     if K < 2:
         return math.nan, math.nan
-    value, r = _pair_uniformity(U)
+    value, r = pair_uniformity(U)
     if exact or K < 3:
         return value, 0.0
     loo = np.log((r.sum() / 2.0 - r) / ((K - 1) * (K - 2) / 2.0))
@@ -857,44 +844,34 @@ def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[
 # ----- the same-size Gaussian baseline ---------------------------------------------------------
 
 
-def _gaussian_uniformity(d: int) -> float:
-    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
-
-    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
-    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
-    :math:`\kappa = 4` (Wang & Isola's ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
-    """
-    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
-
-    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
-
-
-def _baseline(
+def gaussian_baseline(
     method: BaselineMethod | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
 ) -> tuple[Meters | None, str]:
-    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found."""
+    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
+    (``method`` as :func:`isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
     if method is None:
         return None, "none"
     if method == "auto":
         method = "sample" if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else "wishart"
     seed = int(rng.integers(2**63))
     exact = (
-        f"mean cosine 0 and uniformity {_gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
+        f"mean cosine 0 and uniformity {gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
         "random directions"
     )
     if method == "sample":
-        return _sampled_baseline(n, d, seed, wd), (
+        return streamed_gaussian_meters(n, d, seed, wd), (
             f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
         )
-    return _wishart_baseline(n, d, np.random.default_rng(seed)), (
+    return wishart_gaussian_meters(n, d, np.random.default_rng(seed)), (
         f"spectrum meters from one exact draw of a same-size Gaussian's scatter matrix (Bartlett's Wishart "
         f"decomposition, seed {seed}, no rows generated); partition I from that draw with a central-limit "
         f"model of the sums Z(±c); {exact}."
     )
 
 
-def _sampled_baseline(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
-    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, streamed through :func:`_measure`."""
+def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
+    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, generated block by block and streamed
+    through the report's passes (no rows kept): the report's ``"sample"`` baseline."""
     no_sample = np.empty(0, dtype=np.int64)
     found = _measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, _Progress(n, 2, False))
     return Meters(
@@ -902,57 +879,8 @@ def _sampled_baseline(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
         mean_cosine=0.0,
         effective_rank=effective_rank(found.eigs),
         entropy_rank=entropy_rank(found.eigs),
-        isoscore=_isoscore_of_spectrum(found.eigs),
-        uniformity=_gaussian_uniformity(d),
-    )
-
-
-def _wishart_baseline(n: int, d: int, rng: np.random.Generator) -> Meters:
-    r"""The meters of a same-size Gaussian from its scatter matrix alone, in :math:`O(d^3)`.
-
-    **Spectrum.** The centred scatter of ``n`` rows of :math:`N(0, I_d)` is Wishart :math:`W_d(n-1, I)`;
-    Bartlett's decomposition draws it exactly as :math:`LL^\top` with :math:`L` lower triangular,
-    :math:`L_{ii}^2 \sim \chi^2_{n-1-i}`, :math:`L_{ij} \sim N(0,1)` below the diagonal (with fewer
-    rows than dimensions, :math:`A^\top A` for an ``(n-1) x d`` Gaussian ``A``). Its eigenvalues / ``n``
-    are a draw of the covariance spectrum, whose participation ratio is close to
-    :math:`((n-1)d + 2)/(n + d)` (the ratio of expectations).
-
-    **Partition isotropy.** The uncentred :math:`X^\top X` adds :math:`gg^\top`, :math:`g = \sqrt n\,\bar x
-    \sim N(0, I)`. For Gaussian rows :math:`X = U S V^\top` with :math:`U` uniform (Haar) and independent
-    of :math:`S`, so along eigenvector ``k`` the scaled projections are :math:`a_k\sqrt n\,\omega`, with
-    :math:`\omega` uniform on the unit sphere of :math:`\mathbb R^n` and :math:`a_k^2 = d\,\nu_k/\sum\nu`
-    (:math:`\nu`: eigenvalues of :math:`X^\top X`). By the central limit theorem, conditioned on
-    :math:`\|\omega\|^2 = 1`, :math:`\ell^\pm_k = \log(Z(\pm c_k)/n)` is normal with mean
-    :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
-    :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
-    :math:`I = e^{\min \ell - \max \ell}`. ``tests/test_report.py`` checks it against sampled Gaussians.
-    """
-    dof = n - 1
-    if dof >= d:
-        L = np.tril(rng.standard_normal((d, d)), k=-1)
-        L[np.diag_indices(d)] = np.sqrt(rng.chisquare(dof - np.arange(d)))
-        scatter = L @ L.T
-    else:
-        A = rng.standard_normal((dof, d))
-        scatter = A.T @ A
-    eigs = np.clip(np.linalg.eigvalsh(scatter / n)[::-1], 0.0, None)
-    g = rng.standard_normal(d)
-    nu = np.clip(np.linalg.eigvalsh(scatter + np.outer(g, g)), 0.0, None)
-    a2 = d * nu / nu.sum()
-    var = (np.expm1(a2) - a2**2 / 2.0) / n
-    cov = (np.expm1(-a2) - a2**2 / 2.0) / n
-    z = rng.standard_normal((2, d))
-    safe = np.where(var > 0, var, 1.0)
-    pos = np.sqrt(var) * z[0]
-    neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
-    ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
-    return Meters(
-        partition_isotropy=float(np.exp(ell.min() - ell.max())),
-        mean_cosine=0.0,
-        effective_rank=effective_rank(eigs),
-        entropy_rank=entropy_rank(eigs),
-        isoscore=_isoscore_of_spectrum(eigs),
-        uniformity=_gaussian_uniformity(d),
+        isoscore=isoscore_of_spectrum(found.eigs),
+        uniformity=gaussian_uniformity(d),
     )
 
 

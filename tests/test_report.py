@@ -25,7 +25,9 @@ from shared import (
     zca_whiten,
 )
 from shared import report as report_module
-from shared.meters import _isoscore_of_spectrum
+from shared.meters import isoscore_of_spectrum
+from shared.report import gaussian_baseline, streamed_gaussian_meters
+from shared.yardstick import gaussian_uniformity, wishart_gaussian_meters
 from tests.conftest import gaussian_cloud
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +114,7 @@ def test_chunk_size_does_not_change_the_report():
 @given(seeds, st.integers(20, 200), st.integers(2, 12), st.floats(1, 30))
 def test_isoscore_of_the_spectrum_equals_isoscore_of_the_cloud(seed, n, d, aniso):
     X = gaussian_cloud(seed, n, d, anisotropy=aniso)
-    assert _isoscore_of_spectrum(cov_eigs(X)) == pytest.approx(isoscore(X), rel=1e-12, abs=1e-15)
+    assert isoscore_of_spectrum(cov_eigs(X)) == pytest.approx(isoscore(X), rel=1e-12, abs=1e-15)
 
 
 # ----- the exact mean cosine and zero rows -----------------------------------------------------
@@ -336,22 +338,22 @@ def test_uniformity_is_reproducible_from_the_seed():
 
 
 def test_uniformity_of_random_directions_is_a_bessel_function():
-    assert report_module._gaussian_uniformity(2) == pytest.approx(-4.0 + np.log(special.i0(4.0)), rel=1e-12)
+    assert gaussian_uniformity(2) == pytest.approx(-4.0 + np.log(special.i0(4.0)), rel=1e-12)
     d = 50
     kappa = 4.0
     bessel = special.gamma(d / 2) * (2 / kappa) ** (d / 2 - 1) * special.iv(d / 2 - 1, kappa)
-    assert report_module._gaussian_uniformity(d) == pytest.approx(-4.0 + np.log(bessel), rel=1e-12)
+    assert gaussian_uniformity(d) == pytest.approx(-4.0 + np.log(bessel), rel=1e-12)
     rng = np.random.default_rng(0)
     U, V = (rng.standard_normal((200_000, d)) for _ in range(2))
     terms = np.exp(4 * np.einsum("ij,ij->i", U, V) / np.linalg.norm(U, axis=1) / np.linalg.norm(V, axis=1) - 4)
     se = terms.std() / terms.mean() / np.sqrt(len(terms))
-    assert np.log(terms.mean()) == pytest.approx(report_module._gaussian_uniformity(d), abs=4 * se)
+    assert np.log(terms.mean()) == pytest.approx(gaussian_uniformity(d), abs=4 * se)
 
 
 def test_wishart_baseline_agrees_with_sampled_gaussians():
     n, d = 3000, 12
-    sampled = [report_module._sampled_baseline(n, d, seed, np.dtype(np.float64)) for seed in range(12)]
-    drawn = [report_module._wishart_baseline(n, d, np.random.default_rng(seed)) for seed in range(300)]
+    sampled = [streamed_gaussian_meters(n, d, seed, np.dtype(np.float64)) for seed in range(12)]
+    drawn = [wishart_gaussian_meters(n, d, np.random.default_rng(seed)) for seed in range(300)]
     for name in ("partition_isotropy", "effective_rank", "entropy_rank", "isoscore"):
         a = np.array([getattr(m, name) for m in sampled])
         b = np.array([getattr(m, name) for m in drawn])
@@ -364,9 +366,9 @@ def test_wishart_baseline_agrees_with_sampled_gaussians():
 
 def test_auto_baseline_samples_small_matrices_and_draws_the_wishart_law_for_large_ones():
     rng = np.random.default_rng(0)
-    small, how_small = report_module._baseline("auto", 2000, 50, rng, np.dtype(np.float64))
+    small, how_small = gaussian_baseline("auto", 2000, 50, rng, np.dtype(np.float64))
     assert how_small.startswith("a N(0, I) sample of the same size")
-    large, how_large = report_module._baseline("auto", 10**6, 256, rng, np.dtype(np.float32))
+    large, how_large = gaussian_baseline("auto", 10**6, 256, rng, np.dtype(np.float32))
     assert "Bartlett" in how_large and "no rows generated" in how_large
     assert large.effective_rank == pytest.approx((999_999 * 256 + 2) / (10**6 + 256), rel=1e-3)
     assert 0.5 < large.partition_isotropy < 1.0 and large.mean_cosine == 0.0
