@@ -147,3 +147,28 @@ def test_each_notebook_asks_two_to_four_exercises_and_one_function_to_write(note
     assert "raise NotImplementedError" in stub, "the stored notebook holds the untouched stub"
     assert text.count("answer = None") == len(asked) - 1, "stored exercise cells hold the unanswered stub"
     assert text.index("## Exercises") > text.index("explore(")
+
+
+def test_numbers_quoted_in_hints_are_what_the_notebooks_print():
+    """A hint or a reply that quotes a figure (0.143, +0.901, rho = -0.359, ...) quotes a stored output."""
+    import json
+
+    printed = ""
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                printed += "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+    quoted = {(name, number) for name, ex in EXERCISES.items()
+              for number in re.findall(r"[-+]?\d+\.\d+", ex.hint + " " + ex.right)}
+    assert quoted, "no hint quotes a printed figure, so this test checks nothing"
+    arithmetic = {("04.2", "0.9"), ("04.2", "0.1"), ("06.2", "7.68")}  # worked out in the reply, not printed
+    missing = sorted((name, number) for name, number in quoted - arithmetic if number not in printed)
+    assert not missing, f"hints quote figures no notebook prints (update the hint): {missing}"
+
+
+def test_each_notebooks_exercises_live_in_their_own_module():
+    import importlib
+
+    for name in EXERCISES:
+        module = importlib.import_module(f"shared.exercises.nb{name[:2]}")
+        assert name in module.EXERCISES
