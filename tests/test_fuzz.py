@@ -896,7 +896,8 @@ def _known(entry: Entry, changed: tuple[str, ...], variant: Variant) -> str | No
 @pytest.mark.parametrize(
     "entry, changed, variant",
     [
-        pytest.param(e, c, v, marks=pytest.mark.xfail(strict=True, reason=_known(e, c, v)) if _known(e, c, v) else ())
+        pytest.param(e, c, v, marks=[pytest.mark.exhaustive,
+                                     *([pytest.mark.xfail(strict=True, reason=_known(e, c, v))] if _known(e, c, v) else [])])
         for e, c, v in CASES
     ],
     ids=[f"{e.id}-{'+'.join(c)}-{v.name}" for e, c, v in CASES],
