@@ -36,7 +36,6 @@ import numpy as np
 from shared import (
     PlantedCloud,
     all_but_the_top,
-    basis_isotropy,
     cov_eigs,
     effective_rank,
     isoscore,
@@ -52,7 +51,8 @@ from shared import (
 )
 from shared.exercises import check
 from shared.explorers import choice, explore, slider
-from shared.figures import WHITENED_BASES, RemedyView, TradeoffView
+from shared.figures import RemedyView, TradeoffView
+from shared.meters import WHITENED_BASES, isotropy_or_range
 
 # %% [markdown]
 # ## Two remedies
@@ -114,9 +114,9 @@ except ValueError as err:
 # not use eigenvectors at all:
 
 # %%
-by_basis = basis_isotropy(X_white, np.random.default_rng(6), bases=WHITENED_BASES)
-print(f"partition I over {WHITENED_BASES} random eigenbases: median {np.median(by_basis):.3f},"
-      f" range {by_basis.min():.3f} to {by_basis.max():.3f}")
+white = isotropy_or_range(X_white)  # the median and range over WHITENED_BASES random eigenbases
+print(f"partition I over {WHITENED_BASES} random eigenbases: median {white.value:.3f},"
+      f" range {white.low:.3f} to {white.high:.3f}")
 print(f"effective rank = {effective_rank(cov_eigs(X_white)):.1f} / 50   IsoScore = {isoscore(X_white):.3f}")
 
 # %%

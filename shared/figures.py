@@ -21,12 +21,13 @@ import numpy as np
 from ._redraw import LiveFigure, nice_limit
 from .mechanisms import AttentionRun, DegenerationRun, angular_std, band_cosines
 from .meters import (
+    WHITENED_BASES,
     Reading,
-    basis_isotropy,
     cov_eigs,
     effective_rank,
     gaussian_effective_rank,
     isoscore,
+    isotropy_or_range,
     mean_cosine,
     partition_isotropy,
     read,
@@ -444,40 +445,6 @@ class RichGetRicherView(View):
 # --------------------------------------------------------------------------------------------
 # 06: remedies
 # --------------------------------------------------------------------------------------------
-
-WHITENED_BASES, BASES_SEED = 20, 6
-
-
-@dataclass(frozen=True)
-class Isotropy:
-    """Partition isotropy as a bar shows it: a ``value``, and for a cloud whose eigenvectors are not
-    unique (``over_bases``) the ``low`` to ``high`` range over random eigenbases, ``value`` their median."""
-
-    value: float
-    over_bases: bool = False
-    low: float = float("nan")
-    high: float = float("nan")
-
-    @property
-    def label(self) -> str:
-        return f"{self.low:.2f}-{self.high:.2f}" if self.over_bases else f"{self.value:.2f}"
-
-    def reading(self) -> Reading:
-        if self.over_bases:
-            return Reading(f"partition I (median of {WHITENED_BASES} bases)", self.value)
-        return read(partition_isotropy, self.value)
-
-
-def isotropy_or_range(X: np.ndarray) -> Isotropy:
-    """Partition isotropy of ``X``; where it is undefined (eigenvectors not unique, as after full
-    whitening), the median and range over :data:`WHITENED_BASES` random eigenbases (seed
-    :data:`BASES_SEED`), as notebook 06 prints them."""
-    try:
-        return Isotropy(partition_isotropy(X))
-    except ValueError:
-        by_basis = basis_isotropy(X, np.random.default_rng(BASES_SEED), bases=WHITENED_BASES)
-        return Isotropy(float(np.median(by_basis)), True, float(by_basis.min()), float(by_basis.max()))
-
 
 class RemedyView(View):
     """Clouds after remedies (``clouds``: name to array) and their random-pair cosines (``cosines``,

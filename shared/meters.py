@@ -206,6 +206,43 @@ def basis_isotropy(X: np.ndarray, rng: np.random.Generator | int, bases: int = 5
     return np.exp(log_z.min(axis=(0, 2)) - log_z.max(axis=(0, 2)))
 
 
+#: How many random eigenbases, from which seed, :func:`isotropy_or_range` measures an undefined cloud on.
+WHITENED_BASES, BASES_SEED = 20, 6
+
+
+@dataclass(frozen=True)
+class Isotropy:
+    """Partition isotropy as a bar shows it: a ``value``, and for a cloud whose eigenvectors are not
+    unique (``over_bases``) the ``low`` to ``high`` range over random eigenbases, ``value`` their median."""
+
+    value: float
+    over_bases: bool = False
+    low: float = float("nan")
+    high: float = float("nan")
+
+    @property
+    def label(self) -> str:
+        return f"{self.low:.2f}-{self.high:.2f}" if self.over_bases else f"{self.value:.2f}"
+
+    def reading(self) -> Reading:
+        if self.over_bases:
+            return Reading(f"partition I (median of {WHITENED_BASES} bases)", self.value)
+        return read(partition_isotropy, self.value)
+
+
+def isotropy_or_range(X: np.ndarray) -> Isotropy:
+    """Partition isotropy of ``X``; where it is undefined (eigenvectors not unique, as after full
+    whitening), the median and range of :func:`basis_isotropy` over :data:`WHITENED_BASES` random
+    eigenbases (seed :data:`BASES_SEED`): what notebook 06 prints and its remedy figure draws."""
+    X = _checks.cloud(X, min_rows=2)
+    try:
+        return Isotropy(value=partition_isotropy(X))
+    except ValueError:
+        by_basis = basis_isotropy(X, np.random.default_rng(BASES_SEED), bases=WHITENED_BASES)
+        return Isotropy(value=float(np.median(by_basis)), over_bases=True, low=float(by_basis.min()),
+                        high=float(by_basis.max()))
+
+
 @declare_meter("mean random cosine", "+.3f")
 def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -> np.ndarray:
     r"""Cosine similarity of ``m`` random pairs of rows: :math:`\cos(x_i, x_j) = x_i^\top x_j / (\|x_i\|\|x_j\|)`.
@@ -398,7 +435,8 @@ def mean_cosine(X: np.ndarray) -> float:
     X = _checks.cloud(X, min_rows=2)
     U = unit_rows(X)
     total = U.sum(axis=0)
-    return float((total @ total - np.sum(U * U)) / (len(U) * (len(U) - 1)))
+    value = (total @ total - np.sum(U * U)) / (len(U) * (len(U) - 1))
+    return float(np.clip(value, -1.0 / (len(U) - 1), 1.0))  # its bounds, which rounding may cross by 1e-16
 
 
 # The six meters of notebook 01's table, in its column order.
@@ -435,7 +473,8 @@ def all_meters(X: np.ndarray) -> Meters:
         partition = partition_isotropy(X)
     except ValueError:
         partition = float("nan")
-    return Meters(partition, mean_cosine(X), effective_rank(eigs), entropy_rank(eigs), isoscore(X), uniformity(X))
+    return Meters(partition_isotropy=partition, mean_cosine=mean_cosine(X), effective_rank=effective_rank(eigs),
+                  entropy_rank=entropy_rank(eigs), isoscore=isoscore(X), uniformity=uniformity(X))
 
 
 def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -279,13 +279,16 @@ def layer_profile() -> LayerProfile:
         rows.append((terms.sum(), np.median(within), effective_rank(cov_eigs(H[ordinary])),
                      *np.percentile(collapse, [25, 50, 75]), top, terms[top] / terms.sum(),
                      np.argmax(np.abs(H[ordinary].mean(axis=0)))))
-    cols = list(np.array(rows).T)
-    for i in (6, 8):  # coordinates are indices
-        cols[i] = cols[i].astype(int)
+    mean_cos, within, eff_rank, q1, median, q3, rogue, rogue_share, largest = np.array(rows).T
     rng = np.random.default_rng(0)
     d = enc.states.shape[2]
     gaussian = np.median([rank_collapse(rng.standard_normal((b - a, d))) for a, b in zip(bounds[:-1], bounds[1:])])
-    return LayerProfile(*cols, tokens=int(ordinary.sum()), rank_collapse_gaussian=float(gaussian))
+    return LayerProfile(
+        mean_cosine=mean_cos, within_cosine=within, effective_rank=eff_rank, rank_collapse_q1=q1,
+        rank_collapse=median, rank_collapse_q3=q3, rogue_coordinate=rogue.astype(int), rogue_share=rogue_share,
+        largest_mean_coordinate=largest.astype(int), tokens=int(ordinary.sum()),
+        rank_collapse_gaussian=float(gaussian),
+    )
 
 
 ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words

@@ -233,6 +233,7 @@ def sweep_remedies(
                     f"X_fit, X_eval: after {name} at setting {setting}, fitted on X_fit, the transformed "
                     f"X_eval cannot be measured ({error})"
                 ) from error
-        cols = np.array(rows, dtype=float).reshape(-1, 5).T
-        curves.append(RemedyCurve(name, *cols))
-    return Sweep(*curves)
+        setting, iso, cos, auc, knn = np.array(rows, dtype=float).reshape(-1, 5).T
+        curves.append(RemedyCurve(remedy=name, setting=setting, isoscore=iso, mean_cosine=cos, pair_auc=auc,
+                                  knn_accuracy=knn))
+    return Sweep(all_but_the_top=curves[0], whitening=curves[1])

@@ -115,8 +115,9 @@ class IsotropyReport:
             return ()
         marks = verdicts(self.meters, self.baseline)
         return tuple(
-            Verdict(meter.label, getattr(self.meters, meter.__name__), getattr(self.baseline, meter.__name__),
-                    marks[meter.__name__], "offset" if meter.__name__ in LOOK_AT_RAW_VECTORS else "spread", meter.fmt)
+            Verdict(meter=meter.label, value=getattr(self.meters, meter.__name__),
+                    baseline=getattr(self.baseline, meter.__name__), isotropic=marks[meter.__name__],
+                    sees="offset" if meter.__name__ in LOOK_AT_RAW_VECTORS else "spread", fmt=meter.fmt)
             for meter in METERS
         )
 
@@ -315,7 +316,8 @@ def isotropy_report(
     moments = found.moments
     m = moments.nonzero
     if m >= 2:
-        mean_cosine = float((moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0)))
+        mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
+        mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
         uni, uni_se = _uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
     else:
         mean_cosine, uni, uni_se = math.nan, math.nan, math.nan
@@ -815,7 +817,7 @@ def _measure(
             )
             log_z = log_z.top + np.log(log_z.total)
             value, passes = float(np.exp(log_z.min() - log_z.max())), 2
-    return _Found(m, eigs, value, note, passes)
+    return _Found(moments=m, eigs=eigs, partition=value, partition_note=note, passes=passes)
 
 
 # ----- uniformity from a sample of rows -------------------------------------------------------

@@ -197,8 +197,8 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
         except ValueError as error:  # name the cloud, not all_meters' own argument
             raise ValueError(f"clouds[{name!r}]{str(error).removeprefix('X')}") from error
         base = baselines[shape]
-        rows.append(MeterRow(str(name), values, base, verdicts(values, base)))
-    return MeterTable(rows, baselines)
+        rows.append(MeterRow(name=str(name), meters=values, gaussian=base, isotropic=verdicts(values, base)))
+    return MeterTable(rows=rows, baselines=baselines)
 
 
 

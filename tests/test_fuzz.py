@@ -45,7 +45,7 @@ import numpy as np
 import pytest
 
 import shared
-from shared import encoder, explorers, realmodel
+from shared import encoder, explorers, mechanisms, realmodel
 
 EPS = np.finfo(float).eps
 
@@ -637,7 +637,7 @@ REGISTRY: list[Entry] = [
     Entry(s.bigram_language, lambda: dict(vocab=12, exponent=1.0, rho=0.5)),
     Entry(s.logit_gradient, lambda: dict(Q=_softmax_rows_of(_cloud(8, 8)), P=s.bigram_language(8, 1.0)),
           {"Q": "scores", "P": "scores"}),
-    Entry(s.lm_gradients, lambda: dict(E=_cloud(8, 3), A=_cloud(3, 3, seed=1), b=np.zeros(3), E_out=_cloud(8, 3, seed=2),
+    Entry(mechanisms.lm_gradients, lambda: dict(E=_cloud(8, 3), A=_cloud(3, 3, seed=1), b=np.zeros(3), E_out=_cloud(8, 3, seed=2),
                                        P=s.bigram_language(8, 1.0)),
           {"E": CLOUD, "A": CLOUD, "b": "vector", "E_out": CLOUD, "P": "scores"}),
     Entry(s.degeneration_run, lambda: dict(exponent=1.0, tied=True, checkpoints=(0, 2, 4), vocab=12, d=3, rho=0.5,
