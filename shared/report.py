@@ -680,7 +680,7 @@ def _merge(a: _Moments, b: _Moments) -> _Moments:
 def _exponent_of_max(raw: np.ndarray, name: str, start: int) -> tuple[np.ndarray, int]:
     """The chunk in float64 and the exponent ``e`` of the power of two ``2**e <= max|x| < 2**(e+1)``."""
     X = np.array(raw, dtype=np.float64, order="C")  # a copy: it is scaled in place
-    top = float(np.max(np.abs(X), initial=0.0))
+    top = max(float(X.max()), -float(X.min()))
     if not math.isfinite(top):
         bad = ~np.all(np.isfinite(X), axis=1)
         row = start + int(np.argmax(bad))
@@ -691,34 +691,60 @@ def _exponent_of_max(raw: np.ndarray, name: str, start: int) -> tuple[np.ndarray
     return X, (math.frexp(top)[1] - 1 if top > 0 else 0)
 
 
+def _scale(X: np.ndarray, exponent: int) -> np.ndarray:
+    """``X`` times ``2**-exponent``, in place: exact (a product with a power of two), up to underflow."""
+    if -1000 < exponent < 1000:  # 2**-exponent is a float: one multiplication, faster than ldexp
+        return np.multiply(X, 2.0**-exponent, out=X)
+    return np.ldexp(X, -exponent, out=X)
+
+
+#: A row whose squared norm, scaled with its chunk, is below this may have lost bits to underflow:
+#: its norm is taken after a power of two of its own instead (as shared.meters.unit_rows does).
+_TINY_SQUARES = 2.0**-900
+
+
 def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.dtype, name: str) -> _Moments:
     """Pass 1 on one chunk whose first row is row ``start``."""
     X, exponent = _exponent_of_max(raw, name, start)
     k, d = X.shape
-    # unit rows: each row divided by a power of two near its own largest entry first (as
-    # shared.meters.unit_rows does), so no row is too small or too large for its norm
-    U = X / _checks.power_of_two(X, axis=1)
-    norms = np.sqrt(np.einsum("ij,ij->i", U, U))
+    Xs = _scale(X, exponent)  # largest entry in [1, 2)
+    squares = np.einsum("ij,ij->i", Xs, Xs)
+    # unit rows, from the scaled rows; a row far below the chunk's largest entry (or zero) is
+    # normalised on its own, from its entries divided by a power of two near its largest one
+    normal = squares >= _TINY_SQUARES
     inverse = np.zeros(k)
-    np.divide(1.0, norms, out=inverse, where=norms > 0)
-    unit_sum = inverse @ U
+    np.divide(1.0, np.sqrt(squares), out=inverse, where=normal)
+    unit_sum = inverse @ Xs
+    nonzero = int(np.count_nonzero(normal))
     lo, hi = np.searchsorted(sample_idx, [start, start + k])
     picked = sample_idx[lo:hi] - start
-    sample = U[picked] * inverse[picked, None]
-    sample = sample[norms[picked] > 0]
+    sample = Xs[picked] * inverse[picked, None]
+    keep = normal[picked]
+    small = np.flatnonzero(~normal)
+    if small.size:
+        R = np.array(raw[small], dtype=np.float64)
+        R /= _checks.power_of_two(R, axis=1)
+        norms = np.sqrt(np.einsum("ij,ij->i", R, R))
+        np.divide(R, norms[:, None], out=R, where=norms[:, None] > 0)
+        R[norms == 0] = 0.0
+        unit_sum = unit_sum + R.sum(axis=0)
+        nonzero += int(np.count_nonzero(norms))
+        at = np.minimum(np.searchsorted(small, picked), small.size - 1)
+        is_small = small[at] == picked
+        sample[is_small] = R[at[is_small]]
+        keep |= is_small & (norms[at] > 0)
+    sample = sample[keep]
 
-    Xs = np.ldexp(X, -exponent, out=X)  # largest entry in [1, 2): exact
-    squares = np.einsum("ij,ij->i", Xs, Xs)
     # Centre on a provisional mean, then measure what is left: r, the mean of the centred rows, is
     # small, so its rounding is relative to the spread, not to the offset. The chunk mean is
     # shift + r, and the scatter about it is Xc^T Xc - k r r^T (exact algebra for any shift).
     shift = Xs.mean(axis=0)
-    Xc = np.subtract(Xs, shift, out=U)
+    Xc = np.subtract(Xs, shift, out=Xs)
     r = Xc.mean(axis=0)
     P = Xc if wd == np.float64 else Xc.astype(wd)
     scatter = (P.T @ P).astype(np.float64) - k * np.outer(r, r)
     return _Moments(
-        exponent, k, shift + r, scatter, float(squares.sum()), unit_sum, int(np.count_nonzero(norms)),
+        exponent, k, shift + r, scatter, float(squares.sum()), unit_sum, nonzero,
         [(start, float(math.sqrt(squares.max())))], sample,
     )
 
@@ -753,7 +779,7 @@ def _chunk_log_partition(
     largest = math.log(np.finfo(wd).max)
     block = projection_block_rows(d, wd)
     for a in range(0, len(raw), block):
-        X = np.ldexp(np.asarray(raw[a : a + block], dtype=np.float64), -exponent).astype(wd, copy=False)
+        X = _scale(np.array(raw[a : a + block], dtype=np.float64), exponent).astype(wd, copy=False)
         P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
         if bound <= largest - math.log(len(X)) - 1.0:
             np.exp(P, out=P)

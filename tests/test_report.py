@@ -530,3 +530,17 @@ def test_the_report_never_changes_its_input():
     X.setflags(write=False)
     exact_report(X, chunk_rows=17)
     exact_report(X.astype(np.float32), chunk_rows=17)
+
+
+def test_rows_far_below_the_largest_keep_their_direction():
+    """Rows 1e-300 beside rows 1e300 in one chunk: their squares underflow at the chunk's scale, so
+    each is normalised at its own; the mean cosine and uniformity count them as the in-memory meters do."""
+    X = cone(9, 300, 5, 2.0, 3.0)
+    X[::3] *= 1e-300
+    X[1::3] *= 1e300
+    report = exact_report(X, chunk_rows=64)
+    assert report.zero_rows == 0
+    assert report.meters.mean_cosine == pytest.approx(all_meters(X).mean_cosine, abs=1e-12)
+    assert report.meters.uniformity == pytest.approx(uniformity(X), rel=1e-12)
+    X[5] = 0.0
+    assert exact_report(X, chunk_rows=64).zero_rows == 1
