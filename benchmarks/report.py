@@ -20,9 +20,10 @@ its time is measured inside the process around the work only (no interpreter sta
   report that computes partition isotropy exactly (it needs each row's projection on every
   eigenvector, known only after pass 1) does at least this much, so its ratio to the floor is the
   least ratio an exact two-pass report can reach on this machine.
-* ``report float32``: ``isotropy_report(path, 0)`` as a learner calls it (float32 products for float32
-  input, two passes, the Wishart-law baseline at this size). ``report float64``: the same with
-  ``compute_dtype=np.float64``. ``report float32, 1 pass``: ``partition=False`` (no partition isotropy).
+* ``report float64``: ``isotropy_report(path, 0)`` as a learner calls it (float64 products, exact to
+  rounding at any scale, two passes, the Wishart-law baseline at this size). ``report float32``: the
+  same with ``compute_dtype=np.float32`` (float32 products, about 1e-5 relative).
+  ``report float32, 1 pass``: that with ``partition=False`` (no partition isotropy).
 * ``..., 1 thread``: the float32 floor and report again with ``OPENBLAS_NUM_THREADS=1``; their ratio of
   CPU seconds is the one that other work on a shared machine disturbs least.
 * ``imports only``: the resident memory of Python with numpy, scipy and the course loaded.
@@ -102,16 +103,16 @@ def warm(path: Path) -> float:
 def task(name: str, path: Path) -> dict:
     """Run one task in this process; return its time, CPU time, peak memory and the meters it found."""
     from shared import isotropy_report
-    from shared.report import _BLOCK_BYTES, _CHUNK_BYTES, _npy_rows
+    from shared.report import default_chunk_rows, projection_block_rows, row_chunks
 
     result: dict = {}
     start, cpu = time.perf_counter(), time.process_time()
     if name.startswith("floor"):
         dtype = np.float64 if name == "floor float64" else np.float32
-        rows = _npy_rows(path)
-        chunk_rows = max(64, _CHUNK_BYTES // (rows.d * np.dtype(dtype).itemsize))  # the report's default chunk
-        scatter = np.zeros((rows.d, rows.d))
-        for _, chunk in rows.chunks(chunk_rows):
+        d = int(np.load(path, mmap_mode="r").shape[1])
+        chunk_rows = default_chunk_rows(d)  # the report's default chunk
+        scatter = np.zeros((d, d))
+        for _, chunk in row_chunks(path, chunk_rows):
             X = np.ascontiguousarray(chunk, dtype=dtype)
             scatter += X.T @ X
         result["checksum"] = float(np.trace(scatter))
@@ -120,17 +121,17 @@ def task(name: str, path: Path) -> dict:
             # (a product as large as X^T X, and it cannot use its symmetry), in the report's blocks
             _, V = np.linalg.eigh(scatter)
             Ct = np.ascontiguousarray(V.T, dtype=dtype)
-            block = max(64, _BLOCK_BYTES // (rows.d * np.dtype(dtype).itemsize))
+            block = projection_block_rows(d, dtype)
             total = 0.0
-            for _, chunk in rows.chunks(chunk_rows):
+            for _, chunk in row_chunks(path, chunk_rows):
                 for a in range(0, len(chunk), block):
                     total += float((Ct @ chunk[a : a + block].T)[0, 0])
             result["checksum"] += total
     elif name.startswith("report"):
         options = {
-            "report float32": {},
-            "report float64": {"compute_dtype": np.float64},
-            "report float32, 1 pass": {"partition": False},
+            "report float32": {"compute_dtype": np.float32},
+            "report float64": {},
+            "report float32, 1 pass": {"compute_dtype": np.float32, "partition": False},
         }[name]
         report = isotropy_report(path, 0, progress=False, **options)
         result["meters"] = {m: getattr(report.meters, m) for m in METERS}

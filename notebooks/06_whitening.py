@@ -54,7 +54,8 @@ from shared import (
 )
 from shared.exercises import check
 from shared.explorers import choice, explore, slider
-from shared.figures import WHITENED_BASES, RemedyView, TradeoffView
+from shared.figures import RemedyView, TradeoffView
+from shared.meters import WHITENED_BASES, isotropy_or_range
 
 # %% [markdown]
 # ## Two remedies
@@ -116,9 +117,9 @@ except ValueError as err:
 # not use eigenvectors at all:
 
 # %%
-by_basis = basis_isotropy(X_white, np.random.default_rng(6), bases=WHITENED_BASES)
-print(f"partition I over {WHITENED_BASES} random eigenbases: median {np.median(by_basis):.3f},"
-      f" range {by_basis.min():.3f} to {by_basis.max():.3f}")
+white = isotropy_or_range(X_white)  # the median and range over WHITENED_BASES random eigenbases
+print(f"partition I over {WHITENED_BASES} random eigenbases: median {white.value:.3f},"
+      f" range {white.low:.3f} to {white.high:.3f}")
 print(f"effective rank = {effective_rank(cov_eigs(X_white)):.1f} / 50   IsoScore = {isoscore(X_white):.3f}")
 print(f"\nmedian partition I over {WHITENED_BASES} random bases, five seeds (clouds of 2,000 x 50, whitened):")
 for name, draw in [("cone", lambda s: sphere_and_cone(seed=s).cone),

@@ -37,7 +37,7 @@ import numpy as np
 
 from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
 from shared.decoder import load_smollm, reference_difference, tokenize
-from shared.exercises_decoder import check
+from shared.exercises import check
 from shared.explorers import choice, explore, slider
 from shared.figures import DecoderLayersView, DecoderView
 from shared.realdecoder import (

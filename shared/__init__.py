@@ -3,13 +3,16 @@
 * data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
   vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
   :mod:`~shared.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
-* meters: :mod:`~shared.meters` (and :mod:`~shared.pca`);
+* meters: :mod:`~shared.meters` (the isotropy meters; and :mod:`~shared.pca`);
+  :mod:`~shared.yardstick` (notebook 01's rules, same-size Gaussian baselines and the meter table);
+  :mod:`~shared.taskmetrics` (pair AUC, Spearman, kNN accuracy); :mod:`~shared.paraphrase` (the
+  paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
   :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
 * drawings: :mod:`~shared.figures` (one view per figure; needs matplotlib);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
-* :mod:`~shared.exercises`: the checks of the exercises (notebook 09's in :mod:`~shared.exercises_decoder`).
+* :mod:`~shared.exercises`: the checks of the exercises, one module per notebook.
 
 ``import shared`` loads only the data, meter, mechanism and remedy layers (numpy): the real model,
 drawings and widgets are imported when used. Importing changes no global state; apply the
@@ -43,7 +46,6 @@ from .mechanisms import (
     AttentionRun,
     BandCosines,
     DegenerationRun,
-    LMGradients,
     SequencesRun,
     angular_std,
     attention_run,
@@ -56,7 +58,6 @@ from .mechanisms import (
     degeneration_run,
     degeneration_runs,
     frequency_pull,
-    lm_gradients,
     logit_gradient,
     rich_get_richer_run,
     rich_get_richer_step,
@@ -68,17 +69,11 @@ from .mechanisms import (
     zipf_frequencies,
 )
 from .meters import (
-    ISOTROPIC_IF,
     METERS,
-    MeterRow,
     Meters,
-    MeterTable,
-    ParaphraseCheck,
-    ParaphraseCosines,
     Reading,
     all_meters,
     basis_isotropy,
-    calls_isotropic,
     cosine_terms,
     cov_eigs,
     cross_group_cosines,
@@ -86,20 +81,17 @@ from .meters import (
     entropy_rank,
     gaussian_effective_rank,
     isoscore,
-    knn_accuracy,
     mean_cosine,
-    meter_table,
     numerical_rank,
-    pair_auc,
-    paraphrase_check,
-    paraphrase_cosines,
     partition_isotropy,
     random_cosines,
     rank_collapse,
     read,
-    spearman,
     uniformity,
 )
+from .paraphrase import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
+from .taskmetrics import knn_accuracy, pair_auc, spearman
+from .yardstick import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
 from .pca import PrincipalAxes, pca_2d, principal_axes
 from .remedies import (
     FittedRemedies,
@@ -124,7 +116,6 @@ __all__ = [
     "DegenerationRun",
     "FREQUENCY_BANDS",
     "FittedRemedies",
-    "LMGradients",
     "SequencesRun",
     "attention_sequences",
     "sinusoidal_positions",
@@ -133,7 +124,6 @@ __all__ = [
     "bigram_language",
     "degeneration_run",
     "degeneration_runs",
-    "lm_gradients",
     "logit_gradient",
     "ISOTROPIC_IF",
     "METERS",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any
 
 import matplotlib as mpl
@@ -22,11 +21,11 @@ from ._redraw import LiveFigure, nice_limit
 from .mechanisms import AttentionRun, DegenerationRun, angular_std, band_cosines
 from .meters import (
     Reading,
-    basis_isotropy,
     cov_eigs,
     effective_rank,
     gaussian_effective_rank,
     isoscore,
+    isotropy_or_range,
     mean_cosine,
     partition_isotropy,
     read,
@@ -445,40 +444,6 @@ class RichGetRicherView(View):
 # 06: remedies
 # --------------------------------------------------------------------------------------------
 
-WHITENED_BASES, BASES_SEED = 20, 6
-
-
-@dataclass(frozen=True)
-class Isotropy:
-    """Partition isotropy as a bar shows it: a ``value``, and for a cloud whose eigenvectors are not
-    unique (``over_bases``) the ``low`` to ``high`` range over random eigenbases, ``value`` their median."""
-
-    value: float
-    over_bases: bool = False
-    low: float = float("nan")
-    high: float = float("nan")
-
-    @property
-    def label(self) -> str:
-        return f"{self.low:.2f}-{self.high:.2f}" if self.over_bases else f"{self.value:.2f}"
-
-    def reading(self) -> Reading:
-        if self.over_bases:
-            return Reading(f"partition I (median of {WHITENED_BASES} bases)", self.value)
-        return read(partition_isotropy, self.value)
-
-
-def isotropy_or_range(X: np.ndarray) -> Isotropy:
-    """Partition isotropy of ``X``; where it is undefined (eigenvectors not unique, as after full
-    whitening), the median and range over :data:`WHITENED_BASES` random eigenbases (seed
-    :data:`BASES_SEED`), as notebook 06 prints them."""
-    try:
-        return Isotropy(partition_isotropy(X))
-    except ValueError:
-        by_basis = basis_isotropy(X, np.random.default_rng(BASES_SEED), bases=WHITENED_BASES)
-        return Isotropy(float(np.median(by_basis)), True, float(by_basis.min()), float(by_basis.max()))
-
-
 class RemedyView(View):
     """Clouds after remedies (``clouds``: name to array) and their random-pair cosines (``cosines``,
     same names): partition isotropy as bars, and the cosine distributions."""
@@ -558,8 +523,8 @@ class TradeoffView(View):
 
     def update(self, sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -> None:
         ax = self.axes[0]
-        for name, line in self.curves.items():
-            curve = sweep.curve(name)
+        for remedy, line in self.curves.items():
+            curve = sweep.curve(remedy)
             line.set_data(curve.isoscore, curve.pair_auc)
         abtt = sweep.curve("all-but-the-top")
         for label, k_shown in zip(self.labels, (0, 1, 2, 5)):
@@ -570,11 +535,11 @@ class TradeoffView(View):
         self.star.set_data([curve.isoscore[i]], [curve.pair_auc[i]])
         self.star.set_label(f"best: {best} {curve.describe(i)}")
         self._readings = {}
-        for name, setting in (("all-but-the-top", k), ("whitening", power)):
-            curve = sweep.curve(name)
+        for remedy, setting in (("all-but-the-top", k), ("whitening", power)):
+            curve = sweep.curve(remedy)
             j = curve.index(setting)
-            self.markers[name].set_data([curve.isoscore[j]], [curve.pair_auc[j]])
-            self._readings[f"{name} {curve.describe(j)}"] = [
+            self.markers[remedy].set_data([curve.isoscore[j]], [curve.pair_auc[j]])
+            self._readings[f"{remedy} {curve.describe(j)}"] = [
                 read(isoscore, curve.isoscore[j]), Reading("held-out pair AUC", float(curve.pair_auc[j])),
                 Reading("kNN accuracy", float(curve.knn_accuracy[j]))]
         ax.legend(handles=[*self.curves.values(), self.star], loc="lower left", title=name or None)

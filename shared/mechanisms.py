@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _checks
 from .clouds import make_isotropic
-from .meters import _meter, cross_group_cosines, mean_cosine, random_cosines
+from .meters import declare_meter, cross_group_cosines, mean_cosine, random_cosines
 
 
 def _tokens(X: object, name: str = "X") -> np.ndarray:
@@ -67,7 +67,7 @@ def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.
     return X + alpha * (A @ X - X)  # every token moves a fraction alpha toward its average
 
 
-@_meter("angular std", ".3f")
+@declare_meter("angular std", ".3f")
 def angular_std(X: np.ndarray) -> float:
     r"""Standard deviation of the polar angles of a 2-D cloud, in radians, around their circular mean.
 

@@ -7,20 +7,19 @@ All take a cloud ``X`` of shape ``(n points, d dimensions)`` or its covariance s
 from __future__ import annotations
 
 import math
-import textwrap
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
-from typing import NamedTuple, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from . import _checks
-from .clouds import make_isotropic, random_rotation
+from .clouds import random_rotation
 
 _F = TypeVar("_F", bound=Callable)
 
 
-def _meter(label: str, fmt: str) -> Callable[[_F], _F]:
+def declare_meter(label: str, fmt: str) -> Callable[[_F], _F]:
     """Declare how a meter's value is named and printed: sets ``fn.label`` and ``fn.fmt``."""
 
     def declare(fn: _F) -> _F:
@@ -84,13 +83,13 @@ def _scaled_cov_eigs(X: np.ndarray) -> tuple[np.ndarray, float]:
     return np.clip(w, 0.0, None), scale
 
 
-def _logsumexp_columns(P: np.ndarray) -> np.ndarray:
+def logsumexp_columns(P: np.ndarray) -> np.ndarray:
     """log(sum_i exp(P[i, j])) for every column j, without overflow."""
     top = P.max(axis=0)
     return top + np.log(np.exp(P - top).sum(axis=0))
 
 
-@_meter("partition I", ".3f")
+@declare_meter("partition I", ".3f")
 def partition_isotropy(
     X: np.ndarray, directions: np.ndarray | None = None, rescale: bool = True
 ) -> float:
@@ -134,7 +133,7 @@ def partition_isotropy(
     if directions is None:
         Xe = Xs if rescale else X / _checks.power_of_two(X)  # eigenvectors do not depend on the scale
         w, C = np.linalg.eigh(Xe.T @ Xe)
-        _check_unique_eigenvectors(w)
+        check_unique_eigenvectors(w)
     else:
         C = _checks.cloud(directions, name="directions")
         if C.shape[0] != X.shape[1]:
@@ -143,7 +142,7 @@ def partition_isotropy(
             )
         if not np.allclose(np.linalg.norm(C, axis=0), 1.0, atol=1e-8):
             raise ValueError("directions: every column must be a unit vector")
-    log_z = _log_partition(Xs, C)
+    log_z = log_partition(Xs, C)
     if not np.all(np.isfinite(log_z)):
         raise ValueError(
             f"X: with rescale=False, c^T x overflows float64 (largest |x| is {np.abs(X).max():.1e}); "
@@ -165,13 +164,13 @@ def _rms_scaled(X: np.ndarray) -> np.ndarray:
     return Xs / rms
 
 
-def _log_partition(Xs: np.ndarray, C: np.ndarray) -> np.ndarray:
+def log_partition(Xs: np.ndarray, C: np.ndarray) -> np.ndarray:
     """``log Z(c)`` for every column ``c`` of ``C``, then for every ``-c``: shape ``(2 k,)``."""
     P = Xs @ C
-    return np.concatenate([_logsumexp_columns(P), _logsumexp_columns(-P)])
+    return np.concatenate([logsumexp_columns(P), logsumexp_columns(-P)])
 
 
-def _check_unique_eigenvectors(w: np.ndarray, zero: float = 1e-10) -> None:
+def check_unique_eigenvectors(w: np.ndarray, zero: float = 1e-10) -> None:
     """Refuse a spectrum in which two neighbouring positive eigenvalues coincide (``_checks.EIGEN_TIE``).
 
     Each gap is compared with the eigenvalues it separates, not with the largest one: small
@@ -203,11 +202,48 @@ def basis_isotropy(X: np.ndarray, rng: np.random.Generator | int, bases: int = 5
     rng = _checks.as_rng(rng)
     d = X.shape[1]
     Q = np.hstack([random_rotation(d, rng) for _ in range(bases)])
-    log_z = _log_partition(_rms_scaled(X), Q).reshape(2, bases, d)
+    log_z = log_partition(_rms_scaled(X), Q).reshape(2, bases, d)
     return np.exp(log_z.min(axis=(0, 2)) - log_z.max(axis=(0, 2)))
 
 
-@_meter("mean random cosine", "+.3f")
+#: How many random eigenbases, from which seed, :func:`isotropy_or_range` measures an undefined cloud on.
+WHITENED_BASES, BASES_SEED = 20, 6
+
+
+@dataclass(frozen=True)
+class Isotropy:
+    """Partition isotropy as a bar shows it: a ``value``, and for a cloud whose eigenvectors are not
+    unique (``over_bases``) the ``low`` to ``high`` range over random eigenbases, ``value`` their median."""
+
+    value: float
+    over_bases: bool = False
+    low: float = float("nan")
+    high: float = float("nan")
+
+    @property
+    def label(self) -> str:
+        return f"{self.low:.2f}-{self.high:.2f}" if self.over_bases else f"{self.value:.2f}"
+
+    def reading(self) -> Reading:
+        if self.over_bases:
+            return Reading(f"partition I (median of {WHITENED_BASES} bases)", self.value)
+        return read(partition_isotropy, self.value)
+
+
+def isotropy_or_range(X: np.ndarray) -> Isotropy:
+    """Partition isotropy of ``X``; where it is undefined (eigenvectors not unique, as after full
+    whitening), the median and range of :func:`basis_isotropy` over :data:`WHITENED_BASES` random
+    eigenbases (seed :data:`BASES_SEED`): what notebook 06 prints and its remedy figure draws."""
+    X = _checks.cloud(X, min_rows=2)
+    try:
+        return Isotropy(value=partition_isotropy(X))
+    except ValueError:
+        by_basis = basis_isotropy(X, np.random.default_rng(BASES_SEED), bases=WHITENED_BASES)
+        return Isotropy(value=float(np.median(by_basis)), over_bases=True, low=float(by_basis.min()),
+                        high=float(by_basis.max()))
+
+
+@declare_meter("mean random cosine", "+.3f")
 def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -> np.ndarray:
     r"""Cosine similarity of ``m`` random pairs of rows: :math:`\cos(x_i, x_j) = x_i^\top x_j / (\|x_i\|\|x_j\|)`.
 
@@ -229,11 +265,11 @@ def _random_pairs(X: object, rng: np.random.Generator | int, m: int) -> tuple[np
     rng = _checks.as_rng(rng)
     i = rng.integers(0, len(X), m)
     j = rng.integers(0, len(X), m)
-    U = _unit_rows(X)
+    U = unit_rows(X)
     return U[i], U[j]
 
 
-def _unit_rows(X: np.ndarray) -> np.ndarray:
+def unit_rows(X: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length; a zero row stays zero (it has no direction).
 
     Each row is first divided by a power of two near its largest entry (exact), so its norm
@@ -242,16 +278,6 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
     Xs = X / _checks.power_of_two(X, axis=1)
     norms = np.linalg.norm(Xs, axis=1, keepdims=True)
     return np.divide(Xs, norms, out=np.zeros_like(Xs), where=norms > 0)
-
-
-#: Cosines are rounded to this many decimals before they are ranked, so that cosines equal up to
-#: rounding error (about ``d * eps``) tie instead of being ordered by it.
-COSINE_DECIMALS = 12
-
-
-def _rankable(cos: np.ndarray) -> np.ndarray:
-    """Cosines rounded to :data:`COSINE_DECIMALS` decimals: equal up to rounding means tied."""
-    return np.round(cos, COSINE_DECIMALS)
 
 
 def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -> np.ndarray:
@@ -268,7 +294,7 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     return a * b
 
 
-@_meter("effective rank", ".1f")
+@declare_meter("effective rank", ".1f")
 def effective_rank(eigs: np.ndarray) -> float:
     r"""Participation ratio of a spectrum: :math:`PR = (\sum_k \lambda_k)^2 / \sum_k \lambda_k^2`.
 
@@ -297,7 +323,7 @@ def gaussian_effective_rank(n: int, d: int) -> float:
     return d * m / (m + d + 1)
 
 
-@_meter("numerical rank", "d")
+@declare_meter("numerical rank", "d")
 def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     """How many eigenvalues exceed ``rtol`` times the largest: the directions a cloud occupies at all.
 
@@ -310,7 +336,7 @@ def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     return int(np.sum(lam > rtol * lam.max()))
 
 
-@_meter("entropy rank", ".1f")
+@declare_meter("entropy rank", ".1f")
 def entropy_rank(eigs: np.ndarray) -> float:
     r"""Entropy effective rank (Roy & Vetterli 2007): :math:`\exp(-\sum_k p_k \log p_k)`, :math:`p = \lambda / \sum\lambda`.
 
@@ -323,7 +349,7 @@ def entropy_rank(eigs: np.ndarray) -> float:
     return float(np.exp(-np.sum(p * np.log(p))))
 
 
-@_meter("IsoScore", ".3f")
+@declare_meter("IsoScore", ".3f")
 def isoscore(X: np.ndarray) -> float:
     r"""IsoScore (Rudman, Gillman, Rayne & Eickhoff 2022, arXiv:2108.07344), in ``[0, 1]``.
 
@@ -341,10 +367,10 @@ def isoscore(X: np.ndarray) -> float:
         raise ValueError("X: IsoScore needs at least 2 dimensions")
     _checks.spread(X, consequence="IsoScore has no spread to measure")
     lam, _ = _scaled_cov_eigs(X)  # IsoScore does not depend on the scale
-    return _isoscore_of_spectrum(lam)
+    return isoscore_of_spectrum(lam)
 
 
-def _isoscore_of_spectrum(lam: np.ndarray) -> float:
+def isoscore_of_spectrum(lam: np.ndarray) -> float:
     """:func:`isoscore` from a covariance spectrum of ``d >= 2`` eigenvalues, for callers that have
     the spectrum but not the rows (``shared.report`` streams them)."""
     lam = _checks.spectrum(lam, name="covariance spectrum")
@@ -357,7 +383,7 @@ def _isoscore_of_spectrum(lam: np.ndarray) -> float:
     return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
 
 
-@_meter("uniformity", ".3f")
+@declare_meter("uniformity", ".3f")
 def uniformity(X: np.ndarray) -> float:
     r"""Wang–Isola uniformity (2020, arXiv:2005.10242) of the rows, projected to the unit sphere.
 
@@ -370,10 +396,10 @@ def uniformity(X: np.ndarray) -> float:
     X = _checks.cloud(X, min_rows=2)
     if not np.all(X.any(axis=1)):
         raise ValueError("X: uniformity needs every row to be non-zero (a zero row has no direction)")
-    return _pair_uniformity(_unit_rows(X))[0]
+    return pair_uniformity(unit_rows(X))[0]
 
 
-def _pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
+def pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
     r"""Uniformity over all pairs of the unit rows ``U`` (at least two), and the row sums it is made of.
 
     With :math:`E_{ij} = e^{-2\|u_i - u_j\|^2} = e^{4\cos_{ij} - 4} \in [e^{-8}, 1]` (no overflow, so
@@ -395,7 +421,7 @@ def _pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
     return math.log(r.sum() / 2.0 / (K * (K - 1) / 2.0)), r
 
 
-@_meter("mean cosine", "+.3f")
+@declare_meter("mean cosine", "+.3f")
 def mean_cosine(X: np.ndarray) -> float:
     r"""Exact mean cosine similarity over all pairs of distinct rows, in ``O(n d)``.
 
@@ -407,9 +433,10 @@ def mean_cosine(X: np.ndarray) -> float:
     with every other row.
     """
     X = _checks.cloud(X, min_rows=2)
-    U = _unit_rows(X)
+    U = unit_rows(X)
     total = U.sum(axis=0)
-    return float((total @ total - np.sum(U * U)) / (len(U) * (len(U) - 1)))
+    value = (total @ total - np.sum(U * U)) / (len(U) * (len(U) - 1))
+    return float(np.clip(value, -1.0 / (len(U) - 1), 1.0))  # its bounds, which rounding may cross by 1e-16
 
 
 # The six meters of notebook 01's table, in its column order.
@@ -446,231 +473,8 @@ def all_meters(X: np.ndarray) -> Meters:
         partition = partition_isotropy(X)
     except ValueError:
         partition = float("nan")
-    return Meters(partition, mean_cosine(X), effective_rank(eigs), entropy_rank(eigs), isoscore(X), uniformity(X))
-
-
-# When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
-# number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
-# "at least": value >= amount x Gaussian's; "within": |value - Gaussian's| <= amount;
-# "at most above": value <= Gaussian's + amount.
-ISOTROPIC_IF: dict[str, tuple[str, float]] = {
-    "partition_isotropy": ("at least", 0.5),
-    "mean_cosine": ("within", 0.1),
-    "effective_rank": ("at least", 0.8),
-    "entropy_rank": ("at least", 0.8),
-    "isoscore": ("at least", 0.8),
-    "uniformity": ("at most above", 0.5),
-}
-
-
-# The meters of the table that look at the raw vectors, so that a shared offset moves them; the
-# others centre the cloud first and see only how its variance is spread (notebook 01).
-LOOK_AT_RAW_VECTORS = ("partition_isotropy", "mean_cosine", "uniformity")
-
-
-def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:
-    """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule in :data:`ISOTROPIC_IF`."""
-    if not isinstance(meter, str):
-        raise TypeError(f"meter: expected the name of a meter (a string), got {meter!r}")
-    if meter not in ISOTROPIC_IF:
-        raise ValueError(f"meter: expected one of {list(ISOTROPIC_IF)}, got {meter!r}")
-    value, gaussian = _checks.real(value, "value"), _checks.real(gaussian, "gaussian")
-    kind, amount = ISOTROPIC_IF[meter]
-    if kind == "at least":
-        return bool(value >= amount * gaussian)
-    if kind == "within":
-        return bool(abs(value - gaussian) <= amount)
-    return bool(value <= gaussian + amount)
-
-
-def _rules_text() -> str:
-    """The rules of :data:`ISOTROPIC_IF` in words, one clause per meter."""
-    labels = {meter.__name__: meter.label for meter in METERS}
-    words = {"at least": "at least {a} x the Gaussian's", "within": "within {a} of the Gaussian's",
-             "at most above": "at most the Gaussian's + {a}"}
-    return "; ".join(f"{labels[m]} {words[kind].format(a=amount)}" for m, (kind, amount) in ISOTROPIC_IF.items())
-
-
-@dataclass(frozen=True)
-class MeterRow:
-    """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and the verdicts.
-
-    ``offset`` is a shared offset large against the spread, which the mean cosine sees: the vectors
-    lean one way and, seen from the origin, fill a narrow cone. ``spread`` is variance piled on a
-    few directions, which the effective rank sees (a centred line's failure). The two are
-    independent: notebook 01's cone shows both, a shifted Gaussian only the first.
-    """
-
-    name: str
-    meters: Meters
-    gaussian: Meters
-    isotropic: dict[str, bool]
-
-    @property
-    def offset(self) -> bool:
-        return not self.isotropic["mean_cosine"]
-
-    @property
-    def spread(self) -> bool:
-        return not self.isotropic["effective_rank"]
-
-    @property
-    def failure(self) -> str:
-        """In words: which of the two failures of notebook 01 this cloud shows."""
-        return {(True, True): "cone + collapsed spread", (True, False): "cone",
-                (False, True): "collapsed spread", (False, False): "neither"}[self.offset, self.spread]
-
-
-@dataclass(frozen=True)
-class MeterTable:
-    """Notebook 01's yardstick for several clouds: every meter beside a same-size Gaussian baseline."""
-
-    rows: list[MeterRow]
-    baselines: dict[tuple[int, int], Meters]
-
-    def row(self, name: str) -> MeterRow:
-        """The row of the cloud called ``name``."""
-        for row in self.rows:
-            if row.name == name:
-                return row
-        raise ValueError(f"name: no cloud called {name!r}; the table has {[r.name for r in self.rows]}")
-
-    def __str__(self) -> str:
-        width = max(28, *(len(r.name) + 1 for r in self.rows))
-        lines = [f"{'cloud':{width}s}" + "".join(f"{m.label:>16s}" for m in METERS) + "  failure"]
-        for (n, d), base in self.baselines.items():
-            name = f"(Gaussian, n = {n:,}, d = {d})"
-            lines.append(f"{name:{width}s}" + "".join(f"{r.text:>16s}" for r in base.readings()))
-        for row in self.rows:
-            cells = [f"{r.text} {'✓' if row.isotropic[m.__name__] else '✗'}"
-                     for m, r in zip(METERS, row.meters.readings())]
-            lines.append(f"{row.name:{width}s}" + "".join(f"{c:>16s}" for c in cells) + f"  {row.failure}")
-        lines += textwrap.wrap(f"✓ = isotropic by this meter: {_rules_text()}. Failure: a cone (a shared offset) "
-                               "where the mean cosine says ✗, a collapsed spread where the effective rank says ✗.",
-                               width=110)
-        return "\n".join(lines)
-
-
-def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable:
-    """Measure each named cloud with :func:`all_meters` beside a Gaussian of the same ``n`` and ``d``.
-
-    The baseline for shape ``(n, d)`` is :func:`~shared.clouds.make_isotropic` ``(n, d, seed + n)``,
-    so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by its rule in
-    :data:`ISOTROPIC_IF` (:func:`calls_isotropic`), printed under the table; the last column says which failure the cloud shows, if any: a shared
-    offset (mean cosine off the baseline) and/or a collapsed spread (effective rank below 0.8 of
-    the baseline's). A claim that a mechanism *produces* a failure needs a row for the mechanism,
-    a row for the same toy with it switched off, and the baseline.
-    """
-    if not isinstance(clouds, Mapping):
-        raise TypeError(f"clouds: expected a mapping from a name to a cloud (a dict), got {type(clouds).__name__}")
-    if not clouds:
-        raise ValueError("clouds: expected at least one cloud, got an empty mapping")
-    seed = _checks.integer(seed, "seed", 0)
-    baselines: dict[tuple[int, int], Meters] = {}
-    rows = []
-    for name, X in clouds.items():
-        X = _checks.cloud(X, name=f"clouds[{name!r}]", min_rows=2)
-        shape = X.shape
-        if shape not in baselines:
-            baselines[shape] = all_meters(make_isotropic(shape[0], shape[1], seed + shape[0]))
-        try:
-            values = all_meters(X)
-        except ValueError as error:  # name the cloud, not all_meters' own argument
-            raise ValueError(f"clouds[{name!r}]{str(error).removeprefix('X')}") from error
-        base = baselines[shape]
-        verdicts = {key: calls_isotropic(key, getattr(values, key), getattr(base, key)) for key in ISOTROPIC_IF}
-        rows.append(MeterRow(str(name), values, base, verdicts))
-    return MeterTable(rows, baselines)
-
-
-@_meter("pair AUC", ".3f")
-def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, m: int = 20000) -> float:
-    r"""How well cosine similarity separates same-label pairs from different-label pairs (ROC AUC).
-
-    Over ``m`` random pairs of distinct rows: the probability that a same-label pair has a higher
-    cosine than a different-label pair (ties count one half; Mann-Whitney U / :math:`n_1 n_0`;
-    cosines equal up to rounding are ties).
-    0.5 is chance, 1 is perfect. Like a semantic-similarity benchmark, it compares cosines *across*
-    pairs against one global scale, so a shared offset or a few dominating directions hurt it.
-    """
-    X = _checks.cloud(X, min_rows=2)
-    labels = _checks.labels(labels, len(X))
-    m = _checks.integer(m, "m", 2)
-    rng = _checks.as_rng(rng)
-    i = rng.integers(0, len(X), m)
-    j = (i + rng.integers(1, len(X), m)) % len(X)
-    U = _unit_rows(X)
-    score = _rankable(np.einsum("ij,ij->i", U[i], U[j]))
-    same = labels[i] == labels[j]
-    if same.all() or not same.any():
-        raise ValueError(
-            "labels: the sampled pairs need both same-label and different-label pairs; "
-            "use labels with at least two classes and a repeated class, or a larger m"
-        )
-    return _auc(score[same], score[~same])
-
-
-def _auc(positive: np.ndarray, negative: np.ndarray) -> float:
-    """Probability that a positive score beats a negative one, ties counting one half
-    (Mann-Whitney U / :math:`n_1 n_0`, from the average ranks of all scores together)."""
-    ranks = _average_ranks(np.concatenate([positive, negative]))
-    n1, n0 = len(positive), len(negative)
-    return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of the entries of ``x``; tied entries share their average rank."""
-    ranks = np.empty(len(x))
-    ranks[np.argsort(x, kind="stable")] = np.arange(1, len(x) + 1)
-    _, tie, counts = np.unique(x, return_inverse=True, return_counts=True)
-    return (np.bincount(tie, weights=ranks) / counts)[tie]
-
-
-@_meter("Spearman rho", "+.3f")
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    r"""Spearman's rank correlation: the Pearson correlation of the ranks of ``x`` and ``y``.
-
-    Ties share their average rank. The value lies in ``[-1, 1]``: ``+1`` when ``y`` rises with ``x``
-    in every pair, ``-1`` when it always falls; it is unchanged by any increasing transformation
-    of either variable. A constant variable has no ranking, and is refused.
-    """
-    x = _checks.vector(x, "x", min_size=2)
-    y = _checks.vector(y, "y")
-    if y.shape != x.shape:
-        raise ValueError(f"y: expected the same length as x ({len(x)}), got {len(y)}")
-    rx, ry = _average_ranks(x), _average_ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    for name, r in [("x", rx), ("y", ry)]:
-        if not np.any(r):
-            raise ValueError(f"{name}: is constant, and a constant variable has no rank correlation")
-    return float(np.clip(rx @ ry / np.sqrt((rx @ rx) * (ry @ ry)), -1.0, 1.0))
-
-
-@_meter("kNN accuracy", ".3f")
-def knn_accuracy(
-    X_ref: np.ndarray, y_ref: np.ndarray, X: np.ndarray, y: np.ndarray, k: int = 10
-) -> float:
-    """Share of the rows of ``X`` whose label is the majority label of their ``k`` most cosine-similar
-    rows of ``X_ref`` (a tie goes to the smallest label). A per-query ranking: unlike
-    :func:`pair_auc` it never compares cosines of different queries with each other.
-
-    Cosines equal up to rounding tie; a tie for the ``k``-th place goes to the earlier rows of
-    ``X_ref``, so the neighbours are well defined even when many cosines are equal.
-    """
-    X_ref = _checks.cloud(X_ref, name="X_ref")
-    X = _checks.cloud(X)
-    if X.shape[1] != X_ref.shape[1]:
-        raise ValueError(f"X: expected {X_ref.shape[1]} columns like X_ref, got {X.shape[1]}")
-    y_ref = _checks.labels(y_ref, len(X_ref), "y_ref", rows_of="X_ref")
-    y = _checks.labels(y, len(X), "y", rows_of="X")
-    k = _checks.integer(k, "k", 1, len(X_ref), why="at most the number of rows of X_ref")
-    sims = _rankable(_unit_rows(X) @ _unit_rows(X_ref).T)
-    kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1 : k]  # each query's k-th largest cosine
-    above, tied = sims > kth, sims == kth
-    chosen = above | (tied & (np.cumsum(tied, axis=1) <= k - above.sum(axis=1, keepdims=True)))
-    classes, ref_class = np.unique(y_ref, return_inverse=True)  # votes per class present, not per label value
-    votes = chosen.astype(float) @ (ref_class[:, None] == np.arange(len(classes)))
-    return float(np.mean(classes[votes.argmax(axis=1)] == y))
+    return Meters(partition_isotropy=partition, mean_cosine=mean_cosine(X), effective_rank=effective_rank(eigs),
+                  entropy_rank=entropy_rank(eigs), isoscore=isoscore(X), uniformity=uniformity(X))
 
 
 def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -692,12 +496,12 @@ def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
     if pairs == 0:
         raise ValueError("groups: every row is in the same group, so there is no pair from different groups")
     order = np.argsort(inverse, kind="stable")
-    U = _unit_rows(X)
+    U = unit_rows(X)
     per_group = np.add.reduceat(U[order], np.concatenate([[0], np.cumsum(sizes)[:-1]]), axis=0)
     return (U.sum(axis=0) ** 2 - np.sum(per_group**2, axis=0)) / pairs
 
 
-@_meter("rank collapse", ".3f")
+@declare_meter("rank collapse", ".3f")
 def rank_collapse(X: np.ndarray) -> float:
     r"""How far the rows of ``X`` are from one common direction: :math:`\|X - X_1\|_F / \|X\|_F`.
 
@@ -716,194 +520,3 @@ def rank_collapse(X: np.ndarray) -> float:
         raise ValueError("X: all entries are zero, so it has no direction to collapse onto")
     return float(np.sqrt(np.sum(s[1:] ** 2) / total))
 
-
-def _pair_rows(S: object, pairs: object, name: str = "pairs") -> tuple[np.ndarray, np.ndarray]:
-    """Check a set of sentence vectors and the row indices of its pairs (paraphrases, or traps)."""
-    S = _checks.cloud(S, name="S", min_rows=2)
-    pairs = _checks.integers(pairs, name, ndim=2)
-    if pairs.shape[1] != 2 or len(pairs) < 2:
-        raise ValueError(f"{name}: expected an integer array of shape (P, 2) with P >= 2, got shape {pairs.shape}")
-    if pairs.min() < 0 or pairs.max() >= len(S) or len(np.unique(pairs)) != pairs.size:
-        raise ValueError(f"{name}: expected distinct row indices of S (0..{len(S) - 1})")
-    return S, pairs
-
-
-def _paraphrase_parts(S: object, pairs: object) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Unit rows of ``S``, the checked ``pairs``, and the paraphrase and unrelated cosines."""
-    S, pairs = _pair_rows(S, pairs)
-    U = _unit_rows(S)
-    members = U[pairs.T.ravel()]
-    G = members @ members.T  # every cosine among the 2P sentences
-    P = len(pairs)
-    para = G[np.arange(P), np.arange(P) + P]
-    _, _, (a, b) = _unrelated_pairs(P)
-    return U, pairs, para, G[a, b]
-
-
-def _unrelated_pairs(n_pairs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The unrelated pairs among the ``2P`` sentences of ``P`` pairs: the paraphrase pairs ``i < j``
-    they come from, and the two sentences as positions in ``pairs.T.ravel()``, four per ``(i, j)``."""
-    i, j = np.triu_indices(n_pairs, k=1)
-    a = np.stack([i, i, i + n_pairs, i + n_pairs], axis=1).ravel()
-    b = np.stack([j, j + n_pairs, j, j + n_pairs], axis=1).ravel()
-    return np.repeat(i, 4), np.repeat(j, 4), np.stack([a, b])
-
-
-class ParaphraseCosines(NamedTuple):
-    """Cosines of paraphrase pairs and of unrelated pairs (:func:`paraphrase_cosines`)."""
-
-    paraphrase: np.ndarray
-    unrelated: np.ndarray
-
-
-def paraphrase_cosines(S: np.ndarray, pairs: np.ndarray) -> ParaphraseCosines:
-    """Cosines of the ``P`` paraphrase pairs (rows ``pairs[p]`` of ``S``), and of every *unrelated*
-    pair: two of the ``2P`` sentences that come from different paraphrase pairs."""
-    _, _, para, unrelated = _paraphrase_parts(S, pairs)
-    return ParaphraseCosines(para, unrelated)
-
-
-RESAMPLED = ("auc", "top1", "trap_auc")  # the figures of a ParaphraseCheck that carry bootstrap draws
-
-
-@dataclass(frozen=True)
-class ParaphraseCheck:
-    """:func:`paraphrase_check`: mean cosines of both kinds of pair, their AUC and top-1 retrieval;
-    with ``traps``, the negation traps' mean cosine and ``trap_auc``; with ``rng``, bootstrap draws
-    of the AUCs and of top-1 retrieval (``draws[name]``, one value per resample) and
-    :meth:`interval`."""
-
-    paraphrase_cosine: float
-    unrelated_cosine: float
-    auc: float
-    top1: float
-    trap_cosine: float | None = None
-    trap_auc: float | None = None
-    draws: dict[str, np.ndarray] | None = None
-    resampling: str | None = None  # identifies the resamples, so that only paired checks are subtracted
-
-    def interval(self, name: str, level: float = 0.95, minus: ParaphraseCheck | None = None) -> tuple[float, float]:
-        """Bootstrap percentile interval of ``name`` (``"auc"``, ``"top1"`` or ``"trap_auc"``) at
-        ``level``; with ``minus``, of the *difference* ``self - minus``, resample by resample (both
-        checks must come from the same pairs and the same seed, so each resample compares the
-        same sentences)."""
-        if name not in RESAMPLED:
-            raise ValueError(f"name: expected one of {RESAMPLED}, got {name!r}")
-        level = _checks.real(level, "level", 0.0, 1.0)
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"level: expected a probability strictly between 0 and 1, got {level}")
-        values = self._draws(name)
-        if minus is not None:
-            _checks.instance(minus, ParaphraseCheck, "minus")
-            if minus.resampling != self.resampling:
-                raise ValueError("minus: was resampled differently; give both checks the same pairs, traps,"
-                                 " rng seed and number of resamples")
-            values = values - minus._draws(name)
-        low, high = np.percentile(values, [50 * (1 - level), 50 * (1 + level)])
-        return float(low), float(high)
-
-    def _draws(self, name: str) -> np.ndarray:
-        if self.draws is None:
-            raise ValueError("this check has no bootstrap draws; call paraphrase_check with rng=<seed>")
-        if name not in self.draws:
-            raise ValueError(f"this check has no {name!r}: call paraphrase_check with traps")
-        return self.draws[name]
-
-    def readings(self) -> list[Reading]:
-        readings = [Reading("paraphrase cosine", self.paraphrase_cosine, "+.3f"),
-                    Reading("unrelated cosine", self.unrelated_cosine, "+.3f"),
-                    Reading("paraphrase AUC", self.auc), Reading("top-1 retrieval", self.top1)]
-        if self.trap_auc is not None:
-            readings.append(Reading("AUC against negation traps", self.trap_auc))
-        return readings
-
-
-def paraphrase_check(
-    S: np.ndarray,
-    pairs: np.ndarray,
-    traps: np.ndarray | None = None,
-    rng: np.random.Generator | int | None = None,
-    resamples: int = 1000,
-) -> ParaphraseCheck:
-    r"""A small semantic test: are paraphrases closer than unrelated sentences?
-
-    ``S`` holds one embedding per sentence, ``pairs`` (shape ``(P, 2)``) the row indices of ``P``
-    paraphrase pairs; unrelated pairs are as in :func:`paraphrase_cosines`. Returns the mean
-    cosine of each kind, their AUC (the probability that a paraphrase pair has the higher cosine
-    of the two, over every paraphrase/unrelated combination; ties count one half), and top-1
-    retrieval: the share of the ``2P`` sentences whose most similar other row of ``S`` is their
-    paraphrase. Every pair is used, so there is no sampling. Cosines equal up to rounding tie
-    (in the AUC, and in retrieval, where a tie goes to the earlier row).
-
-    ``traps`` (shape ``(T, 2)``, ``T >= 2``, rows of ``S`` not in ``pairs``): pairs of sentences that share
-    most words but not the meaning (negation traps). Adds their mean cosine and the AUC of
-    paraphrases against them: the probability that a paraphrase pair has the higher cosine.
-
-    ``rng``: draw ``resamples`` bootstrap resamples of the paraphrase pairs (and, independently,
-    of the traps), each pair drawn as often as its multinomial count, and recompute every AUC and
-    top-1 retrieval on each resample: unrelated pairs are the pairs of sentences from two
-    *different* drawn paraphrase pairs, weighted by how often both were drawn; retrieval still
-    searches all rows of ``S``. The draws give :meth:`ParaphraseCheck.interval`. They are exact
-    sums of counts, so they do not depend on the BLAS build; the same seed and pairs give the
-    same resamples, so checks of two remedies on one seed are paired.
-    """
-    U, pairs, para, unrelated = _paraphrase_parts(S, pairs)
-    C = _rankable(U @ U.T)
-    np.fill_diagonal(C, -np.inf)
-    nearest = C[pairs.T.ravel()].argmax(axis=1)
-    partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    hits = (nearest == partner).reshape(2, -1).sum(axis=0)  # per paraphrase pair: 0, 1 or 2
-    para_r, unrelated_r = _rankable(para), _rankable(unrelated)
-    figures = dict(paraphrase_cosine=float(para.mean()), unrelated_cosine=float(unrelated.mean()),
-                   auc=_auc(para_r, unrelated_r), top1=float(hits.sum() / (2 * len(pairs))))
-    if traps is not None:
-        _, traps = _pair_rows(S, traps, "traps")
-        if np.isin(traps, pairs).any():
-            raise ValueError("traps: share rows with pairs; a sentence is either in a paraphrase pair or in a trap")
-        trap = _rankable(np.einsum("ij,ij->i", U[traps[:, 0]], U[traps[:, 1]]))
-        figures.update(trap_cosine=float(trap.mean()), trap_auc=_auc(para_r, trap))
-    if rng is None:
-        return ParaphraseCheck(**figures)
-    resamples = _checks.integer(resamples, "resamples", 2)
-    rng = _checks.as_rng(rng)
-    P = len(pairs)
-    w = rng.multinomial(P, np.full(P, 1.0 / P), size=resamples).astype(float)
-    draws = {"auc": _resampled_auc(para_r, unrelated_r, w), "top1": w @ hits / (2.0 * P)}
-    fingerprint = [P, resamples]
-    if traps is not None:
-        T = len(traps)
-        v = rng.multinomial(T, np.full(T, 1.0 / T), size=resamples).astype(float)
-        wins = _wins(para_r, trap)  # (P, T): 1, 1/2 or 0
-        draws["trap_auc"] = np.einsum("bp,pt,bt->b", w, wins, v) / (P * T)
-        fingerprint.append(T)
-    for values in draws.values():
-        values.setflags(write=False)
-    seed_state = rng.bit_generator.state  # after the draws: the same seed and sizes give the same state
-    return ParaphraseCheck(**figures, draws=draws, resampling=repr((fingerprint, seed_state)))
-
-
-def _wins(positive: np.ndarray, negative: np.ndarray) -> np.ndarray:
-    """``(len(positive), len(negative))``: 1 where the positive score is higher, 1/2 on a tie."""
-    return (positive[:, None] > negative[None, :]) + 0.5 * (positive[:, None] == negative[None, :])
-
-
-def _resampled_auc(para: np.ndarray, unrelated: np.ndarray, w: np.ndarray, block: int = 256) -> np.ndarray:
-    """The paraphrase AUC on each resample (rows of ``w``: how often each pair is drawn).
-
-    Unrelated pair ``n`` joins pairs ``i(n) < j(n)`` and counts ``w_i w_j`` times; paraphrase pair
-    ``p`` counts ``w_p`` times. Wins are summed per ``(p, (i, j))`` once (a ``P x P(P-1)/2`` table),
-    then weighted per resample; every term is a multiple of 1/2 far below 2**53, so the sums are
-    exact in any order.
-    """
-    P = len(para)
-    i, j, _ = _unrelated_pairs(P)
-    four = unrelated.reshape(-1, 4)[None, :, :]  # the four unrelated pairs of each (i, j)
-    K = np.sum(para[:, None, None] > four, axis=2) + 0.5 * np.sum(para[:, None, None] == four, axis=2)
-    first, second = i[::4], j[::4]
-    out = np.empty(len(w))
-    for start in range(0, len(w), block):
-        wt = np.ascontiguousarray(w[start : start + block].T)  # (P, block): rows index fast
-        out[start : start + block] = np.einsum("kb,kb->b", K.T @ wt, wt[first] * wt[second])
-    pairs_weight = w.sum(axis=1)
-    unrelated_weight = 4.0 * (pairs_weight**2 - np.sum(w**2, axis=1)) / 2.0
-    return out / (pairs_weight * unrelated_weight)

@@ -26,11 +26,11 @@ def principal_axes(X: np.ndarray) -> PrincipalAxes:
     """
     X = _checks.cloud(X, min_rows=2)
     _checks.spread(X, consequence="it has no principal axes")
-    w, V, scale = _scaled_axes(X)
+    w, V, scale = scaled_axes(X)
     return PrincipalAxes(_checks.variances(w, scale), V)
 
 
-def _scaled_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def scaled_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`principal_axes` of ``X / scale`` (no checks), and the power of two ``scale``.
 
     Dividing by a power of two is exact, so the axes are those of ``X`` itself, and the
@@ -39,10 +39,10 @@ def _scaled_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     scale = _checks.power_of_two(X)
     Xs = X / scale
     Xc = Xs - Xs.mean(axis=0)
-    return (*_axes(Xc.T @ Xc / len(X)), scale)
+    return (*eigen_axes(Xc.T @ Xc / len(X)), scale)
 
 
-def _axes(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eigen_axes(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues (descending, clipped at 0) and unit eigenvectors of the covariance ``C``, each
     column's sign fixed so that its entry of largest magnitude is positive."""
     w, V = np.linalg.eigh(C)
@@ -60,6 +60,6 @@ def pca_2d(X: np.ndarray) -> np.ndarray:
     if X.shape[1] < 2:
         raise ValueError(f"X: a 2-D projection needs at least 2 dimensions, got {X.shape[1]}")
     _checks.spread(X, consequence="it has no principal axes to project on")
-    _, V, scale = _scaled_axes(X)
+    _, V, scale = scaled_axes(X)
     Xs = X / scale
     return (Xs - Xs.mean(axis=0)) @ V[:, :2] * scale

@@ -16,19 +16,10 @@ import numpy as np
 from . import _checks
 from .decoder import Decoded, decode, load_smollm
 from .encoder import Corpus, encode, load_corpus, split_halves, word_embeddings
-from .meters import (
-    Reading,
-    cov_eigs,
-    cross_group_cosines,
-    effective_rank,
-    mean_cosine,
-    meter_table,
-    partition_isotropy,
-    MeterTable,
-    read,
-    spearman,
-)
-from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, _binned_median, real_remedy, zipf_scale
+from .meters import Reading, cov_eigs, cross_group_cosines, effective_rank, mean_cosine, partition_isotropy, read
+from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, binned_median, real_remedy, zipf_scale
+from .taskmetrics import spearman
+from .yardstick import MeterTable, meter_table
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
 MASSIVE_RATIO = 100.0  # an entry is massive when |x| exceeds 100 times the layer's median |entry| (Sun et al. 2024)
@@ -151,8 +142,8 @@ def vocabulary_cone() -> VocabularyCone:
     W = E[rows].astype(np.float64)
     norm = np.linalg.norm(W, axis=1)
     cone = W @ direction / norm
-    bin_norm, counts = _binned_median(zipf, norm)
-    bin_cone, _ = _binned_median(zipf, cone)
+    bin_norm, counts = binned_median(zipf, norm)
+    bin_cone, _ = binned_median(zipf, cone)
     which = np.digitize(zipf, ZIPF_BINS) - 1
     bin_cos = np.array([mean_cosine(W[which == b]) if counts[b] >= 2 else np.nan for b in range(len(counts))])
     sample = np.sort(np.random.default_rng(REAL_SEED).choice(len(E), TABLE_TYPES, replace=False))

@@ -18,23 +18,18 @@ import numpy as np
 from . import _checks
 from .encoder import Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
-    _auc,
-    _rankable,
-    _unit_rows,
-    ParaphraseCheck,
     Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
     mean_cosine,
-    numerical_rank,
-    paraphrase_check,
-    paraphrase_cosines,
     rank_collapse,
     read,
-    spearman,
+    unit_rows,
 )
+from .paraphrase import ParaphraseCheck, paraphrase_check, paraphrase_cosines
 from .remedies import FittedRemedies
+from .taskmetrics import auc, rankable, spearman
 
 REAL_SEED = 7
 REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128", "whitening, shrunk")
@@ -158,7 +153,7 @@ class RealPoint:
     sentence vectors after the remedy; ``paraphrase``/``unrelated``/``traps``, the cosines of the
     held-out paraphrase pairs, unrelated pairs and negation traps;
     ``check``, the paraphrase check with the negation traps (no bootstrap: see
-    :func:`~shared.meters.paraphrase_check` with ``rng``).
+    :func:`~shared.paraphrase.paraphrase_check` with ``rng``).
     """
 
     layer: int
@@ -299,19 +294,22 @@ def layer_profile() -> LayerProfile:
         rows.append((terms.sum(), np.median(within), effective_rank(cov_eigs(H[ordinary])),
                      *np.percentile(collapse, [25, 50, 75]), top, terms[top] / terms.sum(),
                      np.argmax(np.abs(H[ordinary].mean(axis=0)))))
-    cols = list(np.array(rows).T)
-    for i in (6, 8):  # coordinates are indices
-        cols[i] = cols[i].astype(int)
+    mean_cos, within, eff_rank, q1, median, q3, rogue, rogue_share, largest = np.array(rows).T
     rng = np.random.default_rng(0)
     d = enc.states.shape[2]
     gaussian = np.median([rank_collapse(rng.standard_normal((b - a, d))) for a, b in zip(bounds[:-1], bounds[1:])])
-    return LayerProfile(*cols, tokens=int(ordinary.sum()), rank_collapse_gaussian=float(gaussian))
+    return LayerProfile(
+        mean_cosine=mean_cos, within_cosine=within, effective_rank=eff_rank, rank_collapse_q1=q1,
+        rank_collapse=median, rank_collapse_q3=q3, rogue_coordinate=rogue.astype(int), rogue_share=rogue_share,
+        largest_mean_coordinate=largest.astype(int), tokens=int(ordinary.sum()),
+        rank_collapse_gaussian=float(gaussian),
+    )
 
 
 ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words
 
 
-def _binned_median(zipf: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def binned_median(zipf: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Median of ``values`` and the count in each Zipf bin ``[1, 2), ..., [7, 8)`` (NaN where empty)."""
     which = np.digitize(zipf, ZIPF_BINS) - 1
     counts = np.bincount(which[(which >= 0) & (which < len(ZIPF_BINS) - 1)], minlength=len(ZIPF_BINS) - 1)
@@ -336,7 +334,7 @@ class FrequencyNorms:
 
 def _frequency_norms(zipf: np.ndarray, norms: np.ndarray) -> FrequencyNorms:
     norms = np.atleast_2d(norms)
-    binned = [_binned_median(zipf, n) for n in norms]
+    binned = [binned_median(zipf, n) for n in norms]
     return FrequencyNorms(zipf, norms, np.array([spearman(zipf, n) for n in norms]),
                           np.array([m for m, _ in binned]), binned[0][1])
 
@@ -484,16 +482,16 @@ def word_sharing_negatives(sentences: list[str] | tuple[str, ...], pairs: np.nda
 def negative_auc(S: np.ndarray, pairs: np.ndarray, negatives: np.ndarray) -> float:
     """AUC of the paraphrase ``pairs`` against the ``negatives`` (row pairs of ``S``, which may share
     sentences with the pairs and with each other): the probability that a paraphrase pair has the
-    higher cosine, ties counting one half, as :func:`~shared.meters.paraphrase_check` scores traps."""
+    higher cosine, ties counting one half, as :func:`~shared.paraphrase.paraphrase_check` scores traps."""
     paraphrase = paraphrase_cosines(S, pairs).paraphrase  # checks S and the pairs
     negatives = _index_pairs(negatives, "negatives", len(S), "S")
     if np.any(negatives[:, 0] == negatives[:, 1]):
         raise ValueError("negatives: a row is paired with itself")
     if len(np.unique(negatives, axis=0)) != len(negatives):
         raise ValueError("negatives: a pair occurs twice; list each negative pair once")
-    U = _unit_rows(_checks.cloud(S, name="S"))
+    U = unit_rows(_checks.cloud(S, name="S"))
     negative = np.einsum("ij,ij->i", U[negatives[:, 0]], U[negatives[:, 1]])
-    return _auc(_rankable(paraphrase), _rankable(negative))
+    return auc(rankable(paraphrase), rankable(negative))
 
 
 def _index_pairs(value: object, name: str, n: int, of: str) -> np.ndarray:

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _checks
-from .meters import isoscore, knn_accuracy, mean_cosine, numerical_rank, pair_auc
-from .pca import _axes, _scaled_axes
+from .meters import isoscore, mean_cosine, numerical_rank
+from .pca import eigen_axes, scaled_axes
+from .taskmetrics import knn_accuracy, pair_auc
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -30,7 +31,7 @@ def _top_directions(ref: np.ndarray, k: int, ref_name: str, arg: str) -> np.ndar
     when ``ref`` has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1``
     coincide."""
     _checks.spread(ref, ref_name, consequence="it has no principal directions")
-    w, V, _ = _scaled_axes(ref)
+    w, V, _ = scaled_axes(ref)
     kept = numerical_rank(w)
     if k > kept:
         raise ValueError(
@@ -89,7 +90,7 @@ def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
 
 def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float) -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
-    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca._scaled_axes`)."""
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`)."""
     return (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
 
 
@@ -122,7 +123,7 @@ def zca_whiten(
     if power == 0 and r == d:
         return Xc
     _checks.spread(ref, ref_name, consequence="there is no variance to whiten")
-    w, V, scale = _scaled_axes(ref)  # on ref / scale (exact): no variance overflows
+    w, V, scale = scaled_axes(ref)  # on ref / scale (exact): no variance overflows
     kept = numerical_rank(w)
     if r > kept:
         raise ValueError(
@@ -216,8 +217,8 @@ def sweep_remedies(
     ``X_fit`` and measured on the held-out ``X_eval``.
 
     For each setting: IsoScore, the exact mean cosine (:func:`~shared.meters.mean_cosine`),
-    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) and
-    :func:`~shared.meters.knn_accuracy` (``k = 10``, held-out points against the transformed fit
+    :func:`~shared.taskmetrics.pair_auc` (20,000 pairs, seed ``seed``) and
+    :func:`~shared.taskmetrics.knn_accuracy` (``k = 10``, held-out points against the transformed fit
     points). Every setting sees the same pairs, so differences come from the remedy alone.
     """
     X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=KNN_K)
@@ -236,7 +237,7 @@ def sweep_remedies(
     seed = _checks.integer(seed, "seed", 0)
     _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
     _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
-    rank = numerical_rank(_scaled_axes(X_fit)[0])
+    rank = numerical_rank(scaled_axes(X_fit)[0])
     if ks and max(ks) > rank:
         raise ValueError(f"ks: X_fit has only {rank} directions with variance, so every k must be at most {rank}")
     if any(p > 0 for p in powers) and rank < d:
@@ -260,9 +261,10 @@ def sweep_remedies(
                     f"X_fit, X_eval: after {name} at setting {setting}, fitted on X_fit, the transformed "
                     f"X_eval cannot be measured ({error})"
                 ) from error
-        cols = np.array(rows, dtype=float).reshape(-1, 5).T
-        curves.append(RemedyCurve(name, *cols))
-    return Sweep(*curves)
+        setting, iso, cos, auc, knn = np.array(rows, dtype=float).reshape(-1, 5).T
+        curves.append(RemedyCurve(remedy=name, setting=setting, isoscore=iso, mean_cosine=cos, pair_auc=auc,
+                                  knn_accuracy=knn))
+    return Sweep(all_but_the_top=curves[0], whitening=curves[1])
 
 
 def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0) -> float:
@@ -326,7 +328,7 @@ def choose_remedy(
     """Fit each remedy on ``X_fit``, choose its setting on ``X_select`` and score it on ``X_test``.
 
     The setting (``k`` of all-but-the-top, ``power`` of partial whitening) with the highest
-    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
+    :func:`~shared.taskmetrics.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
     once on the test split, so the reported score is not the maximum of a sweep over the points it
     is scored on. Ties in the selection go to the smaller setting.
     """
@@ -347,7 +349,7 @@ def choose_remedy(
     seed = _checks.integer(seed, "seed", 0)
 
     _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    w, V, scale = _scaled_axes(X_fit)  # one eigendecomposition serves every setting
+    w, V, scale = scaled_axes(X_fit)  # one eigendecomposition serves every setting
     rank = numerical_rank(w)
     if max(ks) > rank or rank < d:
         raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
@@ -452,7 +454,7 @@ class FittedRemedies:
             raise ValueError(f"{name}: all points coincide (up to rounding), so no remedy can be fitted on it")
         self.name = name
         self.mean = mean * self.scale
-        self.w, self.V = _axes(C)
+        self.w, self.V = eigen_axes(C)
         self.rank = numerical_rank(self.w)
         self._delta = _shrinkage(fourth, np.sum(self.w**2), np.sum(self.w), n, len(self.w))  # S in its eigenbasis
 

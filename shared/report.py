@@ -30,18 +30,19 @@ from typing import Callable, Literal
 import numpy as np
 
 from . import _checks
-from .meters import (
+from .meters import METERS, Meters, check_unique_eigenvectors, effective_rank, entropy_rank, isoscore_of_spectrum
+from .meters import pair_uniformity
+from .yardstick import (
     LOOK_AT_RAW_VECTORS,
-    METERS,
-    Meters,
-    _check_unique_eigenvectors,
-    _isoscore_of_spectrum,
-    _pair_uniformity,
-    _rules_text,
-    calls_isotropic,
-    effective_rank,
-    entropy_rank,
-    uniformity,
+    failures,
+    format_value,
+    gaussian_uniformity,
+    mark,
+    meter_cells,
+    rules_text,
+    table_row,
+    verdicts,
+    wishart_gaussian_meters,
 )
 
 BaselineMethod = Literal["auto", "sample", "wishart"]
@@ -80,7 +81,9 @@ class IsotropyReport:
     ``meters`` are the user's six meters and ``baseline`` those of a Gaussian with the same ``n`` and
     ``d`` (``None`` when no baseline was asked for); ``baseline_method`` says how it was obtained.
     ``mean`` and ``eigs`` are the mean vector and the covariance spectrum (descending, as
-    :func:`shared.meters.cov_eigs`); ``mean_share`` is :math:`\|\bar x\|^2 / \overline{\|x\|^2}`, the share
+    :func:`shared.meters.cov_eigs`; variances beyond the float64 range, of entries beyond about
+    1e154 or below 1e-154, read ``inf`` or 0 there, while the meters are computed on the rows divided
+    by a power of two and are exact at every scale); ``mean_share`` is :math:`\|\bar x\|^2 / \overline{\|x\|^2}`, the share
     of the average squared norm that the mean vector carries (0 for a centred cloud, 1 when every row
     is the same). ``partition_note`` says why partition isotropy is ``nan`` (empty when it is defined).
     The mean cosine is exact (all ``n_nonzero (n_nonzero - 1)`` ordered pairs of distinct non-zero
@@ -110,23 +113,21 @@ class IsotropyReport:
         """Notebook 01's ✓/✗ for each meter against the same-size Gaussian (empty without a baseline)."""
         if self.baseline is None:
             return ()
-        out = []
-        for meter in METERS:
-            key = meter.__name__
-            value, base = getattr(self.meters, key), getattr(self.baseline, key)
-            ok = None if math.isnan(value) or math.isnan(base) else calls_isotropic(key, value, base)
-            sees = "offset" if key in LOOK_AT_RAW_VECTORS else "spread"
-            out.append(Verdict(meter.label, value, base, ok, sees, meter.fmt))
-        return tuple(out)
+        marks = verdicts(self.meters, self.baseline)
+        return tuple(
+            Verdict(meter=meter.label, value=getattr(self.meters, meter.__name__),
+                    baseline=getattr(self.baseline, meter.__name__), isotropic=marks[meter.__name__],
+                    sees="offset" if meter.__name__ in LOOK_AT_RAW_VECTORS else "spread", fmt=meter.fmt)
+            for meter in METERS
+        )
 
     def diagnosis(self) -> str:
         """One sentence in notebook 01's words: a cone (a shared offset), a collapsed spread, both, or neither."""
-        verdicts = {v.meter: v for v in self.verdicts()}
-        if not verdicts:
+        if self.baseline is None:
             return "no baseline, so no verdict"
         m, b = self.meters, self.baseline
-        offset = verdicts["mean cosine"].isotropic is False
-        spread_failed = verdicts["effective rank"].isotropic is False
+        marks = verdicts(m, b)
+        offset, spread_failed = failures(marks)
         lean = (
             f"the rows lean one way (mean cosine {m.mean_cosine:+.3f}; the mean vector carries "
             f"{100 * self.mean_share:.0f}% of the average squared norm)"
@@ -147,7 +148,7 @@ class IsotropyReport:
                 f"a collapsed spread, not a cone: {narrow}, though the rows do not lean one way (mean cosine "
                 f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening would (notebook 06)."
             )
-        odd = [v.meter for v in verdicts.values() if v.isotropic is False]
+        odd = [meter.label for meter in METERS if marks[meter.__name__] is False]
         if odd:
             return (
                 f"neither failure by the mean cosine and the effective rank, but {' and '.join(odd)} "
@@ -162,24 +163,17 @@ class IsotropyReport:
             f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype}); {self.passes} "
             f"pass{'es' if self.passes > 1 else ''} in chunks of {self.chunk_rows:,} rows, products in "
             f"{self.compute_dtype}, sums in float64",
-            f"{'':24s}" + "".join(f"{meter.label:>17s}" for meter in METERS),
+            table_row("", [meter.label for meter in METERS], 24, 17),
         ]
+        marks = None
         if self.baseline is not None:
-            lines.append(f"{'Gaussian, same n and d':24s}" + "".join(
-                f"{_fmt(getattr(self.baseline, meter.__name__), meter.fmt):>17s}" for meter in METERS))
-        marks = {v.meter: v.isotropic for v in self.verdicts()}
-        cells = []
-        for meter in METERS:
-            value = getattr(self.meters, meter.__name__)
-            text = _fmt(value, meter.fmt)
-            if meter is uniformity and self.uniformity_se > 0:
-                text = f"{value:.3f}±{self.uniformity_se:.3f}"
-            mark = marks.get(meter.label)
-            cells.append(text + ("" if meter.label not in marks else {True: " ✓", False: " ✗", None: " ?"}[mark]))
-        lines.append(f"{'your matrix':24s}" + "".join(f"{c:>17s}" for c in cells))
+            lines.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
+            marks = verdicts(self.meters, self.baseline)
+        texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
+        lines.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
         lines.append("")
         if self.baseline is not None:
-            lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {_rules_text()}.", width=110)
+            lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {rules_text()}.", width=110)
             lines.append(f"baseline: {self.baseline_method}")
         lines.append(self._method_line())
         if self.partition_note:
@@ -194,16 +188,21 @@ class IsotropyReport:
                 lines.append(heading)
                 for v in self.verdicts():
                     if v.sees == sees:
-                        mark = {True: "✓", False: "✗", None: "?"}[v.isotropic]
-                        lines.append(f"  {mark} {v.meter:15s} {_fmt(v.value, v.fmt):>9s} vs {_fmt(v.baseline, v.fmt):>9s}")
+                        value, base = format_value(v.value, v.fmt), format_value(v.baseline, v.fmt)
+                        lines.append(f"  {mark(v.isotropic)} {v.meter:15s} {value:>9s} vs {base:>9s}")
             lines.append("")
             lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         return "\n".join(lines)
 
+    @property
+    def uniformity_sampled(self) -> bool:
+        """Whether uniformity is an estimate from a sample of the non-zero rows (else it is exact)."""
+        return self.uniformity_rows < self.n - self.zero_rows
+
     def _method_line(self) -> str:
         nonzero = self.n - self.zero_rows
         zero = f"; {self.zero_rows:,} zero rows have no direction and are left out of both" if self.zero_rows else ""
-        if self.uniformity_se > 0:
+        if self.uniformity_sampled:
             seed = f"seed {self.seed}" if self.seed is not None else "from the given Generator"
             how = f"{self.uniformity_rows:,} random rows ({seed}), all pairs, ± jackknife standard error"
         else:
@@ -212,10 +211,6 @@ class IsotropyReport:
 
     def __str__(self) -> str:
         return self.table()
-
-
-def _fmt(value: float, fmt: str) -> str:
-    return "undefined" if math.isnan(value) else format(value, fmt)
 
 
 # ----- the public function ---------------------------------------------------------------------
@@ -234,11 +229,15 @@ def isotropy_report(
 ) -> IsotropyReport:
     r"""Notebook 01's six meters on any embedding matrix, in at most two streaming passes over row chunks.
 
-    ``source`` is a 2-D array (``n`` points x ``d`` dimensions), a path to a ``.npy`` file, or a
-    ``numpy.memmap``. A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
+    ``source`` is a 2-D array (``n`` points x ``d`` dimensions), a path to a ``.npy`` file (``str``,
+    ``bytes`` or ``os.PathLike``), a ``numpy.memmap``, or a ``dask.array`` (each pass then summarises
+    its row blocks with dask, where dask runs them, and merges the summaries; ``chunk_rows``, if given,
+    re-chunks it). A masked array is measured only when no entry is masked (the meters have no rule
+    for a missing entry). A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
     reads into one reused buffer, so resident memory stays at one chunk (reading through a memory map
-    would keep every touched page resident). A Fortran-ordered ``.npy`` is read through ``np.load(...,
-    mmap_mode="r")``. ``rng`` (a Generator or an int seed) draws the uniformity sample and the baseline.
+    would keep every touched page resident). A Fortran-ordered ``.npy`` is read the same way, with ``d``
+    column reads per chunk of rows. ``rng`` (a Generator or an int seed) draws the uniformity sample
+    and the baseline.
 
     What is computed, and how it equals the in-memory meters of :mod:`shared.meters`:
 
@@ -266,11 +265,15 @@ def isotropy_report(
       :func:`~shared.meters.uniformity`). ``uniformity_se`` is the jackknife standard error of this
       U-statistic (leave one row out), times the finite-population factor :math:`\sqrt{1 - K/m}`.
 
-    ``compute_dtype`` is the dtype of the work inside a chunk (the matrix products, row norms, the
-    chunk's provisional mean, and the partition sums within a block, which run pairwise); every sum
-    across chunks is float64. ``None`` picks float32 for float16/float32 input (fast; values
-    agree with the float64 meters to about 1e-5 relative, the printed three decimals) and float64
-    otherwise (agrees to rounding). ``chunk_rows`` defaults to about 48 MiB of rows.
+    Every chunk is first divided by a power of two near its largest entry (exact in floating point),
+    and each row by one near its own largest entry before its norm is taken, so no square overflows
+    or underflows: the values equal the in-memory meters from the smallest to the largest float, in
+    either memory order. ``compute_dtype`` is the dtype of the two large matrix products (the
+    chunk's scatter :math:`X_c^\top X_c` and pass 2's projections); every other sum, and every sum
+    across chunks, is float64. ``None`` (float64) agrees with the in-memory meters to rounding
+    (1e-9 relative or better); ``np.float32`` is about twice as fast on float32 data and agrees to
+    about 1e-5 relative (the printed three decimals). ``chunk_rows`` defaults to about 48 MiB of
+    float64 rows.
 
     ``baseline`` is how the Gaussian of the same ``n`` and ``d`` is obtained (the method is stated in
     ``baseline_method`` and printed): ``"sample"`` streams a seeded N(0, I) matrix through the same two
@@ -285,12 +288,14 @@ def isotropy_report(
     ``progress`` writes one updating line to stderr; ``None`` shows it only from 1e8 entries on, so
     runs of course-sized clouds print nothing.
     """
-    rows = _open(source)
-    wd = _compute_dtype(compute_dtype, rows.dtype)
-    if chunk_rows is None:
-        chunk_rows = max(64, _CHUNK_BYTES // (rows.d * wd.itemsize))
-    else:
+    if chunk_rows is not None:
         chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
+    rows = _open(source, chunk_rows)
+    wd = _compute_dtype(compute_dtype, rows.dtype)
+    if isinstance(rows, _DaskRows):
+        chunk_rows = rows.block_rows
+    elif chunk_rows is None:
+        chunk_rows = default_chunk_rows(rows.d)
     uniformity_rows = _checks.integer(uniformity_rows, "uniformity_rows", 2)
     partition = _checks.flag(partition, "partition")
     if baseline is not None and not isinstance(baseline, str):
@@ -308,10 +313,12 @@ def isotropy_report(
     found = _measure(rows, wd, chunk_rows, sample_idx, partition, bar)
     bar.close()
 
-    m = found.nonzero
+    moments = found.moments
+    m = moments.nonzero
     if m >= 2:
-        mean_cosine = float((found.unit_sum @ found.unit_sum - m) / (m * (m - 1.0)))
-        uni, uni_se = _uniformity_of_sample(found.sample, population=m, exact=len(sample_idx) == rows.n)
+        mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
+        mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
+        uni, uni_se = _uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
     else:
         mean_cosine, uni, uni_se = math.nan, math.nan, math.nan
     meters = Meters(
@@ -319,10 +326,12 @@ def isotropy_report(
         mean_cosine=mean_cosine,
         effective_rank=effective_rank(found.eigs),
         entropy_rank=entropy_rank(found.eigs),
-        isoscore=_isoscore_of_spectrum(found.eigs),
+        isoscore=isoscore_of_spectrum(found.eigs),
         uniformity=uni,
     )
-    base, method = _baseline(baseline, rows.n, rows.d, rng, wd)
+    base, method = gaussian_baseline(baseline, rows.n, rows.d, rng, wd)
+    with np.errstate(over="ignore", under="ignore"):  # squares beyond float64 (entries past 1e154): inf, as said
+        eigs = np.ldexp(found.eigs, 2 * moments.exponent)
     return IsotropyReport(
         n=rows.n,
         d=rows.d,
@@ -336,19 +345,38 @@ def isotropy_report(
         baseline_method=method,
         partition_note=found.partition_note,
         uniformity_se=uni_se,
-        uniformity_rows=len(found.sample),
-        mean_share=float(found.mean @ found.mean / (found.sum_squares / rows.n)),
+        uniformity_rows=len(moments.sample),
+        mean_share=float(moments.mean @ moments.mean / (moments.sum_squares / rows.n)),
         seed=seed,
-        mean=found.mean,
-        eigs=found.eigs,
+        mean=np.ldexp(moments.mean, moments.exponent),
+        eigs=eigs,
     )
+
+
+def default_chunk_rows(d: int) -> int:
+    """Rows per chunk when ``chunk_rows`` is not given: about 48 MiB of float64 rows of ``d`` entries."""
+    d = _checks.integer(d, "d", 1)
+    return max(64, _CHUNK_BYTES // (d * 8))
+
+
+def projection_block_rows(d: int, dtype: np.dtype | type | str) -> int:
+    """Rows per block of pass 2's projections: about 6 MiB of projections on ``d`` directions in ``dtype``."""
+    d = _checks.integer(d, "d", 1)
+    return max(64, _BLOCK_BYTES // (d * np.dtype(dtype).itemsize))
+
+
+def row_chunks(source: np.ndarray | str | os.PathLike[str], chunk_rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first row, chunk)`` for consecutive chunks of ``chunk_rows`` rows of ``source``, read as
+    :func:`isotropy_report` reads them (a ``.npy`` path: ordinary file reads into one reused buffer,
+    so a chunk is valid until the next one is read)."""
+    chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
+    yield from _open(source, chunk_rows).chunks(chunk_rows)
 
 
 def _compute_dtype(value: object, stored: np.dtype) -> np.dtype:
     """The dtype of the products inside a chunk: float32 or float64."""
     if value is None:
-        small_float = np.issubdtype(stored, np.floating) and stored.itemsize <= 4
-        return np.dtype(np.float32 if small_float else np.float64)
+        return np.dtype(np.float64)
     try:
         wd = np.dtype(value)
     except TypeError:
@@ -372,6 +400,21 @@ class _Rows:
     def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
         """``(first row, chunk)`` pairs covering every row in order; a chunk is valid until the next."""
         raise NotImplementedError
+
+    def reduce(
+        self,
+        summarise: Callable[[int, np.ndarray], object],
+        merge: Callable[[object, object], object],
+        rows: int,
+        progress: Callable[[int], None],
+    ) -> object:
+        """``summarise(first row, chunk)`` for every chunk, merged in row order: ``merge(earlier, later)``."""
+        total = None
+        for start, chunk in self.chunks(rows):
+            part = summarise(start, chunk)
+            total = part if total is None else merge(total, part)
+            progress(len(chunk))
+        return total
 
 
 class _ArrayRows(_Rows):
@@ -417,6 +460,60 @@ class _FileRows(_Rows):
                 yield start, chunk
 
 
+class _FortranFileRows(_FileRows):
+    """A Fortran-ordered (column after column) matrix in a file: a chunk of rows is ``d`` reads of
+    ``rows`` entries each, one per column, into one reused buffer."""
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        size = self.dtype.itemsize
+        buffer = np.empty((self.d, min(rows, self.n)), dtype=self.dtype)
+        with open(self.path, "rb", buffering=0) as f:
+            for start in range(0, self.n, rows):
+                k = min(rows, self.n - start)
+                columns = buffer[:, :k] if k == buffer.shape[1] else np.empty((self.d, k), dtype=self.dtype)
+                for j in range(self.d):
+                    f.seek(self.offset + (j * self.n + start) * size)
+                    view = memoryview(columns[j].view(np.uint8))
+                    done = 0
+                    while done < len(view):
+                        got = f.readinto(view[done:])
+                        if not got:
+                            raise ValueError(f"source: {self.path} ended early, in column {j:,}")
+                        done += got
+                yield start, columns.T
+
+
+class _DaskRows(_Rows):
+    """A ``dask.array`` of rows: each pass summarises its row blocks with dask (on whatever scheduler or
+    cluster is active) and merges the summaries in a tree, in row order; only the summaries, about
+    ``d x d`` floats each, travel."""
+
+    def __init__(self, X: object, rows: int | None) -> None:
+        self.X = X.rechunk({0: rows if rows is not None else X.chunks[0], 1: -1})
+        self.n, self.d = (int(s) for s in X.shape)
+        self.dtype = np.dtype(X.dtype)
+        self.block_rows = max(self.X.chunks[0])
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:  # noqa: ARG002 (its own blocks)
+        start = 0
+        for block in self.X.blocks:
+            chunk = np.asarray(block.compute())
+            yield start, chunk
+            start += len(chunk)
+
+    def reduce(self, summarise, merge, rows, progress):  # noqa: ARG002 (its own blocks)
+        import dask
+
+        starts = np.concatenate([[0], np.cumsum(self.X.chunks[0])[:-1]])
+        parts = [dask.delayed(summarise)(int(s), b) for s, b in zip(starts, self.X.to_delayed().ravel(), strict=True)]
+        while len(parts) > 1:
+            pairs = [dask.delayed(merge)(a, b) for a, b in zip(parts[::2], parts[1::2])]
+            parts = pairs + ([parts[-1]] if len(parts) % 2 else [])
+        total = parts[0].compute()
+        progress(self.n)
+        return total
+
+
 class _GaussianRows(_Rows):
     """``n`` x ``d`` standard normal rows, generated in seeded blocks (the same matrix at any chunk size)."""
 
@@ -432,12 +529,28 @@ class _GaussianRows(_Rows):
             yield start, np.random.default_rng([self.seed, block]).standard_normal((k, self.d), dtype=np.float32)
 
 
-def _open(source: object) -> _Rows:
+def _open(source: object, chunk_rows: int | None) -> _Rows:
     """Check ``source`` and return a chunk reader for it."""
-    if isinstance(source, (str, os.PathLike)):
-        rows = _npy_rows(Path(source))
+    if isinstance(source, (str, bytes, os.PathLike)):
+        rows = _npy_rows(Path(os.fsdecode(source)))
     elif isinstance(source, np.memmap) and _maps_a_whole_file(source):
-        rows = _FileRows(Path(source.filename), int(source.offset), source.shape, source.dtype)
+        reader = _FileRows if source.flags.c_contiguous else _FortranFileRows
+        rows = reader(Path(source.filename), int(source.offset), source.shape, source.dtype)
+    elif type(source).__module__.split(".")[0] == "dask":  # a dask array: dask is imported only then
+        if getattr(source, "ndim", None) != 2:
+            raise ValueError(f"source: expected a 2-D dask array (points x dimensions), got shape {source.shape}")
+        _check_dtype(np.dtype(source.dtype))
+        rows = _DaskRows(source, chunk_rows)
+    elif isinstance(source, np.ma.MaskedArray):
+        masked = int(np.ma.count_masked(source))
+        if masked:
+            raise ValueError(
+                f"source: is a masked array with {masked:,} masked entries; the meters have no rule for a "
+                "missing entry, so pass the complete rows (source[~source.mask.any(axis=1)].data) or "
+                "source.filled(value)"
+            )
+        _check_dtype(source.dtype)
+        rows = _ArrayRows(_check_shape(np.ma.getdata(source)))
     else:
         try:
             arr = np.asarray(source)
@@ -461,7 +574,7 @@ def _maps_a_whole_file(X: np.memmap) -> bool:
         isinstance(X.base, mmap.mmap)
         and X.filename is not None
         and X.ndim == 2
-        and X.flags.c_contiguous
+        and (X.flags.c_contiguous or X.flags.f_contiguous)
         and getattr(X, "mode", "r") != "c"
     )
 
@@ -482,14 +595,14 @@ def _npy_rows(path: Path) -> _Rows:
         except ValueError as err:
             raise ValueError(f"source: {path} is not a .npy file ({err})") from None
         offset = f.tell()
-    if fortran:
+    if shape is None:
         arr = np.load(path, mmap_mode="r")
         _check_dtype(arr.dtype)
         return _ArrayRows(_check_shape(arr))
     _check_dtype(dtype)
     if len(shape) != 2:
         raise ValueError(f"source: expected a 2-D array (points x dimensions), got shape {shape}")
-    return _FileRows(path, offset, shape, dtype)
+    return (_FortranFileRows if fortran else _FileRows)(path, offset, shape, dtype)
 
 
 def _check_dtype(dtype: np.dtype) -> None:
@@ -512,19 +625,183 @@ def _check_shape(rows: np.ndarray | _Rows) -> np.ndarray | _Rows:
 
 
 # ----- the two passes --------------------------------------------------------------------------
+#
+# Each chunk is summarised on its own (its rows divided by a power of two near the chunk's largest
+# entry, which is exact in floating point, then every product and sum in float64 unless
+# compute_dtype=float32 asks for float32 products), and the summaries are merged in row order. A
+# summary at scale 2**e is brought to a larger scale 2**E by multiplying by 2**(e - E), again exact
+# (up to underflow of terms far below the largest entry, which the in-memory meters lose as well).
+# So no square overflows or underflows at any scale a float can hold, and the same summaries can be
+# computed anywhere: in this process, or by dask on the blocks of a dask array.
+
+
+@dataclass
+class _Moments:
+    """Pass 1 over some consecutive rows: everything but ``unit_sum`` and ``sample`` is of the rows
+    divided by ``2**exponent``."""
+
+    exponent: int
+    count: int
+    mean: np.ndarray
+    scatter: np.ndarray
+    sum_squares: float
+    unit_sum: np.ndarray
+    nonzero: int
+    top_norms: list[tuple[int, float]]  # (first row, largest row norm) per chunk, at ``exponent``
+    sample: np.ndarray  # unit rows of the sampled rows, in row order
+
+
+def _rescaled(m: _Moments, exponent: int) -> _Moments:
+    """``m`` at the scale ``2**exponent`` (``exponent >= m.exponent``): multiplied by powers of two."""
+    shift = m.exponent - exponent
+    if shift == 0:
+        return m
+    return _Moments(
+        exponent, m.count, np.ldexp(m.mean, shift), np.ldexp(m.scatter, 2 * shift),
+        math.ldexp(m.sum_squares, 2 * shift), m.unit_sum, m.nonzero,
+        [(s, math.ldexp(t, shift)) for s, t in m.top_norms], m.sample,
+    )
+
+
+def _merge(a: _Moments, b: _Moments) -> _Moments:
+    """Rows ``a`` followed by rows ``b``: Chan, Golub & LeVeque's update at the larger of the two scales."""
+    exponent = max(a.exponent, b.exponent)
+    a, b = _rescaled(a, exponent), _rescaled(b, exponent)
+    count = a.count + b.count
+    delta = b.mean - a.mean
+    scatter = a.scatter + b.scatter + (a.count * b.count / count) * np.outer(delta, delta)
+    return _Moments(
+        exponent, count, a.mean + delta * (b.count / count), scatter, a.sum_squares + b.sum_squares,
+        a.unit_sum + b.unit_sum, a.nonzero + b.nonzero, a.top_norms + b.top_norms,
+        np.concatenate([a.sample, b.sample]),
+    )
+
+
+def _exponent_of_max(raw: np.ndarray, name: str, start: int) -> tuple[np.ndarray, int]:
+    """The chunk in float64 and the exponent ``e`` of the power of two ``2**e <= max|x| < 2**(e+1)``."""
+    X = np.array(raw, dtype=np.float64, order="C")  # a copy: it is scaled in place
+    top = max(float(X.max()), -float(X.min()))
+    if not math.isfinite(top):
+        bad = ~np.all(np.isfinite(X), axis=1)
+        row = start + int(np.argmax(bad))
+        raise ValueError(
+            f"{name}: row {row:,} (in the chunk of rows {start:,} to {start + len(X) - 1:,}) contains NaN "
+            "or infinite values"
+        )
+    return X, (math.frexp(top)[1] - 1 if top > 0 else 0)
+
+
+def _scale(X: np.ndarray, exponent: int) -> np.ndarray:
+    """``X`` times ``2**-exponent``, in place: exact (a product with a power of two), up to underflow."""
+    if -1000 < exponent < 1000:  # 2**-exponent is a float: one multiplication, faster than ldexp
+        return np.multiply(X, 2.0**-exponent, out=X)
+    return np.ldexp(X, -exponent, out=X)
+
+
+#: A row whose squared norm, scaled with its chunk, is below this may have lost bits to underflow:
+#: its norm is taken after a power of two of its own instead (as shared.meters.unit_rows does).
+_TINY_SQUARES = 2.0**-900
+
+
+def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.dtype, name: str) -> _Moments:
+    """Pass 1 on one chunk whose first row is row ``start``."""
+    X, exponent = _exponent_of_max(raw, name, start)
+    k, d = X.shape
+    Xs = _scale(X, exponent)  # largest entry in [1, 2)
+    squares = np.einsum("ij,ij->i", Xs, Xs)
+    # unit rows, from the scaled rows; a row far below the chunk's largest entry (or zero) is
+    # normalised on its own, from its entries divided by a power of two near its largest one
+    normal = squares >= _TINY_SQUARES
+    inverse = np.zeros(k)
+    np.divide(1.0, np.sqrt(squares), out=inverse, where=normal)
+    unit_sum = inverse @ Xs
+    nonzero = int(np.count_nonzero(normal))
+    lo, hi = np.searchsorted(sample_idx, [start, start + k])
+    picked = sample_idx[lo:hi] - start
+    sample = Xs[picked] * inverse[picked, None]
+    keep = normal[picked]
+    small = np.flatnonzero(~normal)
+    if small.size:
+        R = np.array(raw[small], dtype=np.float64)
+        R /= _checks.power_of_two(R, axis=1)
+        norms = np.sqrt(np.einsum("ij,ij->i", R, R))
+        np.divide(R, norms[:, None], out=R, where=norms[:, None] > 0)
+        R[norms == 0] = 0.0
+        unit_sum = unit_sum + R.sum(axis=0)
+        nonzero += int(np.count_nonzero(norms))
+        at = np.minimum(np.searchsorted(small, picked), small.size - 1)
+        is_small = small[at] == picked
+        sample[is_small] = R[at[is_small]]
+        keep |= is_small & (norms[at] > 0)
+    sample = sample[keep]
+
+    # Centre on a provisional mean, then measure what is left: r, the mean of the centred rows, is
+    # small, so its rounding is relative to the spread, not to the offset. The chunk mean is
+    # shift + r, and the scatter about it is Xc^T Xc - k r r^T (exact algebra for any shift).
+    shift = Xs.mean(axis=0)
+    Xc = np.subtract(Xs, shift, out=Xs)
+    r = Xc.mean(axis=0)
+    P = Xc if wd == np.float64 else Xc.astype(wd)
+    scatter = (P.T @ P).astype(np.float64) - k * np.outer(r, r)
+    return _Moments(
+        exponent, k, shift + r, scatter, float(squares.sum()), unit_sum, nonzero,
+        [(start, float(math.sqrt(squares.max())))], sample,
+    )
+
+
+@dataclass
+class _LogPartition:
+    r"""Pass 2 over some rows: :math:`\log Z = \mathrm{top} + \log \mathrm{total}` per direction and sign."""
+
+    top: np.ndarray
+    total: np.ndarray
+
+
+def _merge_log_partition(a: _LogPartition, b: _LogPartition) -> _LogPartition:
+    top = np.maximum(a.top, b.top)
+    with np.errstate(invalid="ignore"):  # -inf - -inf where neither side has rows yet
+        wa, wb = np.exp(a.top - top), np.exp(b.top - top)
+    return _LogPartition(top, np.nan_to_num(wa) * a.total + np.nan_to_num(wb) * b.total)
+
+
+def _chunk_log_partition(
+    raw: np.ndarray, exponent: int, Ct: np.ndarray, bound: float, wd: np.dtype
+) -> _LogPartition:
+    r""":math:`\log Z(c)` for every row ``c`` of ``Ct``, then every ``-c``, over one chunk divided by ``2**exponent``.
+
+    ``bound`` bounds :math:`|c^\top x|` on the chunk; when ``exp`` of it times the rows of a block
+    cannot overflow, the block needs no shift and :math:`e^{-p}` is :math:`1/e^{p}` (one ``exp`` for
+    both signs); otherwise each direction is shifted by its own maximum. Blocks of about 6 MiB of
+    projections keep the elementwise work in cache.
+    """
+    d = Ct.shape[0]
+    out = _LogPartition(np.full(2 * d, -np.inf), np.zeros(2 * d))
+    largest = math.log(np.finfo(wd).max)
+    block = projection_block_rows(d, wd)
+    for a in range(0, len(raw), block):
+        X = _scale(np.array(raw[a : a + block], dtype=np.float64), exponent).astype(wd, copy=False)
+        P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
+        if bound <= largest - math.log(len(X)) - 1.0:
+            np.exp(P, out=P)
+            pos = P.sum(axis=1, dtype=np.float64)
+            np.reciprocal(P, out=P)
+            neg = P.sum(axis=1, dtype=np.float64)
+            part = _LogPartition(np.zeros(2 * d), np.concatenate([pos, neg]))
+        else:
+            high, low = P.max(axis=1), P.min(axis=1)
+            pos = np.exp(P - high[:, None]).sum(axis=1, dtype=np.float64)
+            neg = np.exp(low[:, None] - P).sum(axis=1, dtype=np.float64)
+            part = _LogPartition(np.concatenate([high, -low]).astype(np.float64), np.concatenate([pos, neg]))
+        out = _merge_log_partition(out, part)
+    return out
 
 
 @dataclass
 class _Found:
-    """What the passes over one matrix found (float64 throughout)."""
+    """What the passes over one matrix found: meters' inputs, scale-free (the rows divided by ``2**exponent``)."""
 
-    rows: int
-    mean: np.ndarray
-    eigs: np.ndarray
-    sum_squares: float
-    unit_sum: np.ndarray
-    nonzero: int
-    sample: np.ndarray
+    moments: _Moments
+    eigs: np.ndarray  # covariance spectrum of the scaled rows
     partition: float
     partition_note: str
     passes: int
@@ -534,135 +811,39 @@ def _measure(
     rows: _Rows, wd: np.dtype, chunk_rows: int, sample_idx: np.ndarray, partition: bool, bar: _Progress
 ) -> _Found:
     """Pass 1 (moments, unit-row sum, row sample), the spectrum, then pass 2 (partition isotropy) if defined."""
-    d = rows.d
-    count, mean, scatter = 0, np.zeros(d), np.zeros((d, d))
-    sum_squares, unit_sum, nonzero = 0.0, np.zeros(d), 0
-    top_norms: list[float] = []
-    sample = np.empty((len(sample_idx), d))
-    centred, ones = np.empty((0, d), dtype=wd), np.empty(0, dtype=wd)
-    for start, raw in rows.chunks(chunk_rows):
-        X = np.ascontiguousarray(raw, dtype=wd)
-        k = len(X)
-        squares = np.einsum("ij,ij->i", X, X)
-        if not np.all(np.isfinite(squares)):
-            _refuse_non_finite(raw, start, rows.name, wd)
-        norms = np.sqrt(squares)
-        sum_squares += float(squares.sum(dtype=np.float64))
-        inverse = np.zeros(k, dtype=wd)
-        np.divide(1.0, norms, out=inverse, where=norms > 0)
-        unit_sum += inverse @ X
-        nonzero += int(np.count_nonzero(norms))
-        top_norms.append(float(norms.max()))
-        lo, hi = np.searchsorted(sample_idx, [start, start + k])
-        sample[lo:hi] = raw[sample_idx[lo:hi] - start]
-
-        # Centre on a provisional mean (a product with a ones vector, fast but summed in the compute
-        # dtype), then measure what is left: r, the mean of the centred rows, is small, so its rounding
-        # is relative to the spread, not to the offset. The chunk mean is shift + r, and the scatter
-        # about it is Xc^T Xc - k r r^T (exact algebra for any shift).
-        if len(centred) < k:
-            centred, ones = np.empty((k, d), dtype=wd), np.ones(k, dtype=wd)
-        Xc = centred[:k]
-        shift = (ones[:k] @ X) / wd.type(k)
-        np.subtract(X, shift, out=Xc)
-        r = (ones[:k] @ Xc).astype(np.float64) / k
-        chunk_mean = shift.astype(np.float64) + r
-        scatter += Xc.T @ Xc
-        scatter -= k * np.outer(r, r)
-        if count:
-            delta = chunk_mean - mean
-            scatter += (count * k / (count + k)) * np.outer(delta, delta)
-            mean += delta * (k / (count + k))
-        else:
-            mean[:] = chunk_mean
-        count += k
-        bar.advance(1, k)
-
-    eigs = np.clip(np.linalg.eigvalsh(scatter / count)[::-1], 0.0, None)
-    _refuse_constant(eigs, sum_squares / count, chunk_rows, wd, rows.name)
-    sample_norms = np.linalg.norm(sample, axis=1)
-    keep = sample_norms > 0
-    sample = sample[keep] / sample_norms[keep, None]
-
+    name = rows.name
+    m = rows.reduce(
+        lambda start, raw: _chunk_moments(raw, start, sample_idx, wd, name), _merge, chunk_rows,
+        lambda k: bar.advance(1, k),
+    )
+    eigs = np.clip(np.linalg.eigvalsh(m.scatter / m.count)[::-1], 0.0, None)
+    # the rule of shared._checks.flat, which the in-memory meters apply: the centred rows at rounding level
+    if m.count * eigs.sum() <= (max(m.count, rows.d) * _checks.EPS) ** 2 * m.sum_squares:
+        raise ValueError(
+            f"{name}: all points coincide (up to rounding), so the covariance spectrum, the ranks and IsoScore "
+            "are undefined; pass points that differ"
+        )
     value, note, passes = math.nan, "", 1
     if not partition:
         note = "not computed (partition=False)"
     else:
-        w, V = np.linalg.eigh(scatter + count * np.outer(mean, mean))  # X^T X, uncentred
+        w, V = np.linalg.eigh(m.scatter + m.count * np.outer(m.mean, m.mean))  # X^T X, uncentred
         try:
-            _check_unique_eigenvectors(w)
+            check_unique_eigenvectors(w)
         except ValueError as err:
             note = "undefined: " + str(err).removeprefix("X: ").split(";")[0]
         else:
-            rms = math.sqrt(sum_squares / (count * d))
-            log_z = _streamed_log_partition(rows, wd, chunk_rows, V / rms, [t / rms for t in top_norms], bar)
+            rms = math.sqrt(m.sum_squares / (m.count * rows.d))
+            Ct = np.ascontiguousarray((V / rms).T, dtype=wd)
+            bounds = dict(m.top_norms)
+            E = m.exponent
+            log_z = rows.reduce(
+                lambda start, raw: _chunk_log_partition(raw, E, Ct, bounds[start] / rms, wd),
+                _merge_log_partition, chunk_rows, lambda k: bar.advance(2, k),
+            )
+            log_z = log_z.top + np.log(log_z.total)
             value, passes = float(np.exp(log_z.min() - log_z.max())), 2
-    return _Found(count, mean, eigs, sum_squares, unit_sum, nonzero, sample, value, note, passes)
-
-
-def _streamed_log_partition(
-    rows: _Rows, wd: np.dtype, chunk_rows: int, directions: np.ndarray, bounds: list[float], bar: _Progress
-) -> np.ndarray:
-    r""":math:`\log Z(c)` for every column ``c`` of ``directions``, then for every ``-c`` (shape ``(2d,)``).
-
-    A running log-sum-exp: per direction a shift ``top`` and a sum ``total`` with
-    :math:`\log Z = \mathrm{top} + \log \mathrm{total}`. ``bounds[j]`` bounds :math:`|c^\top x|` on chunk
-    ``j`` (its largest row norm, as ``directions`` have that norm); when ``exp`` of it times the rows of a
-    block cannot overflow, the block needs no shift and :math:`e^{-p}` is :math:`1/e^{p}` (one ``exp``
-    for both signs); otherwise each direction is shifted by its own maximum. Chunks are cut into
-    blocks of about 6 MiB of projections, so the elementwise work stays in cache.
-    """
-    d = rows.d
-    Ct = np.ascontiguousarray(directions.T, dtype=wd)
-    top, total = np.full(2 * d, -np.inf), np.zeros(2 * d)
-    largest = math.log(np.finfo(wd).max)
-    block = max(64, _BLOCK_BYTES // (d * wd.itemsize))
-    for (_, raw), bound in zip(rows.chunks(chunk_rows), bounds, strict=True):
-        for a in range(0, len(raw), block):
-            X = np.ascontiguousarray(raw[a : a + block], dtype=wd)
-            P = Ct @ X.T  # (d, rows): one direction per row, so each sum runs along memory
-            if bound <= largest - math.log(len(X)) - 1.0:
-                np.exp(P, out=P)  # each row of P is summed pairwise in its own dtype (error ~ log2(rows) eps)
-                pos = P.sum(axis=1).astype(np.float64)
-                np.reciprocal(P, out=P)
-                neg = P.sum(axis=1).astype(np.float64)
-                chunk_top, chunk_total = np.zeros(2 * d), np.concatenate([pos, neg])
-            else:
-                high, low = P.max(axis=1), P.min(axis=1)
-                pos = np.exp(P - high[:, None]).sum(axis=1, dtype=np.float64)
-                neg = np.exp(low[:, None] - P).sum(axis=1, dtype=np.float64)
-                chunk_top = np.concatenate([high, -low]).astype(np.float64)
-                chunk_total = np.concatenate([pos, neg])
-            new_top = np.maximum(top, chunk_top)
-            total = total * np.exp(top - new_top) + chunk_total * np.exp(chunk_top - new_top)
-            top = new_top
-        bar.advance(2, len(raw))
-    return top + np.log(total)
-
-
-def _refuse_non_finite(raw: np.ndarray, start: int, name: str, wd: np.dtype) -> None:
-    """Name the first row holding NaN or inf; or say that finite entries overflow the compute dtype."""
-    bad = ~np.all(np.isfinite(raw), axis=1)
-    if bad.any():
-        row = start + int(np.argmax(bad))
-        raise ValueError(
-            f"{name}: row {row:,} (in the chunk of rows {start:,} to {start + len(raw) - 1:,}) contains NaN "
-            "or infinite values"
-        )
-    raise ValueError(
-        f"{name}: entries as large as {np.max(np.abs(raw)):.3g} (rows {start:,} to {start + len(raw) - 1:,}) "
-        f"overflow their squares in {wd}; rescale the matrix or pass compute_dtype=np.float64"
-    )
-
-
-def _refuse_constant(eigs: np.ndarray, mean_square_norm: float, chunk_rows: int, wd: np.dtype, name: str) -> None:
-    """Refuse a matrix whose rows are all equal, up to the rounding of the chunk means and the centring."""
-    resolution = chunk_rows * np.finfo(np.float64).eps + 4 * np.finfo(wd).eps
-    if eigs.sum() <= resolution**2 * mean_square_norm:
-        raise ValueError(
-            f"{name}: every row is the same (no spread), so the covariance spectrum, the ranks and "
-            "IsoScore are undefined"
-        )
+    return _Found(moments=m, eigs=eigs, partition=value, partition_note=note, passes=passes)
 
 
 # ----- uniformity from a sample of rows -------------------------------------------------------
@@ -680,7 +861,7 @@ def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[
     K = len(U)
     if K < 2:
         return math.nan, math.nan
-    value, r = _pair_uniformity(U)
+    value, r = pair_uniformity(U)
     if exact or K < 3:
         return value, 0.0
     loo = np.log((r.sum() / 2.0 - r) / ((K - 1) * (K - 2) / 2.0))
@@ -691,44 +872,34 @@ def _uniformity_of_sample(U: np.ndarray, population: int, exact: bool) -> tuple[
 # ----- the same-size Gaussian baseline ---------------------------------------------------------
 
 
-def _gaussian_uniformity(d: int) -> float:
-    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
-
-    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
-    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
-    :math:`\kappa = 4` (Wang & Isola's ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
-    """
-    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
-
-    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
-
-
-def _baseline(
+def gaussian_baseline(
     method: BaselineMethod | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
 ) -> tuple[Meters | None, str]:
-    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found."""
+    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
+    (``method`` as :func:`isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
     if method is None:
         return None, "none"
     if method == "auto":
         method = "sample" if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else "wishart"
     seed = int(rng.integers(2**63))
     exact = (
-        f"mean cosine 0 and uniformity {_gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
+        f"mean cosine 0 and uniformity {gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
         "random directions"
     )
     if method == "sample":
-        return _sampled_baseline(n, d, seed, wd), (
+        return streamed_gaussian_meters(n, d, seed, wd), (
             f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
         )
-    return _wishart_baseline(n, d, np.random.default_rng(seed)), (
+    return wishart_gaussian_meters(n, d, np.random.default_rng(seed)), (
         f"spectrum meters from one exact draw of a same-size Gaussian's scatter matrix (Bartlett's Wishart "
         f"decomposition, seed {seed}, no rows generated); partition I from that draw with a central-limit "
         f"model of the sums Z(±c); {exact}."
     )
 
 
-def _sampled_baseline(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
-    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, streamed through :func:`_measure`."""
+def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
+    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, generated block by block and streamed
+    through the report's passes (no rows kept): the report's ``"sample"`` baseline."""
     no_sample = np.empty(0, dtype=np.int64)
     found = _measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, _Progress(n, 2, False))
     return Meters(
@@ -736,57 +907,8 @@ def _sampled_baseline(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
         mean_cosine=0.0,
         effective_rank=effective_rank(found.eigs),
         entropy_rank=entropy_rank(found.eigs),
-        isoscore=_isoscore_of_spectrum(found.eigs),
-        uniformity=_gaussian_uniformity(d),
-    )
-
-
-def _wishart_baseline(n: int, d: int, rng: np.random.Generator) -> Meters:
-    r"""The meters of a same-size Gaussian from its scatter matrix alone, in :math:`O(d^3)`.
-
-    **Spectrum.** The centred scatter of ``n`` rows of :math:`N(0, I_d)` is Wishart :math:`W_d(n-1, I)`;
-    Bartlett's decomposition draws it exactly as :math:`LL^\top` with :math:`L` lower triangular,
-    :math:`L_{ii}^2 \sim \chi^2_{n-1-i}`, :math:`L_{ij} \sim N(0,1)` below the diagonal (with fewer
-    rows than dimensions, :math:`A^\top A` for an ``(n-1) x d`` Gaussian ``A``). Its eigenvalues / ``n``
-    are a draw of the covariance spectrum, whose participation ratio is close to
-    :math:`((n-1)d + 2)/(n + d)` (the ratio of expectations).
-
-    **Partition isotropy.** The uncentred :math:`X^\top X` adds :math:`gg^\top`, :math:`g = \sqrt n\,\bar x
-    \sim N(0, I)`. For Gaussian rows :math:`X = U S V^\top` with :math:`U` uniform (Haar) and independent
-    of :math:`S`, so along eigenvector ``k`` the scaled projections are :math:`a_k\sqrt n\,\omega`, with
-    :math:`\omega` uniform on the unit sphere of :math:`\mathbb R^n` and :math:`a_k^2 = d\,\nu_k/\sum\nu`
-    (:math:`\nu`: eigenvalues of :math:`X^\top X`). By the central limit theorem, conditioned on
-    :math:`\|\omega\|^2 = 1`, :math:`\ell^\pm_k = \log(Z(\pm c_k)/n)` is normal with mean
-    :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
-    :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
-    :math:`I = e^{\min \ell - \max \ell}`. ``tests/test_report.py`` checks it against sampled Gaussians.
-    """
-    dof = n - 1
-    if dof >= d:
-        L = np.tril(rng.standard_normal((d, d)), k=-1)
-        L[np.diag_indices(d)] = np.sqrt(rng.chisquare(dof - np.arange(d)))
-        scatter = L @ L.T
-    else:
-        A = rng.standard_normal((dof, d))
-        scatter = A.T @ A
-    eigs = np.clip(np.linalg.eigvalsh(scatter / n)[::-1], 0.0, None)
-    g = rng.standard_normal(d)
-    nu = np.clip(np.linalg.eigvalsh(scatter + np.outer(g, g)), 0.0, None)
-    a2 = d * nu / nu.sum()
-    var = (np.expm1(a2) - a2**2 / 2.0) / n
-    cov = (np.expm1(-a2) - a2**2 / 2.0) / n
-    z = rng.standard_normal((2, d))
-    safe = np.where(var > 0, var, 1.0)
-    pos = np.sqrt(var) * z[0]
-    neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
-    ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
-    return Meters(
-        partition_isotropy=float(np.exp(ell.min() - ell.max())),
-        mean_cosine=0.0,
-        effective_rank=effective_rank(eigs),
-        entropy_rank=entropy_rank(eigs),
-        isoscore=_isoscore_of_spectrum(eigs),
-        uniformity=_gaussian_uniformity(d),
+        isoscore=isoscore_of_spectrum(found.eigs),
+        uniformity=gaussian_uniformity(d),
     )
 
 

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import os
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two workers share the two cores: one BLAS thread each (and in the notebook kernels they start),
+    # so that no BLAS thread waits for a core. Printed outputs do not depend on the thread count
+    # (.ci/run checks them under one thread). Set before numpy is imported, which reads it once.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 import pytest
 from hypothesis import settings

@@ -54,6 +54,18 @@ def run(stem: str, edit: Callable[[str], str] | None = None) -> list[object]:
     return shown
 
 
+def displayed_calls(stem: str, name: str) -> int:
+    """How many code cells (before the exercises) display the value of a call to ``name``, read from
+    the source without running it: what a test can be parametrised by at collection time."""
+    count = 0
+    for source in code_cells(stem):
+        tree = ast.parse(source)
+        last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        if last is not None and isinstance(last.value, ast.Call) and getattr(last.value.func, "id", None) == name:
+            count += 1
+    return count
+
+
 def stems() -> list[str]:
     """The notebooks, by file name without extension."""
     return sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))

@@ -10,15 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared import exercises_decoder
 from shared.exercises import EXERCISES, IMPLEMENTATIONS, Exercise, Implementation, check, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = (ROOT / "notebooks" / "SOLUTIONS.md").read_text()
 BLOCKS = dict(re.findall(r"### (\d\d\.\d)[^\n]*\n.*?```python\n(.*?)```", SOLUTIONS, re.S))
 ANSWERS = sorted(name for name, ex in EXERCISES.items() if isinstance(ex, Exercise))
-# notebook 09's checks live in their own module (tests/test_exercises_decoder.py tests them)
-EVERY_EXERCISE = {**EXERCISES, **exercises_decoder.EXERCISES}
 
 
 def solution(exercise: str) -> object:
@@ -30,7 +27,7 @@ def solution(exercise: str) -> object:
 
 
 def test_every_exercise_has_one_worked_solution():
-    assert sorted(BLOCKS) == sorted(EVERY_EXERCISE)
+    assert sorted(BLOCKS) == sorted(EXERCISES)
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
@@ -141,12 +138,37 @@ def test_each_notebook_asks_two_to_four_exercises_and_one_function_to_write(note
     text = notebook.read_text()
     asked = re.findall(r'check\("(\d\d\.\d)", (\w+)\)', text)
     assert 3 <= len(asked) <= 5
-    assert all(ex.startswith(notebook.stem[:2]) and ex in EVERY_EXERCISE for ex, _ in asked)
-    functions = [(ex, name) for ex, name in asked if isinstance(EVERY_EXERCISE[ex], Implementation)]
+    assert all(ex.startswith(notebook.stem[:2]) and ex in EXERCISES for ex, _ in asked)
+    functions = [(ex, name) for ex, name in asked if isinstance(EXERCISES[ex], Implementation)]
     assert len(functions) == 1, "one implementation exercise per notebook"
     ex, name = functions[0]
-    assert name == EVERY_EXERCISE[ex].name
+    assert name == EXERCISES[ex].name
     stub = re.search(rf"def {name}\(.*?\n\n\ncheck", text, re.S).group(0)
     assert "raise NotImplementedError" in stub, "the stored notebook holds the untouched stub"
     assert text.count("answer = None") == len(asked) - 1, "stored exercise cells hold the unanswered stub"
     assert text.index("## Exercises") > text.index("explore(")
+
+
+def test_numbers_quoted_in_hints_are_what_the_notebooks_print():
+    """A hint or a reply that quotes a figure (0.143, +0.901, rho = -0.359, ...) quotes a stored output."""
+    import json
+
+    printed = ""
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                printed += "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+    quoted = {(name, number) for name, ex in EXERCISES.items()
+              for number in re.findall(r"[-+]?\d+\.\d+", ex.hint + " " + ex.right)}
+    assert quoted, "no hint quotes a printed figure, so this test checks nothing"
+    arithmetic = {("04.2", "0.9"), ("04.2", "0.1"), ("06.2", "7.68")}  # worked out in the reply, not printed
+    missing = sorted((name, number) for name, number in quoted - arithmetic if number not in printed)
+    assert not missing, f"hints quote figures no notebook prints (update the hint): {missing}"
+
+
+def test_each_notebooks_exercises_live_in_their_own_module():
+    import importlib
+
+    for name in EXERCISES:
+        module = importlib.import_module(f"shared.exercises.nb{name[:2]}")
+        assert name in module.EXERCISES

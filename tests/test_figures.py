@@ -194,3 +194,11 @@ def test_real_model_figures_draw_without_warnings():
     ours = view.axes[0].get_lines()[-1]
     assert np.allclose(ours.get_xdata(), np.arange(7) / 6)
     assert np.allclose(ours.get_ydata(), layer_profile().mean_cosine)
+
+
+def test_the_trade_off_legend_is_titled_with_the_cloud_it_was_given():
+    sweep = planted_sweep(1)
+    view = TradeoffView(sweep, "cloud A", k=2, power=1.0)
+    assert view.axes[0].get_legend().get_title().get_text() == "cloud A"
+    view.update(planted_sweep(2), "cloud B", k=1, power=1.0)
+    assert view.axes[0].get_legend().get_title().get_text() == "cloud B"

@@ -377,14 +377,14 @@ def test_paraphrase_check_on_clear_and_on_shuffled_pairs():
 def _resample_by_hand(S, pairs, counts):
     """The paraphrase AUC of one bootstrap resample, built literally: each pair repeated as often as
     drawn, unrelated pairs between every two drawn copies of *different* pairs."""
-    from shared.meters import _auc
+    from shared.taskmetrics import auc
 
     U = S / np.linalg.norm(S, axis=1, keepdims=True)
     drawn = np.repeat(np.arange(len(pairs)), counts)
     para = [U[a] @ U[b] for a, b in pairs[drawn]]
     unrelated = [U[a] @ U[b] for x in range(len(drawn)) for y in range(x + 1, len(drawn))
                  if drawn[x] != drawn[y] for a in pairs[drawn[x]] for b in pairs[drawn[y]]]
-    return _auc(np.array(para), np.array(unrelated))
+    return auc(np.array(para), np.array(unrelated))
 
 
 def _noisy_pairs(seed, P=10, extra=6, noise=0.9):
@@ -703,3 +703,14 @@ def test_cosines_equal_up_to_rounding_tie_in_rankings():
 def test_errors_name_the_public_argument(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_meter_table_marks_an_undefined_meter_instead_of_crashing():
+    from shared import make_isotropic, zca_whiten
+
+    X = zca_whiten(make_isotropic(500, 6, 0))  # X^T X is a multiple of the identity: partition I undefined
+    table = meter_table({"whitened": X, "raw": make_isotropic(500, 6, 1)})
+    row = table.row("whitened")
+    assert np.isnan(row.meters.partition_isotropy) and row.isotropic["partition_isotropy"] is None
+    assert row.isotropic["effective_rank"] is True and row.failure == "neither"
+    assert "undefined ?" in str(table)

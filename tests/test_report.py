@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from scipy import special
 
 from shared import (
+    all_meters,
     METERS,
     cov_eigs,
     cross_group_cosines,
@@ -24,7 +25,9 @@ from shared import (
     zca_whiten,
 )
 from shared import report as report_module
-from shared.meters import _isoscore_of_spectrum
+from shared.meters import isoscore_of_spectrum
+from shared.report import gaussian_baseline, streamed_gaussian_meters
+from shared.yardstick import gaussian_uniformity, wishart_gaussian_meters
 from tests.conftest import gaussian_cloud
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +96,7 @@ def test_float64_products_equal_the_in_memory_meters(seed, n, d, chunk_rows, shi
 @given(seeds, st.integers(3, 300), st.integers(2, 12), st.integers(1, 310), st.sampled_from([0.0, 3.0, 30.0]))
 def test_float32_products_agree_to_the_printed_decimals(seed, n, d, chunk_rows, shift):
     X = cone(seed, n, d, shift, 5.0, np.float32)
-    report = isotropy_report(X, seed, chunk_rows=chunk_rows, baseline=None)
+    report = isotropy_report(X, seed, chunk_rows=chunk_rows, compute_dtype=np.float32, baseline=None)
     assert report.compute_dtype == "float32"
     assert_report_equals(report, in_memory(X), rel=2e-5, cos_abs=1e-6)
 
@@ -111,7 +114,7 @@ def test_chunk_size_does_not_change_the_report():
 @given(seeds, st.integers(20, 200), st.integers(2, 12), st.floats(1, 30))
 def test_isoscore_of_the_spectrum_equals_isoscore_of_the_cloud(seed, n, d, aniso):
     X = gaussian_cloud(seed, n, d, anisotropy=aniso)
-    assert _isoscore_of_spectrum(cov_eigs(X)) == pytest.approx(isoscore(X), rel=1e-12, abs=1e-15)
+    assert isoscore_of_spectrum(cov_eigs(X)) == pytest.approx(isoscore(X), rel=1e-12, abs=1e-15)
 
 
 # ----- the exact mean cosine and zero rows -----------------------------------------------------
@@ -193,17 +196,35 @@ def test_a_npy_path_is_read_in_chunks_and_equals_the_array(tmp_path, monkeypatch
         assert max(sizes) == 128 and sum(sizes) == 2 * len(X)  # two passes, one chunk at a time
 
 
-def test_memory_maps_that_are_not_a_whole_c_ordered_file_are_read_through_the_map(tmp_path, monkeypatch):
+def test_a_memory_map_of_part_of_a_file_is_read_through_the_map(tmp_path, monkeypatch):
     X = cone(7, 300, 5, 1.0, 2.0)
     np.save(tmp_path / "c.npy", X)
-    np.save(tmp_path / "f.npy", np.asfortranarray(X))
-    expected = isotropy_report(X, 0, chunk_rows=50, baseline=None).meters
     sizes = spy_on_file_reads(monkeypatch)
     sliced = np.load(tmp_path / "c.npy", mmap_mode="r")[100:]
     tail = isotropy_report(X[100:], 0, chunk_rows=50, baseline=None).meters
     assert isotropy_report(sliced, 0, chunk_rows=50, baseline=None).meters == tail
-    assert isotropy_report(tmp_path / "f.npy", 0, chunk_rows=50, baseline=None).meters == expected
     assert sizes == []
+
+
+def test_a_fortran_ordered_file_is_read_a_chunk_of_rows_at_a_time(tmp_path, monkeypatch):
+    X = cone(7, 300, 5, 1.0, 2.0)
+    np.save(tmp_path / "f.npy", np.asfortranarray(X))
+    expected = isotropy_report(X, 0, chunk_rows=50, baseline=None).meters
+    sizes: list[int] = []
+    original = report_module._FortranFileRows.chunks
+
+    def chunks(self, rows):
+        for start, chunk in original(self, rows):
+            sizes.append(chunk.nbytes)
+            yield start, chunk
+
+    monkeypatch.setattr(report_module._FortranFileRows, "chunks", chunks)
+    fortran_map = np.load(tmp_path / "f.npy", mmap_mode="r")
+    assert fortran_map.flags.f_contiguous
+    for source in (tmp_path / "f.npy", fortran_map):
+        sizes.clear()
+        assert isotropy_report(source, 0, chunk_rows=50, baseline=None).meters == expected
+        assert max(sizes) == 50 * 5 * 8 and len(sizes) == 2 * 6  # one chunk of rows in memory, two passes
 
 
 def test_a_non_finite_entry_deep_in_a_file_is_located(tmp_path):
@@ -240,11 +261,11 @@ def bad_file(tmp_path: Path, kind: str) -> Path:
         (lambda p: np.ones((0, 5)), ValueError, "source: is empty"),
         (lambda p: np.ones((1, 5)), ValueError, "source: needs at least 2 rows"),
         (lambda p: np.arange(10.0)[:, None], ValueError, "source: needs at least 2 columns"),
-        (lambda p: np.full((50, 3), 0.1), ValueError, "source: every row is the same"),
+        (lambda p: np.full((50, 3), 0.1), ValueError, "source: all points coincide"),
         (lambda p: np.array([["a", "b"], ["c", "d"]]), TypeError, "source: expected real numbers"),
         (lambda p: np.ones((3, 3), dtype=complex), TypeError, "source: expected real numbers"),
         (lambda p: [[1.0, 2.0], [3.0]], ValueError, "source: rows of different lengths"),
-        (lambda p: np.float32(1e19) * np.arange(1, 13, dtype=np.float32).reshape(4, 3), ValueError, "overflow"),
+        (lambda p: np.ma.masked_greater(np.arange(12.0).reshape(4, 3), 10), ValueError, "source: is a masked array"),
         (lambda p: np.vstack([np.ones((5, 3)), [[0.0, np.inf, 1.0]]]), ValueError, r"source: row 5 \(in the chunk"),
     ],
 )
@@ -317,22 +338,22 @@ def test_uniformity_is_reproducible_from_the_seed():
 
 
 def test_uniformity_of_random_directions_is_a_bessel_function():
-    assert report_module._gaussian_uniformity(2) == pytest.approx(-4.0 + np.log(special.i0(4.0)), rel=1e-12)
+    assert gaussian_uniformity(2) == pytest.approx(-4.0 + np.log(special.i0(4.0)), rel=1e-12)
     d = 50
     kappa = 4.0
     bessel = special.gamma(d / 2) * (2 / kappa) ** (d / 2 - 1) * special.iv(d / 2 - 1, kappa)
-    assert report_module._gaussian_uniformity(d) == pytest.approx(-4.0 + np.log(bessel), rel=1e-12)
+    assert gaussian_uniformity(d) == pytest.approx(-4.0 + np.log(bessel), rel=1e-12)
     rng = np.random.default_rng(0)
     U, V = (rng.standard_normal((200_000, d)) for _ in range(2))
     terms = np.exp(4 * np.einsum("ij,ij->i", U, V) / np.linalg.norm(U, axis=1) / np.linalg.norm(V, axis=1) - 4)
     se = terms.std() / terms.mean() / np.sqrt(len(terms))
-    assert np.log(terms.mean()) == pytest.approx(report_module._gaussian_uniformity(d), abs=4 * se)
+    assert np.log(terms.mean()) == pytest.approx(gaussian_uniformity(d), abs=4 * se)
 
 
 def test_wishart_baseline_agrees_with_sampled_gaussians():
     n, d = 3000, 12
-    sampled = [report_module._sampled_baseline(n, d, seed, np.dtype(np.float64)) for seed in range(12)]
-    drawn = [report_module._wishart_baseline(n, d, np.random.default_rng(seed)) for seed in range(300)]
+    sampled = [streamed_gaussian_meters(n, d, seed, np.dtype(np.float64)) for seed in range(12)]
+    drawn = [wishart_gaussian_meters(n, d, np.random.default_rng(seed)) for seed in range(300)]
     for name in ("partition_isotropy", "effective_rank", "entropy_rank", "isoscore"):
         a = np.array([getattr(m, name) for m in sampled])
         b = np.array([getattr(m, name) for m in drawn])
@@ -345,9 +366,9 @@ def test_wishart_baseline_agrees_with_sampled_gaussians():
 
 def test_auto_baseline_samples_small_matrices_and_draws_the_wishart_law_for_large_ones():
     rng = np.random.default_rng(0)
-    small, how_small = report_module._baseline("auto", 2000, 50, rng, np.dtype(np.float64))
+    small, how_small = gaussian_baseline("auto", 2000, 50, rng, np.dtype(np.float64))
     assert how_small.startswith("a N(0, I) sample of the same size")
-    large, how_large = report_module._baseline("auto", 10**6, 256, rng, np.dtype(np.float32))
+    large, how_large = gaussian_baseline("auto", 10**6, 256, rng, np.dtype(np.float32))
     assert "Bartlett" in how_large and "no rows generated" in how_large
     assert large.effective_rank == pytest.approx((999_999 * 256 + 2) / (10**6 + 256), rel=1e-3)
     assert 0.5 < large.partition_isotropy < 1.0 and large.mean_cosine == 0.0
@@ -400,3 +421,126 @@ def test_progress_is_written_to_stderr_only_when_asked(capsys):
     isotropy_report(X, 0, chunk_rows=100, progress=True)
     out, err = capsys.readouterr()
     assert out == "" and "isotropy_report: pass 2/2" in err and err.endswith("\n")
+
+
+# ----- adversarial inputs: the in-memory meters' answer at any scale, or a true error ----------
+
+
+def exact_report(X, **kwargs):
+    """The report with every row in the uniformity sample, so that each meter is exact."""
+    return isotropy_report(X, 0, baseline=None, uniformity_rows=10**9, **kwargs)
+
+
+def assert_meters_agree(report_meters, memory, tol: float = 1e-6) -> None:
+    for name in ("partition_isotropy", "mean_cosine", "effective_rank", "entropy_rank", "isoscore", "uniformity"):
+        got, want = getattr(report_meters, name), getattr(memory, name)
+        if np.isnan(want):
+            assert np.isnan(got), name
+        else:
+            assert got == pytest.approx(want, rel=tol, abs=tol), name
+
+
+@given(seeds, st.integers(3, 200), st.integers(2, 10), st.integers(1, 250), st.integers(-30, 30),
+       st.sampled_from([0.0, 3.0, 1e3]))
+def test_float32_at_any_scale_gives_the_in_memory_meters(seed, n, d, chunk_rows, power, shift):
+    X = (cone(seed, n, d, shift, 5.0) * 10.0**power).astype(np.float32)
+    assert_meters_agree(exact_report(X, chunk_rows=chunk_rows).meters, all_meters(X))
+
+
+@given(seeds, st.integers(3, 200), st.integers(2, 10), st.integers(1, 250), st.integers(-300, 300),
+       st.sampled_from([0.0, 3.0, 1e6]))
+def test_float64_at_any_scale_gives_the_in_memory_meters(seed, n, d, chunk_rows, power, shift):
+    X = cone(seed, n, d, shift, 5.0) * 10.0**power
+    report = exact_report(X, chunk_rows=chunk_rows)
+    assert_meters_agree(report.meters, all_meters(X))
+    scale = 2.0 ** np.floor(np.log2(np.abs(X).max()))  # X.mean itself overflows near the largest float
+    np.testing.assert_allclose(report.mean / scale, (X / scale).mean(axis=0), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-23, 1e-25, 1e18, 1e-38, 3e38 / 64])
+def test_float32_extremes_keep_every_row_and_every_meter(scale):
+    X = (cone(3, 400, 6, 3.0, 2.0) / np.abs(cone(3, 400, 6, 3.0, 2.0)).max() * scale).astype(np.float32)
+    report = exact_report(X)
+    assert report.zero_rows == 0  # a row of tiny entries still has a direction
+    assert_meters_agree(report.meters, all_meters(X))
+
+
+@pytest.mark.parametrize(("dtype", "offset"), [(np.float32, 1e6), (np.float64, 1e12)])
+def test_a_narrow_cone_far_from_the_origin_is_measured_not_refused(dtype, offset):
+    rng = np.random.default_rng(1)
+    X = (rng.standard_normal((600, 8)) + offset * rng.standard_normal(8)).astype(dtype)
+    assert_meters_agree(exact_report(X, chunk_rows=128).meters, all_meters(X))
+
+
+@given(seeds, st.integers(2, 12), st.sampled_from([1e-2, 1e-4, 1e-6]), st.sampled_from([np.float32, np.float64]))
+def test_near_duplicate_rows_give_rank_one_and_a_mean_cosine_at_most_one(seed, d, spread, dtype):
+    rng = np.random.default_rng(seed)
+    v, w = rng.standard_normal(d), rng.standard_normal(d)
+    X = (v + spread * rng.standard_normal(1500)[:, None] * w).astype(dtype)
+    report = isotropy_report(X, seed, baseline=None, chunk_rows=512)
+    assert_meters_agree(report.meters, all_meters(X))
+    assert report.meters.mean_cosine <= 1.0
+
+
+def test_two_hundred_thousand_near_duplicate_float32_rows():
+    """The case that large float32 chunk sums got wrong (effective rank 1.68, a mean cosine above 1)."""
+    rng = np.random.default_rng(0)
+    v, w = rng.standard_normal(8), rng.standard_normal(8)
+    X = (v + 1e-4 * rng.standard_normal(200_000)[:, None] * w).astype(np.float32)
+    report = isotropy_report(X, 0, baseline=None)
+    m, eigs = report.meters, cov_eigs(X)
+    assert m.effective_rank == pytest.approx(effective_rank(eigs), rel=1e-6) and m.effective_rank < 1.001
+    assert m.entropy_rank == pytest.approx(entropy_rank(eigs), rel=1e-6)
+    assert m.isoscore == pytest.approx(isoscore(X), abs=1e-6)
+    assert m.mean_cosine == pytest.approx(float(cross_group_cosines(X, np.arange(len(X))).sum()), abs=1e-6)
+    assert m.mean_cosine <= 1.0
+    assert m.partition_isotropy == pytest.approx(partition_isotropy(X), rel=1e-6)
+    sample = "4,000 random rows (seed 0), all pairs, ± jackknife standard error"
+    assert sample in report.table() and "(exact)" not in report.table()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_both_memory_orders_give_the_same_report(tmp_path, order):
+    X = np.asarray(cone(4, 500, 7, 2.0, 3.0, np.float32), order=order)
+    expected = exact_report(np.ascontiguousarray(X), chunk_rows=64).meters
+    assert exact_report(X, chunk_rows=64).meters == expected
+    np.save(tmp_path / "x.npy", X)
+    assert exact_report(tmp_path / "x.npy", chunk_rows=64).meters == expected
+    assert exact_report(np.load(tmp_path / "x.npy", mmap_mode="r"), chunk_rows=64).meters == expected
+
+
+def test_masked_input_is_measured_only_when_nothing_is_masked():
+    X = cone(5, 300, 4, 2.0, 2.0)
+    plain = exact_report(X).meters
+    assert exact_report(np.ma.masked_array(X)).meters == plain
+    masked = np.ma.masked_array(X, mask=np.zeros_like(X, dtype=bool))
+    masked[7, 2] = np.ma.masked
+    with pytest.raises(ValueError, match="source: is a masked array with 1 masked entries"):
+        exact_report(masked)
+
+
+def test_a_bytes_path_is_a_path(tmp_path):
+    X = cone(6, 200, 4, 1.0, 2.0)
+    np.save(tmp_path / "x.npy", X)
+    assert exact_report(bytes(tmp_path / "x.npy")).meters == exact_report(X).meters
+
+
+def test_the_report_never_changes_its_input():
+    X = cone(8, 200, 5, 3.0, 2.0)
+    X.setflags(write=False)
+    exact_report(X, chunk_rows=17)
+    exact_report(X.astype(np.float32), chunk_rows=17)
+
+
+def test_rows_far_below_the_largest_keep_their_direction():
+    """Rows 1e-300 beside rows 1e300 in one chunk: their squares underflow at the chunk's scale, so
+    each is normalised at its own; the mean cosine and uniformity count them as the in-memory meters do."""
+    X = cone(9, 300, 5, 2.0, 3.0)
+    X[::3] *= 1e-300
+    X[1::3] *= 1e300
+    report = exact_report(X, chunk_rows=64)
+    assert report.zero_rows == 0
+    assert report.meters.mean_cosine == pytest.approx(all_meters(X).mean_cosine, abs=1e-12)
+    assert report.meters.uniformity == pytest.approx(uniformity(X), rel=1e-12)
+    X[5] = 0.0
+    assert exact_report(X, chunk_rows=64).zero_rows == 1

@@ -1,26 +1,21 @@
-"""Notebook 09's self-checking exercises: ``check("09.1", answer)`` prints a verdict.
-
-They use the machinery of :mod:`shared.exercises` (an :class:`~shared.exercises.Implementation` is
-run on named cases and compared with the toolkit; an :class:`~shared.exercises.Exercise` knows its
-reference answer). Worked solutions are in ``notebooks/SOLUTIONS.md``.
-"""
+"""Notebook 09's exercises: RMSNorm, written by the learner; two questions on the decoder's cone."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .exercises import Exercise, Implementation, _answer_verdict, _implementation_verdict
+from .common import Exercise, Implementation
 
 EPS = 1e-5  # SmolLM2's RMSNorm epsilon (rounded), used by the cases
 
 
-def _reference_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
-    from .decoder import rms_norm  # imported here: the decoder module loads nothing heavy, but stays optional
+def reference_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    from ..decoder import rms_norm  # imported here: the decoder module loads nothing heavy, but stays optional
 
     return rms_norm(x, gain, eps)
 
 
-def _rms_cases() -> list[tuple[str, dict]]:
+def rms_cases() -> list[tuple[str, dict]]:
     rng = np.random.default_rng(9)
     shifted = rng.standard_normal((6, 8)) + 3.0
     massive = rng.standard_normal((5, 16))
@@ -34,27 +29,40 @@ def _rms_cases() -> list[tuple[str, dict]]:
     ]
 
 
-def _layer_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+def centred_first(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     c = x - x.mean(axis=-1, keepdims=True)
     return c / np.sqrt(np.mean(c * c, axis=-1, keepdims=True) + eps) * gain
+
+
+def gain_left_out(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    return reference_rms_norm(x, np.ones_like(gain), eps)
+
+
+def eps_outside_the_root(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    return x / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * gain
+
+
+def wrong_axis(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    return x / np.sqrt(np.mean(x * x, axis=0, keepdims=True) + eps) * gain
+
+
+def norm_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
     "09.1": Implementation(
         name="my_rms_norm",
-        reference=_reference_rms_norm,
-        cases=_rms_cases,
+        reference=reference_rms_norm,
+        cases=rms_cases,
         mistakes={
             "the vectors were centred first: that is LayerNorm; RMSNorm divides by the root mean square of x "
-            "itself, so a shared offset survives it": _layer_norm,
-            "the gain was left out: multiply by gain after dividing": lambda x, gain, eps: _reference_rms_norm(
-                x, np.ones_like(gain), eps),
-            "eps was added outside the square root": lambda x, gain, eps: x / (
-                np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * gain,
-            "the mean was taken over the wrong axis: normalise each row (axis=-1)": lambda x, gain, eps: x / np.sqrt(
-                np.mean(x * x, axis=0, keepdims=True) + eps) * gain,
+            "itself, so a shared offset survives it": centred_first,
+            "the gain was left out: multiply by gain after dividing": gain_left_out,
+            "eps was added outside the square root": eps_outside_the_root,
+            "the mean was taken over the wrong axis: normalise each row (axis=-1)": wrong_axis,
             "the norm was used instead of the root mean square: divide by sqrt(mean(x**2)), not by sqrt(sum(x**2))":
-                lambda x, gain, eps: x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * gain,
+                norm_not_rms,
         },
         right="RMSNorm: each row divided by the root of its mean square (plus eps), times the gain. It does not "
         "centre, so a coordinate every token shares passes through it to the next block.",
@@ -76,23 +84,3 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         choices=("a", "b", "c"),
     ),
 }
-
-
-def verdict(exercise: str, answer: object) -> tuple[bool, str]:
-    """Whether ``answer`` to ``exercise`` (``"09.1"``, ...) is right, and what to tell the learner."""
-    if not isinstance(exercise, str):
-        raise TypeError(f"exercise: expected an exercise number such as '09.1', got {exercise!r}")
-    if exercise not in EXERCISES:
-        raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(EXERCISES)}")
-    ex = EXERCISES[exercise]
-    if answer is None or answer is Ellipsis:
-        what = "your function" if isinstance(ex, Implementation) else "your answer"
-        return False, f"Exercise {exercise}: not answered yet. Replace None with {what} and run the cell again."
-    if isinstance(ex, Implementation):
-        return _implementation_verdict(exercise, ex, answer)
-    return _answer_verdict(exercise, ex, answer)
-
-
-def check(exercise: str, answer: object) -> None:
-    """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit."""
-    print(verdict(exercise, answer)[1])

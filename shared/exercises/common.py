@@ -1,0 +1,186 @@
+"""The machinery of the self-checking exercises: the two kinds, the verdicts, and the clouds and
+cases that several notebooks' checks share. The exercises themselves are in ``nb01`` .. ``nb08``.
+
+An :class:`Exercise` asks for a number or a choice and knows its reference answer, a
+tolerance and a hint that points at the idea to revisit rather than at the answer. An
+:class:`Implementation` asks the learner to *write* a function: ``check("01.2", my_effective_rank)``
+runs it on a set of named cases (random clouds and edge cases), compares each result with the
+toolkit's, and when one differs says which case, what was expected, and, if the result matches
+a typical mistake (forgetting to centre, softmax over the wrong axis, ...), which one. An
+untouched stub (one that raises ``NotImplementedError``) prints that it is not implemented yet.
+Worked solutions are in ``notebooks/SOLUTIONS.md``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise answered by a number or a choice: its reference answer, how close is close
+    enough, and what to say. The question itself is asked in the notebook (and restated in
+    ``notebooks/SOLUTIONS.md``)."""
+
+    reference: Callable[[], float | str]
+    right: str
+    hint: str
+    rel_tol: float = 0.02
+    abs_tol: float = 0.0
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """An exercise answered by a function named ``name``, checked against ``reference`` on ``cases``.
+
+    ``cases()`` gives (description, keyword arguments) pairs; ``mistakes`` maps the words for a
+    typical mistake to a function that makes it, so a wrong result can be recognised.
+    """
+
+    name: str
+    reference: Callable[..., object]
+    cases: Callable[[], list[tuple[str, dict]]]
+    mistakes: dict[str, Callable[..., object]]
+    right: str
+    hint: str
+    rtol: float = 1e-6
+
+
+# ----- clouds and cases that several exercises share -----------------------------------------------
+
+
+def gaussian_cloud(n: int, d: int, seed: int, scales: tuple[float, ...] | None = None, shift: float = 0.0) -> np.ndarray:
+    """A Gaussian cloud with distinct per-axis scales (so principal directions are unique)."""
+    rng = np.random.default_rng(seed)
+    scales = np.linspace(3.0, 0.5, d) if scales is None else np.asarray(scales)
+    return rng.standard_normal((n, d)) * scales + shift * rng.standard_normal(d)
+
+
+def unit(X: np.ndarray) -> np.ndarray:
+    """The rows of ``X`` divided by their norms (the checks' clouds have no zero row)."""
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+# ----- verdicts -------------------------------------------------------------------------------------
+
+
+def _as_number(answer: object) -> float | None:
+    """``answer`` as a float if it is a real number (an int, a float, a numpy scalar, a 0-d array, a
+    Decimal or a Fraction); ``None`` otherwise."""
+    if isinstance(answer, np.ndarray) and answer.ndim == 0:
+        answer = answer[()]
+    if isinstance(answer, (bool, np.bool_)):
+        return None
+    if isinstance(answer, (numbers.Real, decimal.Decimal, Fraction)):
+        value = float(answer)
+        return value if math.isfinite(value) else None
+    return None
+
+
+def _looks_like_a_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _answer_verdict(exercise: str, ex: Exercise, answer: object) -> tuple[bool, str]:
+    expected = ex.reference()
+    if ex.choices:
+        given = str(answer).strip().lower().strip("()\"'")
+        if given not in ex.choices:
+            return False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)}."
+        ok = given == expected
+    else:
+        value = _as_number(answer)
+        if value is None:
+            if isinstance(answer, str) and _looks_like_a_number(answer.strip()):
+                return False, (f"Exercise {exercise}: {answer!r} is text; remove the quotes so that the answer "
+                               "is a number.")
+            return False, f"Exercise {exercise}: answer with a number."
+        ok = math.isclose(value, float(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol)
+    if ok:
+        return True, f"Exercise {exercise}: right. {ex.right}"
+    return False, f"Exercise {exercise}: not yet. Hint: {ex.hint}"
+
+
+def _close(got: object, want: object, rtol: float) -> bool:
+    try:
+        got_arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    want_arr = np.asarray(want, dtype=float)
+    if got_arr.shape != want_arr.shape:
+        return False
+    scale = max(1.0, float(np.max(np.abs(want_arr), initial=0.0)))
+    return bool(np.all(np.isfinite(got_arr)) and np.allclose(got_arr, want_arr, rtol=rtol, atol=rtol * scale))
+
+
+def _show(value: object) -> str:
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return f"{float(arr):.6g}"
+    return f"an array of shape {arr.shape}"
+
+
+def _implementation_verdict(exercise: str, impl: Implementation, fn: object) -> tuple[bool, str]:
+    if not callable(fn):
+        return False, f"Exercise {exercise}: pass your function itself, {impl.name}, not {type(fn).__name__}."
+    cases = impl.cases()
+    for description, kwargs in cases:
+        inputs = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        try:
+            got = fn(**inputs)
+        except NotImplementedError:
+            return False, (f"Exercise {exercise}: not implemented yet. Write the body of {impl.name} in place of "
+                           "`raise NotImplementedError` and run the cell again.")
+        except Exception as error:  # the learner's code: report whatever it raised, by case
+            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} raised "
+                           f"{type(error).__name__}: {error}. Hint: {impl.hint}")
+        if any(isinstance(v, np.ndarray) and not np.array_equal(v, kwargs[k]) for k, v in inputs.items()):
+            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
+                           "array in place; compute on a copy (X - m makes a new array, X -= m does not).")
+        want = impl.reference(**kwargs)
+        if _close(got, want, impl.rtol):
+            continue
+        if np.shape(got) != np.shape(want):
+            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned "
+                           f"{_show(got)}; expected {_show(want)}. Hint: {impl.hint}")
+        if not np.all(np.isfinite(np.asarray(got, dtype=float))):
+            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned NaN or inf. "
+                           "Likely mistake: exp overflowed; subtract each row's maximum before np.exp.")
+        said = f"Exercise {exercise}: not yet. On {description}, {impl.name} returned {_show(got)}, expected {_show(want)}."
+        for mistake, wrong in impl.mistakes.items():
+            if _close(got, wrong(**kwargs), impl.rtol):
+                return False, f"{said} Likely mistake: {mistake}."
+        return False, f"{said} Hint: {impl.hint}"
+    return True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}"
+
+
+def verdict_of(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object) -> tuple[bool, str]:
+    """Whether ``answer`` to ``exercise`` (a key of ``exercises``) is right, and what to tell the learner."""
+    if not isinstance(exercise, str):
+        raise TypeError(f"exercise: expected an exercise number such as '01.1', got {exercise!r}")
+    if exercise not in exercises:
+        raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(exercises)}")
+    ex = exercises[exercise]
+    if answer is None or answer is Ellipsis:
+        what = "your function" if isinstance(ex, Implementation) else "your answer"
+        return False, f"Exercise {exercise}: not answered yet. Replace None with {what} and run the cell again."
+    if isinstance(ex, Implementation):
+        return _implementation_verdict(exercise, ex, answer)
+    return _answer_verdict(exercise, ex, answer)
+
+
+def check_with(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object) -> None:
+    """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit."""
+    print(verdict_of(exercises, exercise, answer)[1])

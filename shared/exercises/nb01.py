@@ -1,0 +1,83 @@
+"""Notebook 01's exercises: the effective rank, written by the learner; two questions on the meters."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clouds import make_cone, make_isotropic
+from ..meters import cov_eigs, effective_rank, entropy_rank
+from .common import Exercise, Implementation, unit
+
+
+def participation(lam: np.ndarray) -> float:
+    """The participation ratio (sum)^2 / sum of squares of ``lam``, whatever ``lam`` holds."""
+    return float(lam.sum() ** 2 / np.sum(lam**2))
+
+
+def cloud_cases() -> list[tuple[str, dict]]:
+    line = np.outer(np.random.default_rng(5).standard_normal(300), unit(np.ones((1, 6)))[0])
+    return [
+        ("an isotropic Gaussian (400 x 8)", dict(X=make_isotropic(400, 8, 1))),
+        ("a Gaussian shifted by +5 (400 x 8)", dict(X=make_isotropic(400, 8, 2) + 5.0)),
+        ("a narrow cone (400 x 8)", dict(X=make_cone(400, 8, 3))),
+        ("a centred line (300 x 6)", dict(X=line)),
+        ("fewer points than dimensions (6 x 10)", dict(X=make_isotropic(6, 10, 4))),
+    ]
+
+
+def reference_effective_rank(X: np.ndarray) -> float:
+    return effective_rank(cov_eigs(X))
+
+
+def uncentred(X: np.ndarray) -> float:
+    return participation(np.linalg.eigvalsh(X.T @ X / len(X)))
+
+
+def singular_values(X: np.ndarray) -> float:
+    return participation(np.linalg.svd(X - X.mean(axis=0), compute_uv=False))
+
+
+def entropy_instead(X: np.ndarray) -> float:
+    return entropy_rank(cov_eigs(X))
+
+
+def sum_not_squared(X: np.ndarray) -> float:
+    return float(cov_eigs(X).sum() / np.sum(cov_eigs(X) ** 2))
+
+
+def sum_over_largest(X: np.ndarray) -> float:
+    return float(cov_eigs(X).sum() / cov_eigs(X).max())
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "01.1": Implementation(
+        name="my_effective_rank",
+        reference=reference_effective_rank,
+        cases=cloud_cases,
+        mistakes={
+            "the cloud was not centred: the eigenvalues of X^T X / n, not of the covariance, carry the "
+            "offset": uncentred,
+            "singular values are standard deviations: square them to get variances": singular_values,
+            "that is the entropy rank exp(-sum p log p), not the participation ratio": entropy_instead,
+            "the numerator is the square of the sum, (sum lambda)^2, not the sum itself": sum_not_squared,
+            "sum / largest eigenvalue is another effective dimension; this one is (sum)^2 / sum of squares":
+                sum_over_largest,
+        },
+        right="Centre, take the covariance eigenvalues, then (sum)^2 / sum of squares: 1 for a line, d for a "
+        "sphere, and blind to a shift.",
+        hint="Centre X (subtract the mean of each column), form the covariance, take its eigenvalues with "
+        "np.linalg.eigvalsh, then (sum)^2 / (sum of squares).",
+    ),
+    "01.2": Exercise(
+        reference=lambda: 10.0,
+        right="k equal eigenvalues give a participation ratio of exactly k.",
+        hint="Write PR = (sum of eigenvalues)^2 / (sum of squares) for k equal values c: what cancels?",
+        abs_tol=0.05,
+    ),
+    "01.3": Exercise(
+        reference=lambda: "c",
+        right="IsoScore centres the cloud first, so it sees only the spread, which is perfectly even.",
+        hint="Ask of each meter: does it centre the cloud before measuring? A shift moves only the mean.",
+        choices=("a", "b", "c"),
+    ),
+}

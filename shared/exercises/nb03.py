@@ -1,0 +1,67 @@
+"""Notebook 03's exercises: one attention step, written by the learner; two questions on contraction."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clouds import make_isotropic
+from ..mechanisms import attention_step, softmax_rows
+from .common import Exercise, Implementation, gaussian_cloud
+
+
+def softmax_over_columns(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    return X + alpha * (softmax_rows(beta * X @ X.T).T @ X - X)  # scores are symmetric: .T = over axis 0
+
+
+def no_residual(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    return softmax_rows(beta * X @ X.T) @ X
+
+
+def adds_the_average(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    return X + alpha * softmax_rows(beta * X @ X.T) @ X
+
+
+def no_beta(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:  # noqa: ARG001 (the mistake drops it)
+    return X + alpha * (softmax_rows(X @ X.T) @ X - X)
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "03.1": Implementation(
+        name="my_attention_step",
+        reference=attention_step,
+        cases=lambda: [
+            ("300 tokens in 2-D, beta 0.6, alpha 0.09", dict(X=make_isotropic(300, 2, 3) + [0.6, 0.36], beta=0.6,
+                                                            alpha=0.09)),
+            ("40 tokens in 5-D, beta 2, alpha 0.5", dict(X=gaussian_cloud(40, 5, 6), beta=2.0, alpha=0.5)),
+            ("pure attention (alpha 1)", dict(X=gaussian_cloud(30, 3, 7), beta=1.0, alpha=1.0)),
+            ("large scores (tokens of size 30)", dict(X=30.0 * gaussian_cloud(20, 3, 8), beta=1.0, alpha=0.3)),
+        ],
+        mistakes={
+            "the softmax ran over the wrong axis: each row of weights must sum to 1 (axis=1)": softmax_over_columns,
+            "the residual is missing: this returns the average itself, not a step of size alpha toward it":
+                no_residual,
+            "the step adds alpha times the average, X + alpha A X; it should move toward it, X + alpha (A X - X)":
+                adds_the_average,
+            "beta is missing from the scores": no_beta,
+        },
+        right="Scores beta X X^T, a softmax along each row (max subtracted first), then X + alpha (A X - X): "
+        "each token moves a fraction alpha toward its weighted average.",
+        hint="A = softmax of beta * X @ X.T along axis 1 (subtract each row's maximum before np.exp), then "
+        "return X + alpha * (A @ X - X).",
+    ),
+    "03.2": Exercise(
+        reference=lambda: "b",
+        right="Averaging pulls every token to a weighted mean of the tokens, which is never exactly 0: once "
+        "the spread is smaller than that small offset, every cosine is near 1.",
+        hint="Run attention_run(120, offset=0.0) and look at run.clouds[-1]: how far is its centre from "
+        "the origin compared with its spread?",
+        choices=("a", "b", "c"),
+    ),
+    "03.3": Exercise(
+        reference=lambda: "b",
+        right="Attention mixes tokens only within their own sequence; sequences that share nothing at the "
+        "start share nothing at the end.",
+        hint="Look at the 'own shift' rows of the many-sequences table: within against across.",
+        choices=("a", "b", "c"),
+    ),
+}

@@ -1,0 +1,88 @@
+"""Notebook 04's exercises: the gradient on the output vectors, written by the learner; three questions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mechanisms import bigram_language, logit_gradient, softmax_rows
+from .common import Exercise, Implementation
+
+
+def lm_case(vocab: int, d: int, seed: int, exponent: float) -> dict:
+    """Contexts ``H``, the model's predictions ``Q`` and a Zipf bigram language ``P`` of ``vocab`` tokens."""
+    rng = np.random.default_rng(seed)
+    E, E_out = rng.standard_normal((vocab, d)), rng.standard_normal((vocab, d))
+    H = np.tanh(E @ (rng.standard_normal((d, d)) / np.sqrt(d)))
+    return dict(H=H, Q=softmax_rows(H @ E_out.T), P=bigram_language(vocab, exponent))
+
+
+def reference_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return logit_gradient(Q, P).T @ H
+
+
+def unweighted_push(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return (Q - P).T @ H
+
+
+def flipped_sign(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return -(logit_gradient(Q, P).T @ H)
+
+
+def push_only(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return (P.sum(axis=1)[:, None] * Q).T @ H
+
+
+def pull_only(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:  # noqa: ARG001 (the mistake drops Q)
+    return -(P.T @ H)
+
+
+def wrong_index(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return logit_gradient(Q, P) @ H
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "04.1": Implementation(
+        name="output_gradient",
+        reference=reference_gradient,
+        cases=lambda: [
+            ("6 tokens in 3-D, Zipf exponent 1", lm_case(6, 3, 1, 1.0)),
+            ("10 tokens in 4-D, Zipf exponent 2", lm_case(10, 4, 2, 2.0)),
+            ("8 tokens in 2-D, uniform frequencies", lm_case(8, 2, 3, 0.0)),
+        ],
+        mistakes={
+            "the push is not weighted by how often each context occurs: use p_c q(w|c), with p_c = P.sum(axis=1)":
+                unweighted_push,
+            "the sign is flipped: the gradient is push minus pull, p_c q - P": flipped_sign,
+            "only the push: the pull -P(c, w) toward the true targets is missing": push_only,
+            "only the pull: the push p_c q(w|c) away from every context is missing": pull_only,
+            "the sum runs over the wrong index: output row w sums over contexts c, so G.T @ H, not G @ H":
+                wrong_index,
+        },
+        right="G = p_c q(w|c) - P(c, w), and row w of the gradient is sum_c G[c, w] h_c = (G.T @ H)[w]: a rare "
+        "token, almost never a target, gets almost only the push.",
+        hint="p_c = P.sum(axis=1); G = p_c[:, None] * Q - P (one row per context); the gradient of the output "
+        "vectors is G.T @ H.",
+    ),
+    "04.2": Exercise(
+        reference=lambda: 0.1,
+        right="Its frequency is the maximum, so the factor is 1 - 0.9 * 1 = 0.1.",
+        hint="Evaluate 1 - gamma * sqrt(f / f_max) for the token with f = f_max.",
+        abs_tol=1e-6,
+    ),
+    "04.3": Exercise(
+        reference=lambda: "a",
+        right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
+        "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
+        hint="What does multiplying a vector by a positive number change, and which of the two meters is "
+        "computed from unit vectors only?",
+        choices=("a", "b", "c"),
+    ),
+    "04.4": Exercise(
+        reference=lambda: "b",
+        right="With equal frequencies push and pull balance for every token, so the rare half does not lean; "
+        "untied, the output matrix forms the same cone and the input embeddings a later, weaker one.",
+        hint="Compare the uniform-frequency run with the untied run: in which one does some matrix still "
+        "form a rare cone?",
+        choices=("a", "b", "c"),
+    ),
+}

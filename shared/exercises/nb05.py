@@ -1,0 +1,69 @@
+"""Notebook 05's exercises: one rich-get-richer step, written by the learner; two questions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mechanisms import rich_get_richer_step
+from .common import Exercise, Implementation
+
+
+def grown(lam: np.ndarray, eta: float) -> np.ndarray:
+    """Each direction grown by 1 + eta d (its share), before renormalising."""
+    return lam * (1 + eta * len(lam) * lam / lam.sum())
+
+
+def not_renormalised(lam: np.ndarray, eta: float) -> np.ndarray:
+    return grown(lam, eta)
+
+
+def renormalised_by_the_sum(lam: np.ndarray, eta: float) -> np.ndarray:
+    new = grown(lam, eta)
+    return new / new.sum()
+
+
+def grows_by_lambda(lam: np.ndarray, eta: float) -> np.ndarray:
+    new = lam * (1 + eta * len(lam) * lam)
+    return new / new.mean()
+
+
+def no_factor_d(lam: np.ndarray, eta: float) -> np.ndarray:
+    new = lam * (1 + eta * lam / lam.sum())
+    return new / new.mean()
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "05.1": Implementation(
+        name="my_rich_step",
+        reference=rich_get_richer_step,
+        cases=lambda: [
+            ("a nearly flat spectrum of 50, eta 0.18", dict(lam=1.0 + 0.05 * np.random.default_rng(5).standard_normal(50),
+                                                           eta=0.18)),
+            ("a spectrum with mean 7, eta 0.3", dict(lam=np.array([14.0, 9.0, 7.0, 5.0, 0.0]), eta=0.3)),
+            ("a flat spectrum", dict(lam=np.ones(8), eta=0.5)),
+            ("eta 0", dict(lam=np.array([3.0, 1.0, 0.5]), eta=0.0)),
+        ],
+        mistakes={
+            "the spectrum was not renormalised: divide by its mean afterwards": not_renormalised,
+            "renormalised by the sum instead of the mean": renormalised_by_the_sum,
+            "each direction grows by its share lambda_k / sum(lambda), not by lambda_k itself": grows_by_lambda,
+            "the factor d is missing: 1 + eta d lambda_k / sum(lambda)": no_factor_d,
+        },
+        right="Each direction grows by 1 + eta d (its share), then the mean is brought back to 1: a flat spectrum "
+        "stays flat, and any edge compounds.",
+        hint="share = lam / lam.sum(); new = lam * (1 + eta * len(lam) * share); return new / new.mean().",
+    ),
+    "05.2": Exercise(
+        reference=lambda: "b",
+        right="With every share equal, every factor is equal: there is no winner to feed.",
+        hint="Look at the update: what does a direction gain relative to the others if all shares are equal?",
+        choices=("a", "b"),
+    ),
+    "05.3": Exercise(
+        reference=lambda: "b",
+        right="A collapsed spread is notebook 01's centred line: the ranks see it, the mean cosine does not. "
+        "A cone is a shared offset, and the toy's centred clouds have none.",
+        hint="Read the mean cosine column of the meter table for step 60, and recall notebook 01's centred line.",
+        choices=("a", "b"),
+    ),
+}

@@ -1,0 +1,85 @@
+"""Notebook 06's exercises: all-but-the-top, written by the learner; three questions on the remedies."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clouds import make_cone
+from ..pca import principal_axes
+from ..remedies import all_but_the_top
+from .common import Exercise, Implementation, gaussian_cloud
+
+
+def projected_out(Y: np.ndarray, Xc: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``Y`` minus the projection of ``Xc`` on the columns of ``V``."""
+    return Y - (Xc @ V) @ V.T
+
+
+def bottom_directions(X: np.ndarray, k: int) -> np.ndarray:
+    Xc = X - X.mean(axis=0)
+    return projected_out(Xc, Xc, np.linalg.eigh(np.cov(Xc.T))[1][:, :k])
+
+
+def kept_the_top(X: np.ndarray, k: int) -> np.ndarray:
+    V = principal_axes(X).axes[:, :k]
+    return (X - X.mean(axis=0)) @ V @ V.T
+
+
+def not_centred(X: np.ndarray, k: int) -> np.ndarray:
+    return projected_out(X, X, principal_axes(X).axes[:, :k])
+
+
+def projected_uncentred(X: np.ndarray, k: int) -> np.ndarray:
+    return projected_out(X - X.mean(axis=0), X, principal_axes(X).axes[:, :k])
+
+
+def rows_as_eigenvectors(X: np.ndarray, k: int) -> np.ndarray:
+    Xc = X - X.mean(axis=0)
+    return projected_out(Xc, Xc, principal_axes(X).axes.T[:, :k])
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "06.1": Implementation(
+        name="my_all_but_the_top",
+        reference=all_but_the_top,
+        cases=lambda: [
+            ("an uneven Gaussian shifted by +3, k = 1", dict(X=gaussian_cloud(300, 6, 1, shift=3.0), k=1)),
+            ("the same cloud, k = 3", dict(X=gaussian_cloud(300, 6, 1, shift=3.0), k=3)),
+            ("a narrow cone, k = 2", dict(X=make_cone(300, 8, 2), k=2)),
+            ("k = 0 (centring only)", dict(X=gaussian_cloud(100, 4, 3, shift=2.0), k=0)),
+        ],
+        mistakes={
+            "the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in ascending order, so the "
+            "top ones are the last columns": bottom_directions,
+            "the top k directions were kept instead of removed": kept_the_top,
+            "the mean was not removed: centre first, then project out the top directions": not_centred,
+            "the uncentred vectors were projected, as in the last step of the paper's Algorithm 1; the course "
+            "projects the centred ones, so the result has zero mean": projected_uncentred,
+            "the eigenvectors are the columns of the matrix eigh returns, not its rows": rows_as_eigenvectors,
+        },
+        right="Centre, find the top k principal directions of the centred cloud, subtract each point's "
+        "projection on them: the mean and the dominant directions are gone, the rest is untouched.",
+        hint="Xc = X - X.mean(axis=0); the eigenvectors of np.cov(Xc.T) for the k largest eigenvalues (eigh "
+        "returns them last); return Xc - (Xc @ U) @ U.T.",
+    ),
+    "06.2": Exercise(
+        reference=lambda: 7.68,
+        right="768 / 100 = 7.68, so 7 or 8 components; the rule was tuned on 300-d static vectors, so treat "
+        "it as a starting point to check against a task.",
+        hint="Mu & Viswanath's rule scales with the dimension d: divide.",
+        abs_tol=0.7,
+    ),
+    "06.3": Exercise(
+        reference=lambda: "b",
+        right="After whitening X^T X = nI: the eigenbasis is any orthonormal basis.",
+        hint="Which eigenvalues does a whitened cloud have, and what does that say about its eigenvectors?",
+        choices=("a", "b", "c"),
+    ),
+    "06.4": Exercise(
+        reference=lambda: "a",
+        right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
+        "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",
+        hint="Compare the label directions' share of the variance in cloud B before and after each remedy.",
+        choices=("a", "b", "c"),
+    ),
+}

@@ -1,0 +1,72 @@
+"""Notebook 07's exercises: the mean cosine across sentences, written by the learner; three questions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clouds import make_isotropic
+from ..meters import cross_group_cosines, mean_cosine
+from .common import Exercise, Implementation, unit
+
+
+def reference_mean_cosine_across(X: np.ndarray, groups: np.ndarray) -> float:
+    return float(cross_group_cosines(X, groups).sum())
+
+
+def same_sentence_counted(X: np.ndarray, groups: np.ndarray) -> float:  # noqa: ARG001 (the mistake ignores them)
+    return mean_cosine(X)
+
+
+def dot_products_across(X: np.ndarray, groups: np.ndarray) -> float:
+    return float((X @ X.T)[groups[:, None] != groups[None, :]].mean())
+
+
+def paired_with_itself(X: np.ndarray, groups: np.ndarray) -> float:
+    keep = (groups[:, None] != groups[None, :]) | np.eye(len(X), dtype=bool)
+    return float((unit(X) @ unit(X).T)[keep].mean())
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "07.1": Implementation(
+        name="mean_cosine_across",
+        reference=reference_mean_cosine_across,
+        cases=lambda: [
+            ("3 sentences of 5 tokens with a shared offset",
+             dict(X=make_isotropic(15, 6, 1) + 1.5, groups=np.repeat([0, 1, 2], 5))),
+            ("sentences of unequal length", dict(X=make_isotropic(12, 4, 2) + 0.5, groups=np.array([0] * 7 + [1] * 2 + [2] * 3))),
+            ("every token its own sentence", dict(X=make_isotropic(20, 5, 3) + 1.0, groups=np.arange(20))),
+            ("tokens of very different lengths",
+             dict(X=(make_isotropic(16, 4, 4) + 1.0) * np.geomspace(0.1, 50, 16)[:, None], groups=np.arange(16) % 4)),
+        ],
+        mistakes={
+            "pairs from the same sentence were counted too: only tokens from different sentences pair up":
+                same_sentence_counted,
+            "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products_across,
+            "a token was paired with itself: the diagonal belongs to the same sentence": paired_with_itself,
+        },
+        right="Average the cosine over the pairs whose tokens come from different sentences, Ethayarajh's "
+        "baseline: a shared offset counts, the similarity of a sentence's own tokens does not.",
+        hint="U = rows of X divided by their norms; C = U @ U.T; keep the entries where groups differ "
+        "(groups[:, None] != groups[None, :]) and average them.",
+    ),
+    "07.2": Exercise(
+        reference=lambda: "a",
+        right="Mean cosine reads the shared offset; effective rank reads the covariance, which ignores the offset.",
+        hint="Write down what each meter is computed from: the raw vectors, or the vectors minus their mean?",
+        choices=("a", "b", "c"),
+    ),
+    "07.3": Exercise(
+        reference=lambda: "b",
+        right="Over most of the range, frequent words have larger input embeddings; notebook 04's pull assumed "
+        "the opposite sign.",
+        hint="Read the sign of the static embeddings' Spearman rho, then the median norm per frequency bin.",
+        choices=("a", "b", "c"),
+    ),
+    "07.4": Exercise(
+        reference=lambda: "b",
+        right="An interval speaks about this model and this test set: a difference outside it is larger than "
+        "resampling the pairs produces; one inside it is not shown, which is not the same as shown equal.",
+        hint="What does the bootstrap resample, and what would it take to speak about other models?",
+        choices=("a", "b", "c"),
+    ),
+}

@@ -1,0 +1,116 @@
+"""Notebook 08's exercises: Mu & Viswanath's partition isotropy, written by the learner; three questions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clouds import make_cone, random_rotation
+from ..meters import log_partition, logsumexp_columns, partition_isotropy
+from .common import Exercise, Implementation, gaussian_cloud, unit
+
+
+def ratio(log_z: np.ndarray) -> float:
+    """min Z / max Z from the values of log Z."""
+    return float(np.exp(log_z.min() - log_z.max()))
+
+
+def original_isotropy(X: np.ndarray, C: np.ndarray | None = None) -> float:
+    """Mu & Viswanath's estimator at the vectors' own scale, over +c and -c for the columns of C
+    (default: the eigenvectors of X^T X)."""
+    C = np.linalg.eigh(X.T @ X)[1] if C is None else C
+    return ratio(log_partition(X, C))
+
+
+def isotropy_cases() -> list[tuple[str, dict]]:
+    rng = np.random.default_rng(8)
+    cone = 0.4 * make_cone(400, 6, 8)
+    return [
+        ("an uneven Gaussian with a small offset (300 x 5)",
+         dict(X=gaussian_cloud(300, 5, 1, scales=(1.0, 0.8, 0.6, 0.5, 0.4), shift=0.3))),
+        ("a cone of short vectors (400 x 6)", dict(X=cone)),
+        ("a cloud of tiny vectors, entries about 0.05 (200 x 4)",
+         dict(X=0.05 * gaussian_cloud(200, 4, 2, scales=(1.0, 0.7, 0.5, 0.3), shift=1.0))),
+        ("an offset along no principal axis (300 x 3)",
+         dict(X=rng.standard_normal((300, 3)) * [1.2, 0.6, 0.3] @ random_rotation(3, 9) + [0.8, -0.2, 0.5])),
+    ]
+
+
+def reference_original(X: np.ndarray) -> float:
+    return partition_isotropy(X, rescale=False)
+
+
+def one_sign(X: np.ndarray) -> float:
+    return ratio(logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1]))
+
+
+def covariance_eigenvectors(X: np.ndarray) -> float:
+    return original_isotropy(X, np.linalg.eigh(np.cov(X.T))[1])
+
+
+def centred_first(X: np.ndarray) -> float:
+    return original_isotropy(X - X.mean(axis=0))
+
+
+def inverted(X: np.ndarray) -> float:
+    return 1.0 / original_isotropy(X)
+
+
+def rows_normalised(X: np.ndarray) -> float:
+    return original_isotropy(unit(X))
+
+
+def rescaled(X: np.ndarray) -> float:
+    return partition_isotropy(X)
+
+
+EXERCISES: dict[str, Exercise | Implementation] = {
+    "08.1": Implementation(
+        name="my_partition_isotropy",
+        reference=reference_original,
+        cases=isotropy_cases,
+        mistakes={
+            "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
+            "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": one_sign,
+            "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
+            "eigenvectors of X^T X, uncentred": covariance_eigenvectors,
+            "the cloud was centred before Z was computed; the shared offset is what the estimator must see":
+                centred_first,
+            "the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal": inverted,
+            "the rows were normalised first; the estimator takes the vectors as they are, lengths included":
+                rows_normalised,
+            "the cloud was divided by its root-mean-square entry: that is the course's rescaled estimator, "
+            "partition_isotropy(X); the original takes Z at the vectors' own scale": rescaled,
+        },
+        right="Eigenvectors of X^T X, log Z(c) by log-sum-exp for every c and -c, then exp(min - max): Mu & "
+        "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
+        hint="C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
+        "column's maximum before np.exp); return exp(min log Z - max log Z).",
+    ),
+    "08.2": Exercise(
+        reference=lambda: "a",
+        right="The frequent words and the rare words lean along nearly opposite mean directions (cosine -0.868): "
+        "words of middling rank cancel the frequent words' offset, and the rarest words tip the whole "
+        "vocabulary into their own cone.",
+        hint="Look at the cosine between the mean direction of the most frequent rows and that of the rarest "
+        "rows: what happens to the mean of a set that holds both?",
+        choices=("a", "b", "c"),
+    ),
+    "08.3": Exercise(
+        reference=lambda: "b",
+        right="After centring every Z(c) is at least n, with equality along an emptied direction; the centred "
+        "all-but-the-top leaves the other directions as they were, so the minimum stays n while each removal can "
+        "only lower the maximum, whatever the removed direction carried. (Algorithm 1 as written leaves a shared "
+        "offset along the removed directions, and there the estimator can fall.)",
+        hint="Compare Z(c) = sum_i exp(c^T x_i) with n when the c^T x_i average to 0 (e^t >= 1 + t), and ask "
+        "what removing a direction does to the smallest and the largest Z.",
+        choices=("a", "b", "c"),
+    ),
+    "08.4": Exercise(
+        reference=lambda: "b",
+        right="Norm falls with rank (rho = -0.359): frequent words are longer, as in notebook 04's trained toy and "
+        "notebook 07's static embeddings, and against the premise of the frequency pull.",
+        hint="Read the median norm per rank band from the most frequent band to the rarest: does it rise or "
+        "fall, and what sign does that give against log rank?",
+        choices=("a", "b", "c"),
+    ),
+}

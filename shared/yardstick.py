@@ -1,0 +1,277 @@
+r"""The yardstick of notebook 01: when a meter calls a cloud isotropic, measured against a Gaussian of
+the same size, and the table that shows it.
+
+One home for the rules (:data:`ISOTROPIC_IF`), the two failures they name (a cone, a collapsed
+spread: :func:`failures`), the same-size Gaussian baselines, and the table's cells; both
+:func:`meter_table` (clouds in memory) and :func:`shared.report.isotropy_report` (any matrix,
+streamed) use them.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _checks
+from .clouds import make_isotropic
+from .meters import METERS, Meters, all_meters, effective_rank, entropy_rank, isoscore_of_spectrum
+
+# When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
+# number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
+# "at least": value >= amount x Gaussian's; "within": |value - Gaussian's| <= amount;
+# "at most above": value <= Gaussian's + amount.
+ISOTROPIC_IF: dict[str, tuple[str, float]] = {
+    "partition_isotropy": ("at least", 0.5),
+    "mean_cosine": ("within", 0.1),
+    "effective_rank": ("at least", 0.8),
+    "entropy_rank": ("at least", 0.8),
+    "isoscore": ("at least", 0.8),
+    "uniformity": ("at most above", 0.5),
+}
+
+
+# The meters of the table that look at the raw vectors, so that a shared offset moves them; the
+# others centre the cloud first and see only how its variance is spread (notebook 01).
+LOOK_AT_RAW_VECTORS = ("partition_isotropy", "mean_cosine", "uniformity")
+
+
+def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:
+    """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule in :data:`ISOTROPIC_IF`."""
+    if not isinstance(meter, str):
+        raise TypeError(f"meter: expected the name of a meter (a string), got {meter!r}")
+    if meter not in ISOTROPIC_IF:
+        raise ValueError(f"meter: expected one of {list(ISOTROPIC_IF)}, got {meter!r}")
+    value, gaussian = _checks.real(value, "value"), _checks.real(gaussian, "gaussian")
+    kind, amount = ISOTROPIC_IF[meter]
+    if kind == "at least":
+        return bool(value >= amount * gaussian)
+    if kind == "within":
+        return bool(abs(value - gaussian) <= amount)
+    return bool(value <= gaussian + amount)
+
+
+def verdict(meter: str, value: float, gaussian: float) -> bool | None:
+    """:func:`calls_isotropic`, or ``None`` when the meter is undefined (``nan``) on the cloud or the baseline."""
+    if isinstance(value, float) and math.isnan(value) or isinstance(gaussian, float) and math.isnan(gaussian):
+        return None
+    return calls_isotropic(meter, value, gaussian)
+
+
+def verdicts(meters: Meters, gaussian: Meters) -> dict[str, bool | None]:
+    """:func:`verdict` of every meter of :data:`ISOTROPIC_IF`, keyed by its field of :class:`Meters`."""
+    return {key: verdict(key, getattr(meters, key), getattr(gaussian, key)) for key in ISOTROPIC_IF}
+
+
+# The two failures of notebook 01, by the meter that sees each: a shared offset (a cone) fails the
+# mean cosine, variance piled on few directions (a collapsed spread) fails the effective rank.
+FAILURE_NAMES = {(True, True): "cone + collapsed spread", (True, False): "cone",
+                 (False, True): "collapsed spread", (False, False): "neither"}
+
+
+def failures(isotropic: Mapping[str, bool | None]) -> tuple[bool, bool]:
+    """``(offset, spread)``: whether the mean cosine and the effective rank said not isotropic (an
+    undefined verdict, ``None``, is not a failure)."""
+    return isotropic["mean_cosine"] is False, isotropic["effective_rank"] is False
+
+
+def format_value(value: float, fmt: str) -> str:
+    """A meter's value as the table prints it: ``undefined`` for ``nan``."""
+    return "undefined" if math.isnan(value) else format(value, fmt)
+
+
+def mark(isotropic: bool | None) -> str:
+    """✓ (isotropic by the rule), ✗ (not), ? (undefined)."""
+    return {True: "✓", False: "✗", None: "?"}[isotropic]
+
+
+def meter_cells(meters: Meters, isotropic: Mapping[str, bool | None] | None,
+                texts: Mapping[str, str] | None = None) -> list[str]:
+    """The table's cells for ``meters`` in :data:`METERS` order: each value (or ``texts[key]``) and its mark."""
+    cells = []
+    for meter in METERS:
+        key = meter.__name__
+        text = (texts or {}).get(key) or format_value(getattr(meters, key), meter.fmt)
+        cells.append(text if isotropic is None else f"{text} {mark(isotropic[key])}")
+    return cells
+
+
+def table_row(name: str, cells: list[str], name_width: int, cell_width: int) -> str:
+    """One line of a meter table: the name left-aligned, then the cells right-aligned."""
+    return f"{name:{name_width}s}" + "".join(f"{c:>{cell_width}s}" for c in cells)
+
+
+def rules_text() -> str:
+    """The rules of :data:`ISOTROPIC_IF` in words, one clause per meter."""
+    labels = {meter.__name__: meter.label for meter in METERS}
+    words = {"at least": "at least {a} x the Gaussian's", "within": "within {a} of the Gaussian's",
+             "at most above": "at most the Gaussian's + {a}"}
+    return "; ".join(f"{labels[m]} {words[kind].format(a=amount)}" for m, (kind, amount) in ISOTROPIC_IF.items())
+
+
+@dataclass(frozen=True)
+class MeterRow:
+    """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and the verdicts.
+
+    ``offset`` is a shared offset large against the spread, which the mean cosine sees: the vectors
+    lean one way and, seen from the origin, fill a narrow cone. ``spread`` is variance piled on a
+    few directions, which the effective rank sees (a centred line's failure). The two are
+    independent: notebook 01's cone shows both, a shifted Gaussian only the first.
+    """
+
+    name: str
+    meters: Meters
+    gaussian: Meters
+    isotropic: dict[str, bool | None]
+
+    @property
+    def offset(self) -> bool:
+        return failures(self.isotropic)[0]
+
+    @property
+    def spread(self) -> bool:
+        return failures(self.isotropic)[1]
+
+    @property
+    def failure(self) -> str:
+        """In words: which of the two failures of notebook 01 this cloud shows."""
+        return FAILURE_NAMES[failures(self.isotropic)]
+
+
+@dataclass(frozen=True)
+class MeterTable:
+    """Notebook 01's yardstick for several clouds: every meter beside a same-size Gaussian baseline."""
+
+    rows: list[MeterRow]
+    baselines: dict[tuple[int, int], Meters]
+
+    def row(self, name: str) -> MeterRow:
+        """The row of the cloud called ``name``."""
+        for row in self.rows:
+            if row.name == name:
+                return row
+        raise ValueError(f"name: no cloud called {name!r}; the table has {[r.name for r in self.rows]}")
+
+    def __str__(self) -> str:
+        width = max(28, *(len(r.name) + 1 for r in self.rows))
+        lines = [table_row("cloud", [m.label for m in METERS], width, 16) + "  failure"]
+        for (n, d), base in self.baselines.items():
+            lines.append(table_row(f"(Gaussian, n = {n:,}, d = {d})", meter_cells(base, None), width, 16))
+        for row in self.rows:
+            lines.append(table_row(row.name, meter_cells(row.meters, row.isotropic), width, 16) + f"  {row.failure}")
+        lines += textwrap.wrap(f"✓ = isotropic by this meter: {rules_text()}. Failure: a cone (a shared offset) "
+                               "where the mean cosine says ✗, a collapsed spread where the effective rank says ✗.",
+                               width=110)
+        return "\n".join(lines)
+
+
+def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable:
+    """Measure each named cloud with :func:`all_meters` beside a Gaussian of the same ``n`` and ``d``.
+
+    The baseline for shape ``(n, d)`` is :func:`~shared.clouds.make_isotropic` ``(n, d, seed + n)``,
+    so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by its rule in
+    :data:`ISOTROPIC_IF` (:func:`calls_isotropic`), printed under the table (``?`` where a meter is
+    undefined, as partition isotropy of a whitened cloud); the last column says which failure the
+    cloud shows, if any: a shared
+    offset (mean cosine off the baseline) and/or a collapsed spread (effective rank below 0.8 of
+    the baseline's). A claim that a mechanism *produces* a failure needs a row for the mechanism,
+    a row for the same toy with it switched off, and the baseline.
+    """
+    if not isinstance(clouds, Mapping):
+        raise TypeError(f"clouds: expected a mapping from a name to a cloud (a dict), got {type(clouds).__name__}")
+    if not clouds:
+        raise ValueError("clouds: expected at least one cloud, got an empty mapping")
+    seed = _checks.integer(seed, "seed", 0)
+    baselines: dict[tuple[int, int], Meters] = {}
+    rows = []
+    for name, X in clouds.items():
+        X = _checks.cloud(X, name=f"clouds[{name!r}]", min_rows=2)
+        shape = X.shape
+        if shape not in baselines:
+            baselines[shape] = gaussian_meters(shape[0], shape[1], seed + shape[0])
+        try:
+            values = all_meters(X)
+        except ValueError as error:  # name the cloud, not all_meters' own argument
+            raise ValueError(f"clouds[{name!r}]{str(error).removeprefix('X')}") from error
+        base = baselines[shape]
+        rows.append(MeterRow(name=str(name), meters=values, gaussian=base, isotropic=verdicts(values, base)))
+    return MeterTable(rows=rows, baselines=baselines)
+
+
+
+# ----- the same-size Gaussian baselines ---------------------------------------------------------
+
+
+def gaussian_meters(n: int, d: int, seed: int) -> Meters:
+    """:func:`~shared.meters.all_meters` of :func:`~shared.clouds.make_isotropic` ``(n, d, seed)``: the
+    baseline of :func:`meter_table` (a real sample, so its finite-size bias is the cloud's)."""
+    return all_meters(make_isotropic(n, d, seed))
+
+
+def gaussian_uniformity(d: int) -> float:
+    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
+
+    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
+    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
+    :math:`\kappa = 4` (Wang & Isola 2020, arXiv:2005.10242, ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
+    """
+    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
+
+    d = _checks.integer(d, "d", 2)
+    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
+
+
+def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> Meters:
+    r"""The meters of a same-size Gaussian from its scatter matrix alone, in :math:`O(d^3)`.
+
+    **Spectrum.** The centred scatter of ``n`` rows of :math:`N(0, I_d)` is Wishart :math:`W_d(n-1, I)`;
+    Bartlett's decomposition draws it exactly as :math:`LL^\top` with :math:`L` lower triangular,
+    :math:`L_{ii}^2 \sim \chi^2_{n-1-i}`, :math:`L_{ij} \sim N(0,1)` below the diagonal (with fewer
+    rows than dimensions, :math:`A^\top A` for an ``(n-1) x d`` Gaussian ``A``). Its eigenvalues / ``n``
+    are a draw of the covariance spectrum, whose participation ratio is close to
+    :math:`((n-1)d + 2)/(n + d)` (the ratio of expectations).
+
+    **Partition isotropy.** The uncentred :math:`X^\top X` adds :math:`gg^\top`, :math:`g = \sqrt n\,\bar x
+    \sim N(0, I)`. For Gaussian rows :math:`X = U S V^\top` with :math:`U` uniform (Haar) and independent
+    of :math:`S`, so along eigenvector ``k`` the scaled projections are :math:`a_k\sqrt n\,\omega`, with
+    :math:`\omega` uniform on the unit sphere of :math:`\mathbb R^n` and :math:`a_k^2 = d\,\nu_k/\sum\nu`
+    (:math:`\nu`: eigenvalues of :math:`X^\top X`). By the central limit theorem, conditioned on
+    :math:`\|\omega\|^2 = 1`, :math:`\ell^\pm_k = \log(Z(\pm c_k)/n)` is normal with mean
+    :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
+    :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
+    :math:`I = e^{\min \ell - \max \ell}`. ``tests/test_report.py`` checks it against sampled Gaussians.
+    The baseline of :func:`shared.report.isotropy_report` for large matrices.
+    """
+    n = _checks.integer(n, "n", 2, why="a covariance needs two points")
+    d = _checks.integer(d, "d", 2)
+    rng = _checks.as_rng(rng)
+    dof = n - 1
+    if dof >= d:
+        L = np.tril(rng.standard_normal((d, d)), k=-1)
+        L[np.diag_indices(d)] = np.sqrt(rng.chisquare(dof - np.arange(d)))
+        scatter = L @ L.T
+    else:
+        A = rng.standard_normal((dof, d))
+        scatter = A.T @ A
+    eigs = np.clip(np.linalg.eigvalsh(scatter / n)[::-1], 0.0, None)
+    g = rng.standard_normal(d)
+    nu = np.clip(np.linalg.eigvalsh(scatter + np.outer(g, g)), 0.0, None)
+    a2 = d * nu / nu.sum()
+    var = (np.expm1(a2) - a2**2 / 2.0) / n
+    cov = (np.expm1(-a2) - a2**2 / 2.0) / n
+    z = rng.standard_normal((2, d))
+    safe = np.where(var > 0, var, 1.0)
+    pos = np.sqrt(var) * z[0]
+    neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
+    ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
+    return Meters(
+        partition_isotropy=float(np.exp(ell.min() - ell.max())),
+        mean_cosine=0.0,
+        effective_rank=effective_rank(eigs),
+        entropy_rank=entropy_rank(eigs),
+        isoscore=isoscore_of_spectrum(eigs),
+        uniformity=gaussian_uniformity(d),
+    )
