@@ -99,7 +99,7 @@ def index_page() -> str:
 <style>body{{max-width:52em;margin:2em auto;font-family:sans-serif;line-height:1.5;padding:0 1em}}
 td{{padding:.3em .6em;vertical-align:top}}</style></head>
 <body><h1>Isotropy &amp; Anisotropy</h1>
-<p>The executed course: eight notebooks with their figures, the theory they rest on, and worked
+<p>The executed course: nine notebooks with their figures, the theory they rest on, and worked
 solutions to the exercises.</p>
 <table>{''.join(rows)}</table>
 <p><a href="theory.html">Theory: isotropy and anisotropy of latent spaces</a> ·

@@ -245,7 +245,7 @@ class Corpus:
     ``sentences[pairs[p, 0]]`` and ``sentences[pairs[p, 1]]`` are paraphrases of each other, of the
     kind ``kind[p]`` (``"overlap"``: many content words in common; ``"reworded"``: few or none).
     ``traps[t]`` are the rows of two sentences with most words in common and opposite meanings
-    (negation traps, not paraphrases). ``topic[i]`` names the group sentence ``i`` was written under.
+    (traps, not paraphrases). ``topic[i]`` names the group sentence ``i`` was written under.
     """
 
     sentences: tuple[str, ...]
@@ -260,7 +260,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def load_corpus() -> Corpus:
     """Read ``shared/data/corpus.txt`` (single sentences by topic) and ``pairs.tsv`` (paraphrase
-    pairs and negation traps, one ``kind<TAB>first<TAB>second`` line each); ``## name`` lines name
+    pairs and traps, one ``kind<TAB>first<TAB>second`` line each); ``## name`` lines name
     the group (topic) of the lines below them, other ``#`` lines are comments."""
     sentences, topic = [], []
     pairs, kind, traps = [], [], []
@@ -296,7 +296,7 @@ def load_corpus() -> Corpus:
 def split_halves(corpus: Corpus, rng: np.random.Generator | int) -> np.ndarray:
     """A random half of the sentences, as a boolean mask (True: the *fit* half).
 
-    A paraphrase pair or a negation trap always falls into one half whole, so the other half can
+    A paraphrase pair or a trap always falls into one half whole, so the other half can
     test what a remedy fitted without those sentences does to them.
     """
     _checks.instance(corpus, Corpus, "corpus")

@@ -633,7 +633,7 @@ class NormFrequencyView(View):
 class RealModelView(View):
     """One layer and remedy of the real model (:class:`~shared.realmodel.RealPoint`): the cosine
     distribution of held-out token pairs from different sentences, and the cosines of paraphrase
-    pairs, unrelated pairs and negation traps among the held-out sentences."""
+    pairs, unrelated pairs and traps among the held-out sentences."""
 
     BINS = np.linspace(-1.0, 1.0, 81)
     SENTENCE_BINS = np.linspace(-1.0, 1.0, 41)
@@ -675,7 +675,7 @@ class RealModelView(View):
         ax_tok.set_ylim(0, max(self.TOKEN_TOP, nice_limit(1.05 * point.token_hist.max())))
         for stairs, values, name in [(self.unrelated, point.unrelated, "unrelated pairs"),
                                      (self.paraphrase, point.paraphrase, "paraphrase pairs"),
-                                     (self.traps, point.traps, "negation traps")]:
+                                     (self.traps, point.traps, "traps")]:
             counts, _ = np.histogram(values, bins=self.SENTENCE_BINS)
             share = counts / len(values)
             if stairs is self.traps:  # an outline: no line along the empty bins

@@ -63,7 +63,7 @@ RESAMPLED = ("auc", "top1", "trap_auc")  # the figures of a ParaphraseCheck that
 @dataclass(frozen=True)
 class ParaphraseCheck:
     """:func:`paraphrase_check`: mean cosines of both kinds of pair, their AUC and top-1 retrieval;
-    with ``traps``, the negation traps' mean cosine and ``trap_auc``; with ``rng``, bootstrap draws
+    with ``traps``, the traps' mean cosine and ``trap_auc``; with ``rng``, bootstrap draws
     of the AUCs and of top-1 retrieval (``draws[name]``, one value per resample) and
     :meth:`interval`."""
 
@@ -108,7 +108,7 @@ class ParaphraseCheck:
                     Reading("unrelated cosine", self.unrelated_cosine, "+.3f"),
                     Reading("paraphrase AUC", self.auc), Reading("top-1 retrieval", self.top1)]
         if self.trap_auc is not None:
-            readings.append(Reading("AUC against negation traps", self.trap_auc))
+            readings.append(Reading("AUC against traps", self.trap_auc))
         return readings
 
 
@@ -130,7 +130,7 @@ def paraphrase_check(
     (in the AUC, and in retrieval, where a tie goes to the earlier row).
 
     ``traps`` (shape ``(T, 2)``, ``T >= 2``, rows of ``S`` not in ``pairs``): pairs of sentences that share
-    most words but not the meaning (negation traps). Adds their mean cosine and the AUC of
+    most words but not the meaning (traps: negations, opposite words, swapped roles). Adds their mean cosine and the AUC of
     paraphrases against them: the probability that a paraphrase pair has the higher cosine.
 
     ``rng``: draw ``resamples`` bootstrap resamples of the paraphrase pairs (and, independently,

@@ -44,10 +44,10 @@ class RealStudy:
     """Notebook 07's material: the corpus encoded by all-MiniLM-L6-v2, split into two halves.
 
     ``is_fit`` marks the sentences a remedy is fitted on (half of the corpus, seed 7, paraphrase
-    pairs and negation traps kept whole); the others are held out. ``fit_tokens``/``held_tokens``
+    pairs and traps kept whole); the others are held out. ``fit_tokens``/``held_tokens``
     mark the ordinary tokens (not ``[CLS]``/``[SEP]``) of each half. ``held_sentences`` lists the
     held-out sentences; ``held_pairs``, ``held_kind`` and ``held_traps`` are the paraphrase pairs
-    (with their kind) and negation traps among them, as rows of ``held_sentences``.
+    (with their kind) and traps among them, as rows of ``held_sentences``.
     """
 
     corpus: Corpus
@@ -151,8 +151,8 @@ class RealPoint:
 
     Sentences (the remedy fitted on the fit half's sentence vectors): ``sentences``, the held-out
     sentence vectors after the remedy; ``paraphrase``/``unrelated``/``traps``, the cosines of the
-    held-out paraphrase pairs, unrelated pairs and negation traps;
-    ``check``, the paraphrase check with the negation traps (no bootstrap: see
+    held-out paraphrase pairs, unrelated pairs and traps;
+    ``check``, the paraphrase check with the traps (no bootstrap: see
     :func:`~shared.paraphrase.paraphrase_check` with ``rng``).
     """
 
@@ -311,6 +311,10 @@ ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurren
 
 def binned_median(zipf: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Median of ``values`` and the count in each Zipf bin ``[1, 2), ..., [7, 8)`` (NaN where empty)."""
+    zipf = _checks.vector(zipf, "zipf")
+    values = _checks.vector(values, "values")
+    if len(values) != len(zipf):
+        raise ValueError(f"values: expected one value per entry of zipf ({len(zipf)}), got {len(values)}")
     which = np.digitize(zipf, ZIPF_BINS) - 1
     counts = np.bincount(which[(which >= 0) & (which < len(ZIPF_BINS) - 1)], minlength=len(ZIPF_BINS) - 1)
     medians = np.array([np.median(values[which == b]) if counts[b] else np.nan for b in range(len(counts))])

@@ -195,7 +195,7 @@ def test_notebook_07_remedy_verdicts_hold_against_their_noise():
         for remedy in ("centring", "all-but-the-top"):
             assert all(_beyond_noise(layer, remedy, f) >= 0 for f in ("auc", "top1"))
         for remedy in REAL_REMEDIES:
-            assert _checked(layer, remedy).trap_auc < 0.35  # negation traps beat most paraphrases
+            assert _checked(layer, remedy).trap_auc < 0.35  # traps beat most paraphrases
     assert _beyond_noise(0, "centring", "auc") == 1
     assert _beyond_noise(3, "whitening, k = 128", "top1") == -1
     assert _beyond_noise(3, "whitening, k = 128", "auc") == _beyond_noise(6, "whitening, k = 128", "auc") == 0

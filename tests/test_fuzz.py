@@ -702,6 +702,8 @@ REGISTRY: list[Entry] = [
     Entry(realmodel.real_remedy, lambda: dict(remedy="centring", X=_cloud(20, seed=1), fit=_cloud()),
           {"remedy": "remedy name", "X": CLOUD, "fit": CLOUD}),
     Entry(realmodel.layer_profile, dict),
+    Entry(realmodel.binned_median, lambda: dict(zipf=np.linspace(1.0, 7.9, 12), values=np.cos(np.arange(12.0))),
+          {"zipf": "vector", "values": "vector"}, {"values": (1, 0)}, nan_ok=("0",)),
     Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
     Entry(realmodel.static_norm_frequency, dict),
     Entry(realmodel.norm_frequency, dict),

@@ -455,7 +455,7 @@ def test_negation_traps_are_scored_against_paraphrases():
     pairs, traps = 16 + np.arange(12).reshape(6, 2), np.column_stack([np.arange(8), np.arange(8, 16)])
     check = paraphrase_check(S, pairs, traps)
     assert check.trap_auc == 0.0 and check.trap_cosine > 0.99  # every trap beats every paraphrase
-    assert [r.label for r in check.readings()][-1] == "AUC against negation traps"
+    assert [r.label for r in check.readings()][-1] == "AUC against traps"
     with pytest.raises(ValueError, match="^traps: share rows with pairs"):
         paraphrase_check(S, pairs, np.array([[16, 0], [1, 2]]))
     with pytest.raises(ValueError, match=r"^traps: expected an integer array of shape \(P, 2\) with P >= 2"):
