@@ -150,18 +150,23 @@ for alpha in (1.0, 0.5, 0.09):
 pure = [residual(X) for X in attention_run(depth=4, alpha=1.0).clouds]
 print("alpha = 1: log10 of the residual, ratio of successive layers: "
       + "  ".join(f"{np.log10(b) / np.log10(a):.1f}" for a, b in zip(pure[1:-1], pure[2:])))
+for alpha in (0.5, 0.09):
+    skip = [residual(X) for X in attention_run(depth=4, alpha=alpha).clouds]
+    print(f"alpha = {alpha}: factor per layer (residual / previous layer's), layers 1-4: "
+          + "  ".join(f"{b / a:.2f}" for a, b in zip(skip[:-1], skip[1:])) + f"   (1 - alpha = {1 - alpha:.2f})")
 
 # %% [markdown]
 # Without a skip the residual falls **doubly exponentially**: its logarithm is multiplied by about
 # 3 per layer (3.5, 3.3, 3.1), as Dong et al.'s bound, which raises the residual to the power
-# $3^L$, allows; a fifth layer would reach the rounding level of double precision. With the skip
-# it falls geometrically, by a factor per layer that tends to $1 - \alpha$ (at $\alpha = 0.5$ from
-# 0.36 to 0.19 at layer 4), and slowly at $\alpha = 0.09$ (0.87 to 0.79 in four layers).
-# So here the skip connection turns a doubly exponential collapse into an exponential one; it does
-# not stop it, because with $V$ a positive multiple of $I$ the added term is still an average of
-# the tokens. What stops it in a Transformer is a learned $V$ and an MLP that can add
-# something other than an average. Geshkovski et al. (2023) describe tokens as particles that
-# cluster over depth.
+# $3^L$, allows. With the skip it falls far more slowly, by a per-layer factor that is still
+# changing after four layers: at $\alpha = 0.5$ it falls toward $1 - \alpha$ (0.86, 0.75, 0.63,
+# then 0.54 by layer 4), and at $\alpha = 0.09$ it stays at 0.97 to 0.98, well above
+# $1 - \alpha = 0.91$ (the residual goes from 0.87 to 0.79 in four layers). So here the skip connection slows the
+# collapse; it does not stop it, because with $V$ a positive multiple of $I$ the added term is
+# still an average of the tokens. Here, with $V \propto I$, the skip connection only slows the
+# collapse, unlike Dong et al.'s finding that skip connections stop it. A learned $V$ or an MLP
+# may be what differs; this toy has neither and does not test it. Geshkovski et al. (2023)
+# describe tokens as particles that cluster over depth.
 #
 # ## The yardstick: which failure is this?
 #
@@ -198,9 +203,11 @@ for name, before, after in [("shifted start, layers 0 -> 40", run.clouds[0], run
               f"{rank_collapse(X):17.3f}")
 
 # %% [markdown]
-# **Attention removes the spread and keeps the mean.** The centred start's mean has length 0.127
-# before and 0.133 after 120 layers: attention does not create the offset, it was there as the
-# sample mean of 300 random tokens. What attention does is shrink the spread around it from 1.402
+# **Attention keeps the mean at the size of a sample mean (it can double it), and removes the
+# spread.** The centred start's mean has length 0.127 before and 0.133 after 120 layers in this
+# run (seed 3 of the sweep below, which shows that in other seeds it can double): attention does not make an offset
+# of the size of the spread; the one it ends with is of the size of the sample mean of 300 random
+# tokens. What attention does is shrink the spread around it from 1.402
 # to 0.000, and once nothing else is left, every token points along the mean: the mean cosine goes
 # from $+0.007$ to $+1.000$. In the shifted start the mean even grows (0.777 to 1.144: the weights
 # favour long tokens pointing the same way, so the weighted centre lies further out than the
@@ -231,25 +238,34 @@ for beta in (0.3, 0.6, 1.2):
         cosines = [mean_cosine(r.clouds[-1]) for r in ends]
         ranks = [effective_rank(cov_eigs(r.clouds[-1])) for r in ends]
         lengths = [np.linalg.norm(r.clouds[-1].mean(axis=0)) for r in ends]
+        if (beta, offset) == (0.6, 0.0):
+            kept = lengths  # the centred start's mean after 120 layers, seed by seed
         print(f"{f'beta = {beta}, {start}':32s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>20s}"
               f"{f'{min(ranks):.2f} to {max(ranks):.2f}':>18s}{f'{min(lengths):.3f} to {max(lengths):.3f}':>20s}")
+print("beta = 0.6, centred start, mean length before -> after 120 layers, seed by seed:")
+for seed, (m0, m1) in enumerate(zip(starts, kept)):
+    print(f"  seed {seed}: {m0:.3f} -> {m1:.3f}   (x {m1 / m0:.2f})")
 
 # %% [markdown]
 # Up to $\beta = 0.6$ the verdict holds in every seed: a cone (mean cosine at least $+0.998$) whose
 # small knot stays two-dimensional (effective rank at least 1.81). At $\beta = 1.2$ it does not:
 # attention is local enough that the sequence splits into clusters that have not merged after 120
-# layers (the metastable clusters of Geshkovski et al.), the mean cosine ranges from $+0.128$ to
-# $+1.000$ by seed, and the effective rank is 1.00 to 1.10: the clusters lie along one line, in
-# some seeds on different sides of the origin, a collapsed spread. Sharp attention also moves the
+# layers (resembling the metastable clusters of Geshkovski et al.; only this depth is computed
+# here). From the centred start the mean cosine ranges from $+0.128$ to $+1.000$ by seed and the
+# effective rank is 1.00 to 1.10: the clusters lie along one line, in some seeds on different sides
+# of the origin, a collapsed spread. From the shifted start after 40 layers the effective rank is
+# 1.00 to 1.83, so there the spread collapses in some seeds and not in others. Sharp attention also moves the
 # mean far out (length 0.715 to 2.528 from the centred start): the long tokens that attract the
 # most weight drag the centre with them. So "a cone, not a collapsed spread" and "attention keeps
-# the mean" are statements about broad attention; with sharp attention and finite depth the end
-# state depends on the draw.
+# the mean at the size of a sample mean" are statements about broad attention; with sharp
+# attention and finite depth the end state depends on the draw.
 #
-# The mean, too, varies by draw: over the five seeds the centred start's mean has length 0.018 to
-# 0.127 before and 0.008 to 0.202 after 120 layers at $\beta = 0.6$. It is always of the size of the
-# sample mean of 300 random tokens, never of the size of the spread: broad attention keeps a mean
-# of that size, it does not make one.
+# The mean, too, varies by draw, and the seed-by-seed pairs at $\beta = 0.6$ show that broad
+# attention does not simply keep it: in three of the five seeds it grows, by a factor of 1.48 to
+# 2.16 (0.094 to 0.202, 0.089 to 0.171, 0.099 to 0.147); in seed 3, the run above, it barely moves
+# (0.127 to 0.133) and in seed 4 it shrinks (0.018 to 0.008). It always stays of the size of the sample mean of 300
+# random tokens (at most 0.202), never of the size of the spread (1.402): broad attention keeps the
+# mean at that size, and can double it, but it does not make an offset out of nothing.
 #
 # ## One sequence is not a vocabulary: many sequences
 #
@@ -264,18 +280,22 @@ for beta in (0.3, 0.6, 1.2):
 # cosine?
 
 # %%
-print(f"{'16 sequences of 100 tokens':38s} {'within a sequence':>18s} {'across sequences':>17s}")
+print(f"{'16 sequences of 100 tokens, seeds 30-34':40s} {'within a sequence':>20s} {'across sequences':>20s}")
 for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own shift (0.7) each", False, 0.7),
                                        ("no shift", True, 0.0)]:
-    seqs = attention_sequences(offset=offset, shared=shared_direction)
-    for when, X in [("start", seqs.starts), ("after 40 layers", seqs.ends)]:
-        print(f"{name + ', ' + when:38s} {seqs.within(X):+18.3f} {seqs.across(X):+17.3f}")
+    runs5 = [attention_sequences(offset=offset, shared=shared_direction, seed=seed) for seed in range(30, 35)]
+    for when in ("start", "after 40 layers"):
+        within = [r.within(r.starts if when == "start" else r.ends) for r in runs5]
+        across = [r.across(r.starts if when == "start" else r.ends) for r in runs5]
+        print(f"{name + ', ' + when:40s} {f'{min(within):+.3f} to {max(within):+.3f}':>20s}"
+              f" {f'{min(across):+.3f} to {max(across):+.3f}':>20s}")
 
 # %% [markdown]
-# **What you see.** Within a sequence the tokens line up in every version ($+0.993$, $+0.998$ and
-# $+0.947$ after 40 layers). Across sequences they line up only when the sequences shared a
-# direction at the start ($+0.968$). With a shift of their own, or none, tokens of different
-# sequences are as unrelated after 40 layers as before ($-0.048$ and $-0.021$).
+# **What you see.** In all five seeds, within a sequence the tokens line up in every version (at
+# least $+0.993$, $+0.995$ and $+0.869$ after 40 layers). Across sequences they line up only when
+# the sequences shared a direction at the start ($+0.936$ to $+0.981$). With a shift of their own,
+# or none, tokens of different sequences stay unrelated after 40 layers ($-0.060$ to $+0.047$ and
+# $-0.049$ to $+0.022$).
 #
 # **Why it matters.** Collapse within a sequence is not by itself a cone shared by a model's
 # vectors. A shared cone needs a **component common to all sequences**: a shared bias, a position
@@ -285,15 +305,27 @@ for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own 
 # **Position embeddings are such a component.** Every sequence of a Transformer gets the same
 # position embeddings added to its tokens, and the sinusoidal ones of Vaswani et al. (2017) do not
 # average to zero over positions: their slow cosines stay near 1. Averaging over a sequence keeps
-# exactly that mean. We give 16 sequences of 100 centred Gaussian tokens in 16 dimensions the
+# a mean of that size and removes the spread around it. We give 16 sequences of 100 centred Gaussian tokens in 16 dimensions the
 # sinusoidal embeddings of their 100 positions, and compare them with no position embeddings and
 # with the same embeddings minus their mean over positions (the control: position still varies
-# from token to token, but nothing is shared on average). In 16 dimensions the scores
-# $\beta\, x \cdot y$ are about 8 times larger than in 2-D, so we take $\beta = 0.1$ to keep the
-# weights about as broad; five seeds each, 40 layers.
+# from token to token, but nothing is shared on average). In 16 dimensions a token's score with
+# itself, $x \cdot x$, is about 8 times larger than in 2-D and its scores with other tokens spread
+# about $\sqrt 8$ times wider (the first line below measures both), so we take $\beta = 0.1$ to
+# keep the weights broad (the second line: the median row spreads over 82 of its 100 tokens, as
+# the 2-D rows spread over 216 of 300); five seeds each, 40 layers.
 
 # %%
 positions = sinusoidal_positions(100, 16)
+flat = {d: attention_sequences(offset=0.0, d=d, depth=0).starts for d in (2, 16)}  # Gaussian tokens, no shift
+self_score = {d: np.mean(np.sum(X**2, axis=-1)) for d, X in flat.items()}  # x . x
+cross_score = {d: np.std(X[0] @ X[1].T) for d, X in flat.items()}  # x . y, tokens of two sequences
+print(f"16-D against 2-D: scores x.x {self_score[16] / self_score[2]:.1f} times larger,"
+      f" scores x.y (their spread) {cross_score[16] / cross_score[2]:.1f} times larger")
+X16 = attention_sequences(offset=0.0, d=16, beta=0.1, positions=positions, depth=0).starts[0]
+w16 = softmax_rows(0.1 * X16 @ X16.T)  # first-layer weights of one sequence, beta = 0.1
+breadth16 = np.exp(-np.sum(w16 * np.log(w16), axis=1))
+print(f"16-D, beta = 0.1, with position embeddings: tokens each row spreads over, median"
+      f" {np.median(breadth16):.0f} of {len(X16)}")
 print(f"length of the mean position embedding: {np.linalg.norm(positions.mean(axis=0)):.2f}"
       f" (a single position embedding: {np.linalg.norm(positions[0]):.2f})")
 print(f"{'across sequences, five seeds (min to max)':44s}{'start':>18s}{'after 40 layers':>18s}")
@@ -308,10 +340,10 @@ for name, added in [("sinusoidal position embeddings", positions),
 # With position embeddings, two tokens from different sequences start at a cosine of $+0.172$ to
 # $+0.185$ and end at $+0.955$ to $+0.966$: a cone shared by all sequences, made of the mean
 # position embedding, which attention amplified by removing the rest (as the shared shift above
-# went from $+0.181$ to $+0.968$). Remove that mean and the same
+# went from at most $+0.181$ to at least $+0.936$). Remove that mean and the same
 # embeddings leave the sequences unrelated, as does having none. Notebook 07 finds
-# one such component in a real model (a coordinate that nearly every token shares, carrying a
-# third to more than half of the shared offset of its middle layers), and tokens that line up
+# one such component in a real model (a coordinate that nearly every token shares, carrying a third
+# to two fifths of the mean cosine in layers 2 to 4, and more than half only in layer 5 of 6), and tokens that line up
 # within their sentence more than across sentences.
 #
 # **Takeaway.** Stacked averaging is contractive, and depth compounds it: each sequence ends as a
