@@ -85,7 +85,7 @@ FrequencyView(freq, emb)
 # %% [markdown]
 # The most frequent token keeps a norm of 0.72, the least frequent 6.31, and norm rises steadily
 # with rank (left). In the PCA picture (right) the bright, frequent tokens sit at the centre and
-# the dark, rare ones around them: the specification's picture of frequent tokens "pinned to the
+# the dark, rare ones around them: the common picture of frequent tokens "pinned to the
 # centre".
 #
 # **Is that a cone?** Notebook 01's yardstick answers: every meter for the pulled tokens, beside
@@ -115,7 +115,7 @@ for n in (1200, 12000):
 
 # %% [markdown]
 # **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
-# control agree to the third decimal (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
+# control agree to within 0.001 (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
 # both sit on the Gaussian baseline, and neither failure of notebook 01 appears. Two reasons, and
 # only one is general. The pull multiplies each token by a positive number, so the mean cosine and
 # uniformity, which look only at directions, cannot move, whatever the pull. The other meters
@@ -128,13 +128,14 @@ for n in (1200, 12000):
 # **The third row is a sampling effect, not a property of random lengths.** Its effective rank moves
 # from 17.7 to 27.8 over five draws of the lengths at 1,200 tokens, and reaches 41.4 to 45.9 at
 # 12,000. Independent lengths leave the *population* covariance round: it is
-# $E[e^{2z}]\,I/50$, every direction alike. What shrinks the sample's rank is the tail of the lengths:
-# $e^{2z}$ has a fourth moment $e^4 \approx 55$ times its squared mean, so a sample of $n$ tokens
+# $E[e^{2z}]\,I$, every direction alike. What shrinks the sample's rank is the tail of the lengths:
+# the second moment of $e^{2z}$ is $e^4 \approx 55$ times its squared mean
+# ($E[e^{4z}]/E[e^{2z}]^2 = e^8/e^4$), so a sample of $n$ tokens
 # estimates the covariance about as well as $n/55$ equal-length ones would, and 1,200 tokens are
 # too few for it. The verdict to keep is the narrower one: unequal lengths *can* make a sample
 # look like a collapsed spread; the meter then measures the sample, not a direction the tokens share.
 #
-# The specification read 0.637 as a drop from the partition isotropy of notebook 01's isotropic
+# One might read 0.637 as a drop from the partition isotropy of notebook 01's isotropic
 # cloud. That compares clouds of different sizes and samples: the unpulled tokens score 0.637 themselves, and
 # a fresh Gaussian of 1,200 points 0.595. Notebook 01's rule again: compare with a baseline of the
 # same size, and with the mechanism switched off.
@@ -209,9 +210,8 @@ DegenerationView(run)
 # its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
 # 1,600 (this seed and this training length; the next section trains longer). The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
 # they learn their own partners ($+0.484$ at step 1,600). With every token equally frequent, no
-# band leans: in this run every band's mean cosine stays within a few hundredths of 0 (over other
-# seeds the rare half stays as level, while the frequent band, only 13 tokens, can end leaning by
-# up to a quarter: too few tokens for a steady mean). In the
+# band leans: in this run every band's mean cosine stays within a few hundredths of 0 (one seed;
+# the frequent band has only 13 tokens, too few for a steady mean in every draw). In the
 # middle panel, the directions of the rare tokens (dark) gather on one side and those of the
 # frequent tokens (bright) on the opposite side. The push and the pull act along the same shared
 # direction, the average context state $\bar h$, with opposite signs:
@@ -263,7 +263,7 @@ for step in (200, 1600):
 #   control). Gao et al. report that *most* of the learnt embeddings of such models degenerate into
 #   a narrow cone. Whether a rare tail, which is most of a real vocabulary, would dominate it as
 #   the course's reasoning suggests is an extrapolation this small toy cannot test; Part 3 finds
-#   no such cone among a real model's rare *words*, only among its tokens that are never a target.
+#   no such cone among a real model's rare *words*, only among its `[unused]` tokens.
 #
 # ## How long does the cone last? Two regimes
 #
@@ -271,7 +271,7 @@ for step in (200, 1600):
 # probability, however small, so every rare token gets a small pull at every step, and the pulls
 # add up. A real model never sees that loss. It trains on a finite corpus, and in a large
 # vocabulary many tokens are almost never, or never, the right answer: for them the push is all
-# there is. So we train longer, three seeds each (the tests run five), in both regimes: the exact loss, and the loss on
+# there is. So we train longer, three seeds each, in both regimes: the exact loss, and the loss on
 # a corpus of 1,000 (context, target) pairs drawn from the same language (a different corpus per
 # seed). The lowest loss the exact regime can reach is the language's own conditional entropy.
 #
@@ -312,15 +312,21 @@ print("tokens never a target in the corpus of 1,000 pairs, by seed:", [int((~r.s
 # On a finite corpus the tokens split by one fact: whether the corpus ever shows them as a target.
 # Rare tokens that are targets, even a few times, leave the cone *faster* than under the exact loss
 # ($+0.002$ to $+0.037$ at step 6,400: on so small a corpus their few occurrences weigh much more
-# than their true probability). Tokens that are never a target (3 to 16 of the 128, by seed) get
-# only the push and stay leaning together ($+0.409$ to $+0.526$ at step 6,400); Gao et al.'s
-# argument is about them: for a token that is never the answer, the loss keeps falling as its
-# logit falls after every context, so training sends it further along a direction opposite to all
-# contexts. In this small toy even they loosen slowly, as the contexts themselves spread out; the
-# gap between them and the targets is what survives the seeds.
+# than their true probability). Tokens that are never a target (3 to 16 of the 128, by seed: one
+# seed has only 3, so their mean cosine is a mean of three pairs) get only the push, and Gao et
+# al.'s argument is about them: for a token that is never the answer, the loss keeps falling as
+# its logit falls after every context. Yet in this toy they do not stay in the cone either: from
+# $+0.808$ to $+0.871$ at step 200 they fall to $+0.409$ to $+0.526$ at step 6,400, about as much as
+# the exact-loss rare half loses between steps 1,600 and 6,400 ($+0.827$ to $+0.877$, then
+# $+0.345$ to $+0.445$), plausibly as the contexts themselves spread out. Never-targets loosen
+# about as fast as the exact-loss rare half; what the finite corpus adds is that rare *targets*
+# leave the cone almost completely. The gap between the two groups at step 6,400 is what holds in
+# every seed.
 #
 # **Which regime is a real model in?** A finite corpus and a vocabulary of tens of thousands, with
-# many tokens rarely or never the answer: the second. Part 3 measures what that leaves behind.
+# many tokens rarely or never the answer: the second. In this toy neither regime makes the cone
+# permanent; what the sampled corpus changes is *which* tokens keep it longest (those never seen
+# as a target) and which leave it (rare targets). Part 3 looks at a real model's vocabulary.
 #
 # **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
 # of the spread, which comes from training itself. Untying the output layer from the embeddings
@@ -405,25 +411,28 @@ print(f"  the {len(unused):,} [unused] tokens, never in any training text: mean 
 # report for word2vec. This model therefore disagrees with Li et al.'s observation for BERT except
 # at the very top.
 #
-# **Its vocabulary is in the finite-corpus regime, and shows it.** The rare words lean together
+# **Its vocabulary shows the toy's pattern, weakly.** The rare words lean together
 # only faintly ($+0.087$, against the toy's $+0.877$ at step 1,600), but they lean *away* from the
 # frequent words: the mean directions of the two groups have a cosine of $-0.475$, the toy's two
 # opposite cones in a weak form. The sign survives every choice of band edges tried; the size
-# does not ($-0.524$ to $-0.157$), so read it as a direction, not a figure. The tokens that are never a target, the 994 `[unused]` slots
-# of the vocabulary that no training text contains, form a tight cone ($+0.822$), pointing with
-# the rare words ($+0.590$) and away from the frequent ones ($-0.202$). That is what the toy's
-# finite corpus predicts for never-targets, measured in a model trained on billions of words. A
-# 384-dimensional model and an 8-dimensional toy are compared here by sign and kind (which group
-# leans, and which way), not by size: in more dimensions the same push leaves smaller cosines. (Those
-# rows never appear as inputs either: only the softmax's push, and any weight decay, can have moved them.)
+# does not ($-0.524$ to $-0.157$), so read it as a direction, not a figure. The 994 `[unused]`
+# slots of the vocabulary, which no training text contains, form a tight cone ($+0.822$),
+# pointing with the rare words ($+0.590$) and away from the frequent ones ($-0.202$). That is an
+# observation; its cause is not established here. all-MiniLM-L6-v2 comes from MiniLM, which was
+# trained by distilling a teacher's last-layer self-attention (Wang et al. 2020) and then
+# fine-tuned contrastively; as their papers describe them, neither step has a softmax over the
+# vocabulary, so the toy's push may not act in this model at all. One candidate is the push in the
+# teacher's masked-language-model pretraining, whose embeddings MiniLM may inherit; others (the
+# initialisation, weight decay, the way the vocabulary was built) are not tested. A 384-dimensional
+# model and an 8-dimensional toy are compared here by sign and kind (which group leans, and which
+# way), not by size.
 #
 # This drift has been reported in full-size models. Biś, Podkorytov & Liu (2021, "Too Much in
 # Common", NAACL) argue that at every step all embeddings except the target's receive a gradient in
 # the same direction, so they drift along common directions, and that removing the mean restores
 # isotropy; Jiang et al. (2022, PromptBERT, arXiv:2201.04337) trace the weakness of BERT's sentence
 # embeddings to biases of the static token embeddings (frequency, subwords, case) rather than to
-# high cosines. (Neither paper is in the course's literature notes; these two sentences rest on
-# the papers' abstracts only.)
+# high cosines. (These two sentences rest on the papers' abstracts only.)
 #
 # Part 1's pull fixed the sign of the norm relation by construction; a trained model decides it,
 # and notebook 07 finds that contextual vectors can show the opposite sign to static ones.
@@ -434,9 +443,11 @@ print(f"  the {len(unused):,} [unused] tokens, never in any training text: mean 
 # as the lengths become unequal (and a heavy tail of lengths fools them only in small samples).
 # Likelihood training turns frequency into direction: rare tokens, pushed away from every context
 # along the shared direction of the contexts, drift into a cone that uniform frequencies prevent.
-# Under the exact loss that cone is transient; what keeps a token in it is never being the answer,
-# which is the regime of a finite corpus and a large vocabulary, and a real model's never-seen
-# tokens sit in such a cone.
+# In this toy the cone is transient in both regimes: under the exact loss the rare half loosens,
+# and on a finite corpus the never-targets loosen about as fast; what the finite corpus adds is
+# that rare *targets* leave the cone almost completely, so the tokens never seen as a target are
+# the ones left leaning. A real model's never-seen tokens do sit in a tight cone, for reasons this
+# course does not establish.
 #
 # ## Explorers
 #
