@@ -154,9 +154,10 @@ def test_04_under_the_exact_loss_the_rare_cone_is_transient(regimes):
         assert run.loss[1] < run.loss[0]
 
 
-def test_04_on_a_finite_corpus_never_targets_stay_in_the_cone(regimes):
-    """Corpus of 1,000 pairs, seeds 0-4, steps 1,600 and 6,400: never-target tokens lean together in
-    every seed; rare tokens that are targets have left it by step 6,400."""
+def test_04_on_a_finite_corpus_never_targets_keep_the_cone_longest(regimes):
+    """Corpus of 1,000 pairs, seeds 0-4, steps 1,600 and 6,400: never-target tokens still lean
+    together in every seed (loosening, as under the exact loss); rare tokens that are targets have
+    left the cone almost completely by step 6,400."""
     rare = band_rows(128, "rare")
     for run in regimes[1]:
         assert (~run.seen).sum() >= 2
@@ -208,7 +209,8 @@ def test_05_on_uncentred_vectors_the_loop_makes_the_predicted_cone(ratio):
 
 @pytest.mark.parametrize("ratio", [0.0, 0.25])
 def test_05_when_the_mean_does_not_dominate_the_loop_makes_a_line(ratio):
-    """mu/sigma 0 and 0.25, seeds 0-4: a random direction wins and the mean cosine stays near 0."""
+    """mu/sigma 0 and 0.25, seeds 0-4: the mean's direction does not win and the mean cosine stays
+    near 0 (at 0.5, not tested here, the winner tilts toward the mean and the line leans weakly)."""
     for seed in SEEDS:
         X = make_isotropic(2000, 50, rng=seed)
         X[:, 0] += ratio
