@@ -161,10 +161,9 @@ for alpha in (0.5, 0.09):
 # $3^L$, allows. With the skip it falls far more slowly, by a per-layer factor that is still
 # changing after four layers: at $\alpha = 0.5$ it falls toward $1 - \alpha$ (0.86, 0.75, 0.63,
 # then 0.54 by layer 4), and at $\alpha = 0.09$ it stays at 0.97 to 0.98, well above
-# $1 - \alpha = 0.91$ (the residual goes from 0.87 to 0.79 in four layers). So here the skip connection slows the
-# collapse; it does not stop it, because with $V$ a positive multiple of $I$ the added term is
-# still an average of the tokens. Here, with $V \propto I$, the skip connection only slows the
-# collapse, unlike Dong et al.'s finding that skip connections stop it. A learned $V$ or an MLP
+# $1 - \alpha = 0.91$ (the residual goes from 0.87 to 0.79 in four layers). Here, with
+# $V \propto I$, the skip connection only slows the collapse, because the added term is still an
+# average of the tokens, unlike Dong et al.'s finding that skip connections stop it. A learned $V$ or an MLP
 # may be what differs; this toy has neither and does not test it. Geshkovski et al. (2023)
 # describe tokens as particles that cluster over depth.
 #
@@ -205,10 +204,9 @@ for name, before, after in [("shifted start, layers 0 -> 40", run.clouds[0], run
 # %% [markdown]
 # **Attention keeps the mean at the size of a sample mean (it can double it), and removes the
 # spread.** The centred start's mean has length 0.127 before and 0.133 after 120 layers in this
-# run (seed 3 of the sweep below, which shows that in other seeds it can double): attention does not make an offset
-# of the size of the spread; the one it ends with is of the size of the sample mean of 300 random
-# tokens. What attention does is shrink the spread around it from 1.402
-# to 0.000, and once nothing else is left, every token points along the mean: the mean cosine goes
+# run (seed 3 of the sweep below, which shows that in other seeds it can double): attention does
+# not make an offset of the size of the spread; the one it ends with is of the size of the sample
+# mean of 300 random tokens. What attention does is shrink the spread around it from 1.402 to 0.000, and once nothing else is left, every token points along the mean: the mean cosine goes
 # from $+0.007$ to $+1.000$. In the shifted start the mean even grows (0.777 to 1.144: the weights
 # favour long tokens pointing the same way, so the weighted centre lies further out than the
 # plain mean) while the spread falls from 1.402 to 0.053. A shared part that is small against
