@@ -97,13 +97,17 @@ for name in ("original cone", "all-but-the-top (k=2)"):
     print(f"{name:22s}: partition I = {partition_isotropy(remedied[name]):.3f}"
           f"   mean random cosine = {cos[name].mean():+.3f}")
 print(f"{'ZCA whitened':22s}: partition I = see below   mean random cosine = {cos['ZCA whitened'].mean():+.3f}")
+X_abtt1 = all_but_the_top(X_cone, k=1)  # for comparison: the cone's one planted direction only
+print(f"{'all-but-the-top (k=1)':22s}: partition I = {partition_isotropy(X_abtt1):.3f}"
+      f"   mean random cosine = {random_cosines(X_abtt1, np.random.default_rng(6)).mean():+.3f}")
 
 # %% [markdown]
 # ## The whitened cloud has no "eigenvectors"
 #
 # Partition isotropy evaluates $Z(c)$ along the eigenvectors of $X^\top X$. After whitening,
 # $X^\top X = n I$: every unit vector is an eigenvector, and the ones a LAPACK routine returns are
-# an arbitrary pick that changes with the BLAS build. The toolkit refuses to pretend otherwise:
+# an arbitrary pick: another LAPACK or BLAS may return another basis, and so another value. The
+# toolkit refuses to pretend otherwise:
 
 # %%
 try:
@@ -138,9 +142,11 @@ RemedyView(remedied, cos)
 # the basis, from 0.933 to 0.963 over 20 random eigenbases (the bar shows the median, 0.954).
 # Its effective rank is 50.0 of 50 and its IsoScore 1.000, exactly, whatever the basis.
 #
-# **Why.** Nearly all of the cone's anisotropy lives in its mean and one dominant direction.
-# Centring and removing the top two components takes both out, so random pairs are orthogonal
-# again on average. Whitening goes further and equalises all 50 variances, so every
+# **Why.** Nearly all of the cone's anisotropy lives in its mean and the one direction
+# `make_cone` plants. Centring removes the mean and the first component the cone's direction, so
+# random pairs are orthogonal again on average; the second component removed with $k = 2$ is
+# noise, and the last printed line shows that $k = 1$ already does the job (partition isotropy
+# 0.505 against 0.510). Whitening goes further and equalises all 50 variances, so every
 # covariance-based meter reads perfect by construction. Partition isotropy stays below 1 for a
 # reason that has nothing to do with the cone: a *Gaussian* of the same size, whitened, scores the
 # same (medians 0.944 to 0.950 over five seeds, against 0.945 to 0.954 for five whitened cones).
@@ -256,9 +262,11 @@ TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak di
 # **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
 # All-but-the-top takes it out but leaves the labels buried in stronger noise (0.543 at $k = 1$,
 # about the same at every $k$). Whitening is the best remedy here, and the more of it the better:
-# the pair AUC climbs to 0.676 at full ZCA and kNN accuracy from 0.344 (at $k = 1$) to 0.932.
+# the pair AUC climbs to 0.676 at full ZCA and kNN accuracy to 0.932 (from 0.301 raw; 0.344
+# after all-but-the-top at $k = 1$).
 # Whitening also helps on a real task, whether or not for cloud B's reason: it lifts BERT-base's
-# sentence vectors on STS-B from 59.04 to 71.34 (Spearman correlation x 100, SimCSE's Table B.3):
+# sentence vectors on STS-B from 59.04 to 71.34 (Spearman correlation x 100, as tabulated in
+# SimCSE's appendix, Table B.3):
 
 # %%
 published = {"BERT-base, first-last average (raw)": 59.04, "+ whitening": 71.34, "+ flow (BERT-flow)": 70.72}
@@ -313,15 +321,22 @@ for name, shape in three_clouds.items():
 # %% [markdown]
 # **What you see.** Each cell is the range over five seeds. In cloud A the label directions hold
 # 8.733 to 9.984 times the average variance once the nuisance is gone, and all-but-the-top wins
-# in every seed (it chooses $k = 1$ every time). In cloud B they hold about a tenth of it, and
+# in every seed (it chooses $k = 1$ every time). In cloud B they hold a twentieth to a tenth of it, and
 # whitening wins in every seed (full whitening, $p = 1$, is always chosen). The third cloud is the
 # counter-example to "labels in weak directions, so whiten": its labels are as weak as in
 # cloud B, and measured against the raw average variance (which the nuisance inflates) its ratio
-# is as small (0.039 to 0.076), yet all-but-the-top wins in all five seeds (0.670 to 0.795
-# against 0.656 to 0.674). Measured against what remains after the nuisance is removed, its
+# is similarly small (0.039 to 0.076, against 0.024 to 0.047 for cloud B), yet all-but-the-top
+# wins in all five seeds (0.670 to 0.795 against 0.656 to 0.674). Measured against what remains after the nuisance is removed, its
 # labels hold 0.545 to 0.995 times the average: whitening has nothing to
 # raise them above, and it keeps the nuisance as one unit-variance direction where all-but-the-top
 # deletes it.
+#
+# The whitening column is the same for cloud B and the third cloud, and that is no copying slip.
+# Both are drawn with the same seeds and differ only in the scale of their 41 noise directions,
+# an invertible linear map; ZCA whitening fitted on the mapped points undoes any such map up to a
+# rotation, and a rotation leaves every cosine unchanged (full whitening, $p = 1$, is chosen in
+# both). Whitening cannot tell the two clouds apart, which is the point: it sees no difference
+# between noise that is weaker and noise that is stronger than the labels.
 #
 # * **All-but-the-top** helps when the nuisance is a few strong directions: it deletes them and
 #   keeps every other direction as it was. It cannot lift labels that are weaker than the noise it
@@ -357,7 +372,7 @@ for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
 # and only a task measured on held-out data can say. The literature shows both sides. Whitening and
 # flows lift STS-B scores of raw BERT sentence vectors (above), yet in SimCSE's analysis (Gao, Yao &
 # Chen 2021) they improve uniformity at the cost of alignment; Rajaee & Pilehvar (2021) find that
-# fine-tuning improves performance without making the space more isotropic; and Rudman & Eickhoff
+# fine-tuning does not necessarily make the space more isotropic; and Rudman & Eickhoff
 # (2024) find that *decreasing* isotropy during fine-tuning helps on most tasks they try.
 
 # %% [markdown]

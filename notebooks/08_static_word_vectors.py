@@ -272,8 +272,9 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 #   Its value at $D = 1$–2 is close to the 0.6 Mu & Viswanath report after post-processing, but
 #   that closeness is not a reproduction: their "before" (0.065) is far from ours (0.248), and the
 #   release, the dimension, the scale and $D/d$ all differ.
-# * **The same estimator on Algorithm 1 as written falls**: 0.367 at $D = 1$, 0.358 at $D = 2$,
-#   0.329 at $D = 10$, below its value after centring (0.483). Projecting the uncentred vector
+# * **The same estimator on Algorithm 1 as written drops below its centred value and stays
+#   there**: 0.483 after centring, then 0.329 to 0.374 for $D = 1$ to 10, not steadily (0.367 at
+#   $D = 1$, 0.358 at $D = 2$, 0.374 at $D = 3$, 0.329 at $D = 10$). Projecting the uncentred vector
 #   leaves every word the same coordinate $-u_j^\top\mu$ along each removed direction instead of
 #   0, so the output keeps a small shared offset there.
 # * **The course's estimator peaks at $D = 1$** (0.276, from 0.084 unprocessed and 0.223 after
@@ -317,8 +318,8 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 #
 # `word_similarity` follows the definition of gensim's `evaluate_word_pairs`, the field's
 # standard: words lower-cased, pairs with a word outside the vocabulary left out and counted,
-# cosine similarity, Spearman's $\rho$ with ties averaged; the course checked that it gives
-# gensim's values on these vectors. `glove_words()` reads the 400,000 words from the wheel's
+# cosine similarity, Spearman's $\rho$ with ties averaged over the pairs in vocabulary.
+# `glove_words()` reads the 400,000 words from the wheel's
 # Parquet index. The remedy is fitted either on the 50,000 rows of section 3 or on all 400,000,
 # and applied to the vectors of the benchmark words.
 #
