@@ -42,7 +42,15 @@
 # %%
 import numpy as np
 
-from shared import cov_eigs, effective_rank, make_isotropic, meter_table, partition_isotropy, sphere_and_cone
+from shared import (
+    cov_eigs,
+    effective_rank,
+    make_isotropic,
+    mean_plane,
+    meter_table,
+    partition_isotropy,
+    sphere_and_cone,
+)
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import SphereConeView
@@ -104,25 +112,39 @@ check("01.1", my_effective_rank)
 
 # %% [markdown]
 #
-# ## Experiment 1: the picture and the spectrum
+# ## The picture and the spectrum
 #
-# Project both clouds on their top two principal axes, and look at the whole covariance spectrum:
-# the eigenvalues $\lambda_k$ as fractions of the total variance.
+# A cone is about where the points sit *relative to the origin*, so the picture must keep the
+# origin where it is: we do not centre the clouds. Each point is drawn by two coordinates: how far
+# it goes along the cloud's mean direction, and how far along the widest direction across it
+# (`mean_plane`). We also measure each point's angle to the mean direction in all 50 dimensions,
+# and look at the whole covariance spectrum: the eigenvalues $\lambda_k$ as fractions of the
+# total variance.
 
 # %%
 eig_iso, eig_cone = cov_eigs(X_iso), cov_eigs(X_cone)
 print("top-5 eigenvalues as fractions of the total variance:")
 print("  isotropic  :", np.round(eig_iso[:5] / eig_iso.sum(), 3))
 print("  narrow cone:", np.round(eig_cone[:5] / eig_cone.sum(), 3))
+plane_iso, plane_cone = mean_plane(X_iso), mean_plane(X_cone)
+print("median angle to the mean direction (degrees):")
+print(f"  isotropic  : {np.median(plane_iso.angles):.0f}")
+print(f"  narrow cone: {np.median(plane_cone.angles):.0f}")
+print(f"the cone's points run from {plane_cone.coords[:, 0].min():.1f} to {plane_cone.coords[:, 0].max():.1f}"
+      " along its mean direction; the origin is at 0")
 
 # %%
 SphereConeView(X_iso, X_cone)
 
 # %% [markdown]
-# **What you see.** The isotropic cloud is a round blob and its spectrum is flat: its top direction
-# holds 0.027 of the variance, barely more than a perfect sphere would give it (computed below).
-# The cone is a thin streak along PC 1, and its spectrum has one spike: the top direction holds
-# 0.661 of the variance, each of the next ones 0.009.
+# **What you see.** The isotropic cloud is a round blob around the origin (the black cross): its
+# points point every way, at a median angle of 89 degrees to their mean direction, and its spectrum
+# is flat: its top direction holds 0.027 of the variance, barely more than a perfect sphere would
+# give it (computed below). The cone stands off the origin: every point lies on the far side of
+# it along the mean direction (the black bar is the mean), at a median angle of only 17 degrees,
+# and its spectrum has one spike: the top direction holds 0.661 of the variance, each of the next
+# ones 0.009. (The picture shows the cone thinner than 17 degrees: the spread across the mean is
+# shared among 49 directions, and the picture shows only the widest one.)
 #
 # **Why.** The numbers follow from how the two clouds were built:
 

@@ -92,7 +92,7 @@ from .meters import (
 from .paraphrase import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
 from .taskmetrics import knn_accuracy, pair_auc, spearman
 from .yardstick import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
-from .pca import PrincipalAxes, pca_2d, principal_axes
+from .pca import MeanPlane, PrincipalAxes, mean_plane, pca_2d, principal_axes
 from .remedies import (
     FittedRemedies,
     RemedyChoice,
@@ -133,6 +133,7 @@ __all__ = [
     "ParaphraseCheck",
     "ParaphraseCosines",
     "PlantedCloud",
+    "MeanPlane",
     "PrincipalAxes",
     "Reading",
     "RemedyChoice",
@@ -167,6 +168,7 @@ __all__ = [
     "make_isotropic",
     "make_planted",
     "mean_cosine",
+    "mean_plane",
     "meter_table",
     "numerical_rank",
     "pair_auc",

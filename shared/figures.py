@@ -31,7 +31,7 @@ from .meters import (
     read,
     random_cosines,
 )
-from .pca import pca_2d, principal_axes
+from .pca import mean_plane, pca_2d, principal_axes
 
 __all__ = [
     "AttentionView",
@@ -122,24 +122,37 @@ def _square_limits(ax: Any, points: np.ndarray) -> None:
 
 
 class SphereConeView(View):
-    """Two clouds on their top two principal axes (shared scale), and both covariance spectra.
+    """Two clouds, *not* centred, on the plane of their mean direction (:func:`~shared.pca.mean_plane`),
+    with the origin marked, and both covariance spectra.
 
-    Readings per cloud: partition isotropy, effective rank, and the exact mean cosine over all
-    pairs (no sampling, so no seed).
+    A cone stands off the origin and leans along its mean direction (the arrow from the origin to
+    the mean); an isotropic cloud sits around the origin. Each panel writes the median angle of the
+    rows to their mean direction, measured in the full space. Readings per cloud: partition
+    isotropy, effective rank, and the exact mean cosine over all pairs (no sampling, so no seed).
     """
 
     def __init__(self, X_iso: np.ndarray, X_cone: np.ndarray) -> None:
-        super().__init__((14.0, 4.6), 3, "Experiment 1: isotropic sphere vs anisotropic cone")
+        super().__init__((14.0, 4.6), 3, "Sphere vs cone: where the points sit relative to the origin")
         ax_iso, ax_cone, ax_spec = self.axes
         d = np.shape(X_iso)[1]
         kw = dict(s=7, alpha=0.35, edgecolors="none")
         self.iso = ax_iso.scatter([], [], color=BLUE, **kw)
         self.cone = ax_cone.scatter([], [], color=RED, **kw)
+        self.arrows, self.angle_texts = [], []
         for ax, name in [(ax_iso, "Isotropic"), (ax_cone, "Narrow cone (anisotropic)")]:
             ax.set_aspect("equal")
-            ax.set_xlabel("PC 1")
-            ax.set_ylabel("PC 2")
+            ax.set_xlabel("along the mean direction")
+            ax.set_ylabel("across it (widest direction)")
             ax.set_title(name)
+            ax.axhline(0.0, color="0.8", lw=0.8, zorder=0)
+            ax.axvline(0.0, color="0.8", lw=0.8, zorder=0)
+            ax.plot([0.0], [0.0], "k+", ms=11, mew=1.8, zorder=4)
+            ax.annotate("origin", (0.0, 0.0), xytext=(-6, -13), textcoords="offset points", ha="right", fontsize=9)
+            arrow, = ax.plot([0.0, 0.0], [0.0, 0.0], "-", color="black", lw=2.2, zorder=5)
+            text = ax.text(0.03, 0.95, "", transform=ax.transAxes, va="top", fontsize=10,
+                           bbox=dict(facecolor="white", edgecolor="0.8", alpha=0.85))
+            self.arrows.append(arrow)
+            self.angle_texts.append(text)
         rank = np.arange(1, d + 1)
         self.spec_iso, = ax_spec.plot(rank, np.ones(d), "o-", color=BLUE, ms=3.5, label="isotropic")
         self.spec_cone, = ax_spec.plot(rank, np.ones(d), "s-", color=RED, ms=3.5, label="cone")
@@ -148,18 +161,21 @@ class SphereConeView(View):
         ax_spec.set_ylabel("fraction of variance (log)")
         ax_spec.set_title("Covariance spectrum: flat vs spiked")
         ax_spec.legend(loc="upper right")
-        self.moving = [self.iso, self.cone, self.spec_iso, self.spec_cone]
+        self.moving = [self.iso, self.cone, self.spec_iso, self.spec_cone, *self.arrows, *self.angle_texts]
         self.update(X_iso, X_cone)
 
     def update(self, X_iso: np.ndarray, X_cone: np.ndarray) -> None:
-        P_iso, P_cone = pca_2d(X_iso), pca_2d(X_cone)
+        planes = [mean_plane(X_iso), mean_plane(X_cone)]
         eig_iso, eig_cone = cov_eigs(X_iso), cov_eigs(X_cone)
-        self.iso.set_offsets(P_iso)
-        self.cone.set_offsets(P_cone)
+        self.iso.set_offsets(planes[0].coords)
+        self.cone.set_offsets(planes[1].coords)
+        for arrow, text, plane, X in zip(self.arrows, self.angle_texts, planes, (X_iso, X_cone)):
+            arrow.set_data([0.0, float(np.linalg.norm(np.mean(X, axis=0)))], [0.0, 0.0])
+            text.set_text(f"median angle to the mean: {np.median(plane.angles):.0f}°")
         self.spec_iso.set_ydata(_fractions(eig_iso))
         self.spec_cone.set_ydata(_fractions(eig_cone))
         for ax in self.axes[:2]:
-            _square_limits(ax, np.vstack([P_iso, P_cone]))
+            _square_limits(ax, np.vstack([planes[0].coords, planes[1].coords]))
         fractions = np.concatenate([_fractions(eig_iso), _fractions(eig_cone)])
         self.axes[2].set_ylim(_decade_below(np.nanmin(fractions)), 1.5)
         self._readings = {

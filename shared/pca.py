@@ -63,3 +63,42 @@ def pca_2d(X: np.ndarray) -> np.ndarray:
     _, V, scale = scaled_axes(X)
     Xs = X / scale
     return (Xs - Xs.mean(axis=0)) @ V[:, :2] * scale
+
+
+class MeanPlane(NamedTuple):
+    """:func:`mean_plane`: the rows' coordinates on the plane, and their angles to the mean direction."""
+
+    coords: np.ndarray
+    angles: np.ndarray
+
+
+def mean_plane(X: np.ndarray) -> MeanPlane:
+    r"""The rows, *not* centred, on the plane of their mean direction and their widest direction across it.
+
+    With :math:`m = \bar x / \lVert \bar x\rVert` and :math:`v` the top principal axis of the rows
+    with their component along :math:`m` removed, ``coords`` is :math:`[X m,\ X v]`, shape
+    ``(n, 2)``: the origin stays at (0, 0), so a cone shows as a cloud that stands off the origin
+    along the first axis, and a centred cloud as one around it. ``angles``: each row's angle to
+    :math:`m` in degrees, :math:`\arccos(\hat x_i^\top m)`, in the full space (the picture cannot
+    show all of it). The sign of :math:`v` follows :func:`principal_axes`' convention.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    if X.shape[1] < 2:
+        raise ValueError(f"X: a 2-D projection needs at least 2 dimensions, got {X.shape[1]}")
+    _checks.spread(X, consequence="it has no spread to draw")
+    scale = _checks.power_of_two(X)
+    Xs = X / scale  # exact: no overflow or underflow in the norms below
+    mean = Xs.mean(axis=0)
+    length = np.linalg.norm(mean)
+    if not length > 8 * np.finfo(float).eps * np.max(np.linalg.norm(Xs, axis=1)):
+        raise ValueError("X: its mean is the zero vector (up to rounding), so it has no mean direction")
+    m = mean / length
+    along = Xs @ m
+    across = Xs - np.outer(along, m)
+    _checks.spread(across, consequence="it has no spread across its mean direction to draw")
+    v = scaled_axes(across)[1][:, 0]
+    norms = np.linalg.norm(Xs, axis=1)
+    if not np.all(norms > 0):
+        raise ValueError("X: a row is the zero vector, so it has no angle to the mean direction")
+    angles = np.degrees(np.arccos(np.clip(along / norms, -1.0, 1.0)))
+    return MeanPlane(np.column_stack([along, Xs @ v]) * scale, angles)

@@ -103,7 +103,7 @@ def test_a_typical_mistake_gets_its_own_message(exercise, mistake):
     ok, out = verdict(exercise, impl.mistakes[mistake])
     assert not ok
     assert f"Likely mistake: {mistake}." in out, out
-    assert re.search(r"On .*, " + impl.name + r" returned .*, expected ", out)
+    assert re.search(r"On .*, " + impl.name + r" returned .*(, expected | instead of )", out)
 
 
 @pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
@@ -172,3 +172,47 @@ def test_each_notebooks_exercises_live_in_their_own_module():
     for name in EXERCISES:
         module = importlib.import_module(f"shared.exercises.nb{name[:2]}")
         assert name in module.EXERCISES
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_a_function_that_forgets_to_return_is_told_so(exercise):
+    def forgot_return(**kwargs):
+        IMPLEMENTATIONS[exercise].reference(**kwargs)  # computes the right thing, returns nothing
+
+    ok, out = verdict(exercise, lambda *args, **kwargs: forgot_return(**kwargs))
+    assert not ok and "returned None" in out and "return statement" in out, out
+    assert "overflow" not in out and "NaN" not in out
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_a_wrong_array_of_the_right_shape_is_located(exercise):
+    impl = IMPLEMENTATIONS[exercise]
+
+    def nudged(**kwargs):
+        want = np.array(impl.reference(**kwargs), dtype=float)
+        flat = want.reshape(-1)
+        flat[-1] += 0.5 + abs(flat[-1])  # one entry off, by more than any tolerance
+        return want
+
+    ok, out = verdict(exercise, lambda *args, **kwargs: nudged(**kwargs))
+    assert not ok
+    shape = np.shape(impl.reference(**impl.cases()[0][1]))
+    if shape:
+        assert f"1 of its {int(np.prod(shape))} entries differ" in out and "largest difference is at index" in out, out
+        assert "expected an array of shape" not in out
+    else:
+        assert "returned" in out and "expected" in out, out
+
+
+def test_nan_is_blamed_on_exp_only_where_the_exercise_has_an_exp():
+    def nan_everywhere(**kwargs):
+        return np.full(np.shape(IMPLEMENTATIONS["01.1"].reference(**kwargs)), np.nan)
+
+    out = verdict("01.1", lambda *args, **kwargs: nan_everywhere(**kwargs))[1]
+    assert "NaN or inf" in out and "exp" not in out
+
+
+@pytest.mark.parametrize("answer", ["a.", "A.", " (a) ", "'a'", "a"])
+def test_a_choice_may_carry_a_full_stop_brackets_or_capitals(answer):
+    exercise = next(name for name in ANSWERS if EXERCISES[name].choices and EXERCISES[name].reference() == "a")
+    assert verdict(exercise, answer)[0] is True

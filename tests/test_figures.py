@@ -19,7 +19,7 @@ from shared import (
     zipf_frequencies,
     make_planted,
     partition_isotropy,
-    pca_2d,
+    mean_plane,
     random_cosines,
     rich_get_richer_run,
     sphere_and_cone,
@@ -143,11 +143,11 @@ def test_fast_redraw_matches_a_full_redraw(name):
 def test_a_view_draws_the_arrays_it_is_given():
     X_iso, X_cone = sphere_and_cone()
     view = SphereConeView(X_iso, X_cone)
-    assert np.allclose(view.iso.get_offsets(), pca_2d(X_iso))
-    assert np.allclose(view.cone.get_offsets(), pca_2d(X_cone))
+    assert np.allclose(view.iso.get_offsets(), mean_plane(X_iso).coords)
+    assert np.allclose(view.cone.get_offsets(), mean_plane(X_cone).coords)
     squashed = X_iso * np.r_[np.ones(25), np.full(25, 0.01)]
     view.update(squashed, X_cone)
-    assert np.allclose(view.iso.get_offsets(), pca_2d(squashed))
+    assert np.allclose(view.iso.get_offsets(), mean_plane(squashed).coords)
     assert view.readings()["isotropic"][1].value < 26
 
 
@@ -202,3 +202,20 @@ def test_the_trade_off_legend_is_titled_with_the_cloud_it_was_given():
     assert view.axes[0].get_legend().get_title().get_text() == "cloud A"
     view.update(planted_sweep(2), "cloud B", k=1, power=1.0)
     assert view.axes[0].get_legend().get_title().get_text() == "cloud B"
+
+
+def test_the_cone_panel_keeps_the_origin_and_the_cone_stands_off_it():
+    """01's caption: the isotropic cloud sits around the origin, the cone stands off it along its mean."""
+    X_iso, X_cone = sphere_and_cone()
+    view = SphereConeView(X_iso, X_cone)
+    ax_iso, ax_cone = view.axes[:2]
+    for ax in (ax_iso, ax_cone):
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+        assert x0 < 0 < x1 and y0 < 0 < y1, "the origin is inside the panel"
+    cone = view.cone.get_offsets()
+    iso = view.iso.get_offsets()
+    assert np.all(cone[:, 0] > 0), "every point of the cone lies on the far side of the origin"
+    assert cone[:, 0].mean() > 2 * cone[:, 0].std()
+    assert abs(iso[:, 0].mean()) < 0.2 * iso[:, 0].std(), "the isotropic cloud is centred on the origin"
+    assert view.arrows[1].get_xdata()[1] == pytest.approx(np.linalg.norm(X_cone.mean(axis=0)))
+    assert view.angle_texts[0].get_text().endswith("89°") and view.angle_texts[1].get_text().endswith("17°")

@@ -625,6 +625,7 @@ REGISTRY: list[Entry] = [
     # principal axes
     Entry(s.principal_axes, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": (2, 0)}),
     Entry(s.pca_2d, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 1}),
+    Entry(s.mean_plane, lambda: dict(X=_cloud() + 3.0), {"X": CLOUD}, {"X": (1, 0)}),
     # remedies
     Entry(s.all_but_the_top, lambda: dict(X=_cloud(), k=2), {"X": CLOUD}, {"X": 1}, defaults=("fit",)),
     Entry(s.all_but_the_top, lambda: dict(X=_cloud(20, seed=1), k=2, fit=_cloud()), {"X": CLOUD, "fit": CLOUD},

@@ -47,3 +47,21 @@ def test_a_cloud_with_no_spread_has_no_principal_axes(C):
     for call in (principal_axes, pca_2d):
         with pytest.raises(ValueError, match=r"^X: all points coincide \(up to rounding\)"):
             call(C)
+
+
+def test_mean_plane_keeps_the_origin_and_measures_angles_in_the_full_space():
+    from shared import make_cone, mean_plane, random_rotation
+
+    X = make_cone(500, 20, 3)
+    plane = mean_plane(X)
+    m = X.mean(axis=0) / np.linalg.norm(X.mean(axis=0))
+    np.testing.assert_allclose(plane.coords[:, 0], X @ m)  # not centred: the origin stays at 0
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    np.testing.assert_allclose(np.cos(np.radians(plane.angles)), unit @ m, atol=1e-12)
+    R = random_rotation(20, 4)
+    rotated = mean_plane(X @ R)
+    np.testing.assert_allclose(rotated.angles, plane.angles, atol=1e-9)  # angles do not depend on the basis
+    np.testing.assert_allclose(np.abs(rotated.coords), np.abs(plane.coords), atol=1e-9)
+    np.testing.assert_allclose(mean_plane(2.0**40 * X).angles, plane.angles, atol=1e-9)
+    with pytest.raises(ValueError, match="mean is the zero vector"):
+        mean_plane(np.vstack([X, -X]))  # a mean of zero up to rounding

@@ -52,6 +52,9 @@ class Implementation:
     right: str
     hint: str
     rtol: float = 1e-6
+    #: What to say when the function returns NaN or inf where the toolkit does not, for exercises
+    #: where a likely cause is known (an exp that overflows); empty where it is not.
+    nonfinite: str = ""
 
 
 # ----- clouds and cases that several exercises share -----------------------------------------------
@@ -96,7 +99,7 @@ def _looks_like_a_number(text: str) -> bool:
 def _answer_verdict(exercise: str, ex: Exercise, answer: object) -> tuple[bool, str]:
     expected = ex.reference()
     if ex.choices:
-        given = str(answer).strip().lower().strip("()\"'")
+        given = str(answer).strip().lower().strip("()\"'. ")
         if given not in ex.choices:
             return False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)}."
         ok = given == expected
@@ -125,11 +128,34 @@ def _close(got: object, want: object, rtol: float) -> bool:
     return bool(np.all(np.isfinite(got_arr)) and np.allclose(got_arr, want_arr, rtol=rtol, atol=rtol * scale))
 
 
+def _numeric(value: object) -> np.ndarray | None:
+    """``value`` as a float array, or ``None`` if it is not numbers."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
 def _show(value: object) -> str:
-    arr = np.asarray(value, dtype=float)
+    arr = _numeric(value)
+    if arr is None:
+        return f"a {type(value).__name__}, not numbers"
     if arr.ndim == 0:
         return f"{float(arr):.6g}"
     return f"an array of shape {arr.shape}"
+
+
+def _where_it_differs(got: np.ndarray, want: np.ndarray, rtol: float) -> str:
+    """Where an array of the right shape differs from the expected one, and by how much."""
+    if got.ndim == 0:
+        return f"returned {float(got):.6g}, expected {float(want):.6g}"
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    off = ~np.isclose(got, want, rtol=rtol, atol=rtol * scale)
+    at = np.unravel_index(int(np.argmax(np.abs(got - want))), got.shape)
+    where = at[0] if got.ndim == 1 else tuple(int(i) for i in at)
+    return (f"returned an array of the right shape {got.shape}, but {int(off.sum())} of its {got.size} entries "
+            f"differ from the toolkit's; the largest difference is at index {where}: {got[at]:.6g} instead of "
+            f"{want[at]:.6g}")
 
 
 def _implementation_verdict(exercise: str, impl: Implementation, fn: object) -> tuple[bool, str]:
@@ -149,20 +175,25 @@ def _implementation_verdict(exercise: str, impl: Implementation, fn: object) -> 
         if any(isinstance(v, np.ndarray) and not np.array_equal(v, kwargs[k]) for k, v in inputs.items()):
             return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
                            "array in place; compute on a copy (X - m makes a new array, X -= m does not).")
+        if got is None:
+            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned None: it computes "
+                           "something but gives nothing back. End it with a return statement (return ...).")
         want = impl.reference(**kwargs)
         if _close(got, want, impl.rtol):
             continue
-        if np.shape(got) != np.shape(want):
+        arr = _numeric(got)
+        if arr is None or arr.shape != np.shape(want):
             return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned "
                            f"{_show(got)}; expected {_show(want)}. Hint: {impl.hint}")
-        if not np.all(np.isfinite(np.asarray(got, dtype=float))):
-            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned NaN or inf. "
-                           "Likely mistake: exp overflowed; subtract each row's maximum before np.exp.")
-        said = f"Exercise {exercise}: not yet. On {description}, {impl.name} returned {_show(got)}, expected {_show(want)}."
+        said = f"Exercise {exercise}: not yet. On {description}, {impl.name}"
         for mistake, wrong in impl.mistakes.items():
             if _close(got, wrong(**kwargs), impl.rtol):
-                return False, f"{said} Likely mistake: {mistake}."
-        return False, f"{said} Hint: {impl.hint}"
+                return False, f"{said} {_where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)}. Likely mistake: {mistake}."
+        if not np.all(np.isfinite(arr)):
+            bad = int(np.sum(~np.isfinite(arr)))
+            return False, (f"{said} returned NaN or inf ({bad} of {arr.size} entries) where the toolkit's result is "
+                           f"finite. {impl.nonfinite or 'Look for a division by zero, a log of zero or a square root of a negative number.'}")
+        return False, f"{said} {_where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)}. Hint: {impl.hint}"
     return True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}"
 
 

@@ -48,6 +48,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         "each token moves a fraction alpha toward its weighted average.",
         hint="A = softmax of beta * X @ X.T along axis 1 (subtract each row's maximum before np.exp), then "
         "return X + alpha * (A @ X - X).",
+        nonfinite="Likely mistake: exp overflowed on large scores; subtract each row's maximum before np.exp.",
     ),
     "03.2": Exercise(
         reference=lambda: "b",

@@ -85,6 +85,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
         hint="C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
         "column's maximum before np.exp); return exp(min log Z - max log Z).",
+        nonfinite="Likely mistake: exp overflowed; compute log Z with the column's maximum subtracted before np.exp "
+        "(log-sum-exp), and exp only the final difference.",
     ),
     "08.2": Exercise(
         reference=lambda: "a",
