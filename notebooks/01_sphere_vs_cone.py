@@ -209,7 +209,7 @@ print(meter_table(clouds))
 #   uniformity react to a shared offset (they look at the raw vectors). The two ranks and
 #   IsoScore centre the cloud first and only see how variance is spread. The shifted Gaussian is a
 #   cone with an even spread; the centred line is no cone at all, yet has all its variance in one
-#   direction; the specification's cone fails both ways. The course uses the word *cone* for the
+#   direction; the course's narrow cone fails both ways. The course uses the word *cone* for the
 #   first failure, a shared offset, because that is what makes unrelated vectors look alike.
 # * **Scale.** The course's partition isotropy divides by the cloud's root-mean-square entry, so
 #   all six meters give the same numbers at scale 0.1 and 10. The original estimator does not
