@@ -22,7 +22,8 @@ from .taskmetrics import spearman
 from .yardstick import MeterTable, meter_table
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
-MASSIVE_RATIO = 100.0  # an entry is massive when |x| exceeds 100 times the layer's median |entry| (Sun et al. 2024)
+MASSIVE_RATIO = 100.0  # the course's looser rule: massive when |x| exceeds 100 times the layer's median |entry|
+SUN_RATIO, SUN_MAGNITUDE = 1000.0, 100.0  # Sun et al. 2024's rule: |x| above 100 and about 1,000 times the median
 LEAVE_OUT = ("nothing", "the first token", "the massive coordinates", "both")
 HISTOGRAM_TOKENS = 500  # random tokens (seed 7) whose cross-sentence cosines the explorer draws
 COSINE_GRID = np.linspace(-1.0, 1.0, 81)
@@ -164,9 +165,11 @@ class DecoderProfile:
       ``partition_isotropy_rest`` (first tokens left out; NaN where its eigenvectors are not unique);
     * ``rogue``: the three coordinates with the largest terms of ``mean_cosine_rest``, and
       ``rogue_share``, the fraction of it they carry together (Timkey & van Schijndel 2021);
+      ``coordinate_terms[l, c]``: every coordinate's term of ``mean_cosine_rest`` (they sum to it);
     * ``mean_share``: squared norm of the mean vector over the mean squared norm (first tokens left
       out): the part of every token that all tokens share;
-    * ``largest``: the largest |entry| over first tokens, as a multiple of the layer's median |entry|;
+    * ``largest``: the largest |entry| over first tokens, as a multiple of the layer's median |entry|
+      (``largest_abs``: the same entry's |x|, ``median``: the layer's median |entry|);
       ``largest_coordinate``: where it sits; ``largest_rest``: the same multiple over the other tokens;
       ``massive_rest``: the share of other tokens with an entry above :data:`MASSIVE_RATIO` times the median;
     * ``first_cosine``: mean cosine among the first tokens of different sentences;
@@ -175,7 +178,7 @@ class DecoderProfile:
       position 2 or later (``uniform_first``: the same if attention were spread evenly).
 
     ``massive``: the coordinates with an entry above :data:`MASSIVE_RATIO` times its layer's median
-    at some token of some layer (Sun et al. 2024's massive activations); ``tokens``/``rest``: how
+    at some token of some layer (a looser rule than Sun et al. 2024's, :data:`SUN_RATIO`); ``tokens``/``rest``: how
     many tokens are measured with and without first tokens.
     """
 
@@ -199,6 +202,9 @@ class DecoderProfile:
     massive: tuple[int, ...]
     tokens: int
     rest: int
+    coordinate_terms: np.ndarray
+    largest_abs: np.ndarray
+    median: np.ndarray
 
 
 @lru_cache(maxsize=1)
@@ -213,15 +219,17 @@ def decoder_profile() -> DecoderProfile:
     massive = sorted({int(c) for H, m in zip(enc.states, medians)
                       for c in np.flatnonzero(np.abs(H).max(axis=0) > MASSIVE_RATIO * m)})
     keep = np.setdiff1d(np.arange(enc.states.shape[2]), massive)
-    rows = []
+    rows, all_terms, largest_abs = [], [], []
     for H, med in zip(enc.states, medians):
         H = H.astype(np.float64)
         R = H[rest]
         terms = cross_group_cosines(R, groups[rest])
+        all_terms.append(terms)
         top = np.argsort(-terms, kind="stable")[:3]
         mu = R.mean(axis=0)
         A = np.abs(H)
         at = np.argmax(A[first].max(axis=0))
+        largest_abs.append(float(A[first].max()))
         within = [mean_cosine(H[a + 1:b]) for a, b in zip(starts[:-1], starts[1:]) if b - a >= 3]
         try:
             partition = partition_isotropy(R)
@@ -239,7 +247,8 @@ def decoder_profile() -> DecoderProfile:
     cols[10] = cols[10].astype(int)
     attention = study.dec.first_attention.mean(axis=1)
     return DecoderProfile(*cols, first_attention=attention, uniform_first=study.dec.uniform_first,
-                          massive=tuple(massive), tokens=len(groups), rest=int(rest.sum()))
+                          massive=tuple(massive), tokens=len(groups), rest=int(rest.sum()),
+                          coordinate_terms=np.stack(all_terms), largest_abs=np.array(largest_abs), median=medians)
 
 
 @dataclass(frozen=True)

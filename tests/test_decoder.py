@@ -20,6 +20,8 @@ from shared.decoder import (
 )
 from shared.realdecoder import (
     LEAVE_OUT,
+    SUN_MAGNITUDE,
+    SUN_RATIO,
     decoder_point,
     decoder_profile,
     decoder_study,
@@ -207,11 +209,15 @@ def test_vocabulary_is_a_cone_tightest_among_rare_types():
     assert vocab.bin_mean_cosine[0] > 0.6 > 0.15 > vocab.bin_mean_cosine[4]
 
 
-def test_one_coordinate_carries_the_cone_in_every_middle_layer(profile):
+def test_three_coordinates_carry_the_cone_in_every_middle_layer(profile):
     middle = slice(2, 30)
     assert np.all(profile.mean_cosine[middle] > 0.5)
     assert np.all(profile.rogue_share[middle] > 0.85)
     assert all(507 in top for top in profile.rogue[middle])
+    assert np.allclose(profile.coordinate_terms.sum(axis=1), profile.mean_cosine_rest)
+    share = profile.coordinate_terms / profile.mean_cosine_rest[:, None]
+    assert np.all((share[2:25, 507] > 0.4) & (share[2:25, 507] < 0.8))  # about half up to layer 24
+    assert share[29, 17] > 0.9 and share[29, 507] < 0.05  # coordinate 17 takes over from layer 25
     assert np.all(profile.mean_cosine_trimmed[middle] < 0.15)
     assert np.all(np.abs(profile.mean_cosine - profile.mean_cosine_rest)[middle] < 0.09)  # at most 0.080
     assert 507 in profile.massive and len(profile.massive) == 19
@@ -219,6 +225,9 @@ def test_one_coordinate_carries_the_cone_in_every_middle_layer(profile):
 
 def test_the_first_token_is_massive_and_an_attention_sink(profile):
     assert np.all(profile.largest[12:30] > 1000) and np.all(profile.largest_coordinate[2:] == 507)
+    sun = (profile.largest >= SUN_RATIO) & (profile.largest_abs > SUN_MAGNITUDE)  # Sun et al.'s stricter rule
+    assert np.array_equal(np.flatnonzero(sun), np.arange(12, 30))
+    assert np.all(profile.largest_rest < SUN_RATIO)  # the "the" tokens pass only the course's 100x rule
     assert np.all(profile.effective_rank[12:30] < 1.05) and np.all(profile.effective_rank_rest[11:30] > 40)
     blocks = np.arange(1, 31)
     sink = (blocks >= 3) & ~np.isin(blocks, [11, 12])  # 11 and 12 read the layers where the entry is gone

@@ -70,15 +70,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "09.2": Exercise(
         reference=lambda: "b",
-        right="Leaving out the first tokens barely moves the mean cosine: the cone is a coordinate every token "
-        "carries, not the first token's outlier. The effective rank is what the first token ruins.",
+        right="Leaving out the first tokens barely moves the mean cosine: the cone is a value every token "
+        "carries on a few coordinates, not the first token's outlier. The effective rank is what the first token ruins.",
         hint="Compare the columns 'all' and 'first left out' of the layer table, for the mean cosine and for "
         "the effective rank.",
         choices=("a", "b", "c"),
     ),
     "09.3": Exercise(
         reference=lambda: "c",
-        right="The massive 'the' tokens pull the fitted mean along coordinate 507; subtracting it leaves every "
+        right="The 'the' tokens, with their outsized entry, pull the fitted mean along coordinate 507; subtracting it leaves every "
         "other token leaning the opposite way, so the cone moves instead of vanishing.",
         hint="Compare the mean and the median of coordinate 507 over the fit tokens, and ask which tokens pull them apart.",
         choices=("a", "b", "c"),
