@@ -182,6 +182,20 @@ def sequence(values: object, name: str) -> list:
     return list(values)
 
 
+def sentences(sentences: object) -> None:
+    """``sentences`` is a non-empty list or tuple of non-empty strings (the models' input)."""
+    if not isinstance(sentences, (list, tuple)):
+        hint = "; wrap one sentence in a list: [sentence]" if isinstance(sentences, str) else ""
+        raise TypeError(f"sentences: expected a list of strings, got {type(sentences).__name__}{hint}")
+    if len(sentences) == 0:
+        raise ValueError("sentences: expected a non-empty list of strings")
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"sentences: expected strings, but item {i} is a {type(s).__name__}")
+    if not all(s.strip() for s in sentences):
+        raise ValueError("sentences: every sentence must be a non-empty string")
+
+
 def instance(value: object, cls: type, name: str, optional: bool = False) -> object:
     """``value`` if it is a ``cls`` (or ``None``, when ``optional``)."""
     if (value is None and optional) or isinstance(value, cls):

@@ -251,23 +251,10 @@ def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
 
 def tokenize(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) -> tuple[list[np.ndarray], list[list[str]]]:
     """Token ids and token strings of each sentence (no BOS token: see the module's docstring)."""
-    _sentences(sentences)
+    _checks.sentences(sentences)
     model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
     encodings = model.tokenizer.encode_batch(list(sentences), add_special_tokens=False)
     return [np.array(e.ids, dtype=np.int64) for e in encodings], [e.tokens for e in encodings]
-
-
-def _sentences(sentences: object) -> None:
-    if not isinstance(sentences, (list, tuple)):
-        hint = "; wrap one sentence in a list: [sentence]" if isinstance(sentences, str) else ""
-        raise TypeError(f"sentences: expected a list of strings, got {type(sentences).__name__}{hint}")
-    if len(sentences) == 0:
-        raise ValueError("sentences: expected a non-empty list of strings")
-    for i, s in enumerate(sentences):
-        if not isinstance(s, str):
-            raise TypeError(f"sentences: expected strings, but item {i} is a {type(s).__name__}")
-    if not all(s.strip() for s in sentences):
-        raise ValueError("sentences: every sentence must be a non-empty string")
 
 
 @dataclass(frozen=True)

@@ -196,16 +196,7 @@ def hidden_states(model: MiniLM, ids: list[np.ndarray]) -> np.ndarray:
 
 def encode(sentences: list[str] | tuple[str, ...], model: MiniLM | None = None) -> Encoded:
     """Tokenize ``sentences`` and run the encoder on them (see :class:`Encoded`)."""
-    if not isinstance(sentences, (list, tuple)):
-        hint = "; wrap one sentence in a list: [sentence]" if isinstance(sentences, str) else ""
-        raise TypeError(f"sentences: expected a list of strings, got {type(sentences).__name__}{hint}")
-    if len(sentences) == 0:
-        raise ValueError("sentences: expected a non-empty list of strings")
-    for i, s in enumerate(sentences):
-        if not isinstance(s, str):
-            raise TypeError(f"sentences: expected strings, but item {i} is a {type(s).__name__}")
-    if not all(s.strip() for s in sentences):
-        raise ValueError("sentences: every sentence must be a non-empty string")
+    _checks.sentences(sentences)
     model = _checks.instance(model, MiniLM, "model", optional=True) or load_minilm()
     encodings = model.tokenizer.encode_batch(list(sentences))
     ids = [np.array(e.ids, dtype=np.int64) for e in encodings]
