@@ -33,6 +33,10 @@ def uncentred(X: np.ndarray) -> float:
     return participation(np.linalg.eigvalsh(X.T @ X / len(X)))
 
 
+def covariance_of_rows(X: np.ndarray) -> float:
+    return participation(np.linalg.eigvalsh(np.cov(X)))
+
+
 def singular_values(X: np.ndarray) -> float:
     return participation(np.linalg.svd(X - X.mean(axis=0), compute_uv=False))
 
@@ -57,6 +61,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         mistakes={
             "the cloud was not centred: the eigenvalues of X^T X / n, not of the covariance, carry the "
             "offset": uncentred,
+            "np.cov(X) treats each row as a variable and gives an n x n matrix; the points are rows, so the "
+            "covariance of the coordinates is np.cov(X.T) (or np.cov(X, rowvar=False))": covariance_of_rows,
             "singular values are standard deviations: square them to get variances": singular_values,
             "that is the entropy rank exp(-sum p log p), not the participation ratio": entropy_instead,
             "the numerator is the square of the sum, (sum lambda)^2, not the sum itself": sum_not_squared,

@@ -19,6 +19,10 @@ def with_the_diagonal(X: np.ndarray) -> float:
     return float(np.mean(unit(X) @ unit(X).T))
 
 
+def over_n_squared(X: np.ndarray) -> float:
+    return float(off_diagonal(unit(X) @ unit(X).T).sum() / len(X) ** 2)
+
+
 def dot_products(X: np.ndarray) -> float:
     return float(off_diagonal(X @ X.T).mean())
 
@@ -46,6 +50,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         mistakes={
             "each point was paired with itself too (n^2 pairs); pairs of distinct points exclude the "
             "diagonal": with_the_diagonal,
+            "the pairs i != j were summed but divided by n^2; there are n(n-1) of them": over_n_squared,
             "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products,
             "the columns were normalised instead of the rows (axis=0 instead of axis=1)": columns_normalised,
             "each pair was counted twice but divided by the number of unordered pairs": counted_twice,

@@ -21,6 +21,10 @@ def adds_the_average(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
     return X + alpha * softmax_rows(beta * X @ X.T) @ X
 
 
+def scaled_by_sqrt_d(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    return X + alpha * (softmax_rows(beta * X @ X.T / np.sqrt(X.shape[1])) @ X - X)
+
+
 def no_beta(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:  # noqa: ARG001 (the mistake drops it)
     return X + alpha * (softmax_rows(X @ X.T) @ X - X)
 
@@ -42,6 +46,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
                 no_residual,
             "the step adds alpha times the average, X + alpha A X; it should move toward it, X + alpha (A X - X)":
                 adds_the_average,
+            "the scores were divided by sqrt(d), as in a Transformer's scaled dot-product attention; in this "
+            "toy beta plays that role, so the scores are beta X X^T": scaled_by_sqrt_d,
             "beta is missing from the scores": no_beta,
         },
         right="Scores beta X X^T, a softmax along each row (max subtracted first), then X + alpha (A X - X): "

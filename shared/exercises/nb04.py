@@ -36,6 +36,10 @@ def pull_only(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:  # noq
     return -(P.T @ H)
 
 
+def per_example(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
+    return (Q - P / P.sum(axis=1, keepdims=True)).T @ H
+
+
 def wrong_index(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
     return logit_gradient(Q, P) @ H
 
@@ -52,6 +56,9 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         mistakes={
             "the push is not weighted by how often each context occurs: use p_c q(w|c), with p_c = P.sum(axis=1)":
                 unweighted_push,
+            "this is the per-example gradient q(w|c) - P(w|c) of one context, summed with every context weighted "
+            "equally; the expected loss weights context c by how often it occurs: p_c (q(w|c) - P(w|c)) = "
+            "p_c q(w|c) - P(c, w)": per_example,
             "the sign is flipped: the gradient is push minus pull, p_c q - P": flipped_sign,
             "only the push: the pull -P(c, w) toward the true targets is missing": push_only,
             "only the pull: the push p_c q(w|c) away from every context is missing": pull_only,

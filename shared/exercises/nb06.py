@@ -20,6 +20,11 @@ def bottom_directions(X: np.ndarray, k: int) -> np.ndarray:
     return projected_out(Xc, Xc, np.linalg.eigh(np.cov(Xc.T))[1][:, :k])
 
 
+def negative_slice(X: np.ndarray, k: int) -> np.ndarray:
+    Xc = X - X.mean(axis=0)
+    return projected_out(Xc, Xc, np.linalg.eigh(np.cov(Xc.T))[1][:, -k:])
+
+
 def kept_the_top(X: np.ndarray, k: int) -> np.ndarray:
     V = principal_axes(X).axes[:, :k]
     return (X - X.mean(axis=0)) @ V @ V.T
@@ -49,6 +54,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             ("k = 0 (centring only)", dict(X=gaussian_cloud(100, 4, 3, shift=2.0), k=0)),
         ],
         mistakes={
+            "at k = 0, V[:, -k:] is V[:, 0:], every column (-0 is 0), so everything was removed; take the top "
+            "k as V[:, d - k:], or sort the eigenvectors in descending order and take V[:, :k]": negative_slice,
             "the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in ascending order, so the "
             "top ones are the last columns": bottom_directions,
             "the top k directions were kept instead of removed": kept_the_top,
