@@ -443,6 +443,5 @@ answer = None  # one of "a", "b", "c"
 check("06.4", answer)
 
 # %% [markdown]
-# **Where this leads.** Back to the start: open [01 · Sphere vs cone](01_sphere_vs_cone.ipynb)
-# and check which meters the remedies would fool, or read the
-# [theory](../research/03-isotropy-anisotropy.md).
+# **Where this leads.** [07 · A real Transformer](07_real_transformer.ipynb) puts every toy's claim,
+# and these remedies, to the test on a trained model's vectors, where nobody planted the labels.

@@ -489,7 +489,9 @@ answer = None  # one of "a", "b", "c"
 check("08.4", answer)
 
 # %% [markdown]
-# **Where this leads.** Point the streaming report at your own embeddings:
+# **Where this leads.** [09 · A decoder LLM](09_decoder_llm.ipynb) measures the strongest cone of the
+# course, in a language model that predicts the next token, and finds which coordinates and tokens
+# carry it. And point the streaming report at your own embeddings:
 # `isotropy_report("my_embeddings.npy", rng=0)` prints notebook 01's table for any `.npy` file,
 # however large (see [01 · Sphere vs cone](01_sphere_vs_cone.ipynb) for what each meter sees), and
 # [§9 of the theory](../research/03-isotropy-anisotropy.md#9-static-word-vectors) sets GloVe beside
