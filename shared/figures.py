@@ -237,7 +237,7 @@ class AttentionView(View):
     COLORS = (BLUE, ORANGE, RED)
 
     def __init__(self, run: AttentionRun, depth: int | None = None) -> None:
-        super().__init__((13.0, 5.0), 2, "Experiment 3: self-attention contracts a sequence onto one ray")
+        super().__init__((13.0, 5.0), 2, "Self-attention contracts a sequence onto one ray")
         ax, ax_curve = self.axes
         self.snaps = [ax.scatter([], [], s=10, alpha=0.5, color=c, edgecolors="none") for c in self.COLORS]
         self.origin = ax.scatter(0, 0, marker="+", s=160, color="black", label="origin")
@@ -298,7 +298,7 @@ class FrequencyView(View):
     """
 
     def __init__(self, freq: np.ndarray, emb: np.ndarray) -> None:
-        super().__init__((14.0, 5.0), 2, "Experiment 4: a frequency pull changes norms, not directions")
+        super().__init__((14.0, 5.0), 2, "A frequency pull changes norms, not directions")
         ax_norm, ax_pca = self.axes
         ranks = np.arange(len(emb), 0, -1)  # drawing order: rarest first
         kw = dict(c=np.log10(ranks), cmap="plasma_r", s=9, edgecolors="none")
@@ -345,7 +345,7 @@ class DegenerationView(View):
     BAND_COLORS = {"frequent": ORANGE, "middle": GREY, "rare": RED, "overall": INK}
 
     def __init__(self, run: DegenerationRun, step: int | None = None) -> None:
-        super().__init__((17.0, 5.0), 3, "Experiment 4b: a language model trained by likelihood (Gao et al. 2019)")
+        super().__init__((17.0, 5.0), 3, "A language model trained by likelihood (Gao et al. 2019)")
         ax_cos, ax_pca, ax_norm = self.axes
         vocab = run.emb.shape[1]
         self.curves = {band: ax_cos.plot([], [], "o" + ("-" if band != "overall" else "--"), ms=4,
@@ -417,7 +417,7 @@ class RichGetRicherView(View):
     FLOOR = 1e-8  # directions starved below this share run off the bottom of the plot
 
     def __init__(self, history: np.ndarray) -> None:
-        super().__init__((13.0, 5.0), 2, "Experiment 5: rich-get-richer dynamics collapse the spread")
+        super().__init__((13.0, 5.0), 2, "Rich-get-richer dynamics collapse the spread")
         ax_spec, ax_rank = self.axes
         d = np.shape(history)[1]
         rank = np.arange(1, d + 1)
@@ -467,7 +467,7 @@ class RemedyView(View):
     COLORS = (RED, ORANGE, GREEN, BLUE)
 
     def __init__(self, clouds: dict[str, np.ndarray], cosines: dict[str, np.ndarray]) -> None:
-        super().__init__((13.5, 5.0), 2, "Experiment 6: remedies restore isotropy and re-centre cosine")
+        super().__init__((13.5, 5.0), 2, "Remedies restore isotropy and re-centre cosine")
         ax_bar, ax_cos = self.axes
         k = len(clouds)
         if not 1 <= k <= len(self.COLORS):

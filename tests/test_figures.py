@@ -167,7 +167,7 @@ def test_editing_a_notebook_data_cell_changes_its_figure():
 def test_static_figure_is_a_png_with_a_stable_text_form():
     view = RemedyView(*remedies(2, 1.0))
     assert view._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert repr(view) == "<RemedyView: Experiment 6: remedies restore isotropy and re-centre cosine>"
+    assert repr(view) == "<RemedyView: Remedies restore isotropy and re-centre cosine>"
 
 
 def test_views_refuse_data_they_cannot_draw():
