@@ -10,7 +10,7 @@ untouched stub (one that raises ``NotImplementedError``) prints that it is not i
 Worked solutions are in ``notebooks/SOLUTIONS.md``.
 
 The machinery is in :mod:`shared.exercises.common`; each notebook's exercises are in their own
-module, ``nb01`` .. ``nb08``, as a dict ``EXERCISES``. A new notebook's exercises are one new module
+module, ``nb01`` .. ``nb09``, as a dict ``EXERCISES``. A new notebook's exercises are one new module
 ``nbNN.py``: every module of this package whose name is ``nb`` and two digits is collected.
 """
 

@@ -1,14 +1,7 @@
-"""The machinery of the self-checking exercises: the two kinds, the verdicts, and the clouds and
-cases that several notebooks' checks share. The exercises themselves are in ``nb01`` .. ``nb08``.
-
-An :class:`Exercise` asks for a number or a choice and knows its reference answer, a
-tolerance and a hint that points at the idea to revisit rather than at the answer. An
-:class:`Implementation` asks the learner to *write* a function: ``check("01.2", my_effective_rank)``
-runs it on a set of named cases (random clouds and edge cases), compares each result with the
-toolkit's, and when one differs says which case, what was expected, and, if the result matches
-a typical mistake (forgetting to centre, softmax over the wrong axis, ...), which one. An
-untouched stub (one that raises ``NotImplementedError``) prints that it is not implemented yet.
-Worked solutions are in ``notebooks/SOLUTIONS.md``.
+"""The machinery of the self-checking exercises: the two kinds (:class:`Exercise`,
+:class:`Implementation`), the verdicts, and the clouds and cases that several notebooks' checks
+share. What each kind checks is described in :mod:`shared.exercises`; the exercises themselves are
+in ``nb01`` .. ``nb09``.
 """
 
 from __future__ import annotations
