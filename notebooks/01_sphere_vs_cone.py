@@ -261,7 +261,7 @@ answer = None  # your number
 check("01.2", answer)
 
 # %% [markdown]
-# **01.3 · Explain.** A Gaussian shifted by +3 on every coordinate uses all 50 directions equally. Which meter calls it isotropic? (a) partition isotropy (b) mean random cosine (c) IsoScore
+# **01.3 · Explain.** A Gaussian shifted by +3 on every coordinate uses all 50 directions equally. Which meter calls it isotropic? (a) partition isotropy, because it sums over every direction alike (b) mean random cosine, because a shift keeps the angles (c) IsoScore, because it reads only how the variance spreads
 
 # %%
 answer = None  # one of "a", "b", "c"

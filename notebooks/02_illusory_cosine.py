@@ -175,7 +175,7 @@ answer = None  # your number
 check("02.2", answer)
 
 # %% [markdown]
-# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction
+# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar, because their angles are small (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction, like a thin line
 
 # %%
 answer = None  # one of "a", "b", "c"

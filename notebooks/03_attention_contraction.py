@@ -387,14 +387,14 @@ explore(stacked, AttentionView, title="Explorer: self-attention contraction",
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
-# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence is centred (b) near 1, because the sequence shrinks onto a weighted mean of its tokens, which is not exactly the origin (c) below 0
+# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence starts centred and attention keeps it centred (b) near 1, because the tokens shrink onto a weighted mean off the origin (c) below 0, because attention pushes the tokens apart from one another
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("03.2", answer)
 
 # %% [markdown]
-# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because attention makes a cone (b) near 0, because nothing is shared across sequences (c) near −1
+# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because every layer of attention builds a cone (b) near 0, because nothing is shared across sequences (c) near −1, because the sequences drift to opposite sides
 
 # %%
 answer = None  # one of "a", "b", "c"

@@ -498,14 +498,14 @@ answer = None  # your number
 check("04.2", answer)
 
 # %% [markdown]
-# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and these two meters look only at directions (b) the pull is too weak to matter (c) both meters centre the cloud first
+# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.3", answer)
 
 # %% [markdown]
-# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings (b) making every token equally frequent (c) either one
+# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
 
 # %%
 answer = None  # one of "a", "b", "c"

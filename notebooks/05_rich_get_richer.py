@@ -253,14 +253,14 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
-# **05.2 · Predict.** Set the initial unevenness to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway (b) it stays flat
+# **05.2 · Predict.** Set the initial unevenness to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway, because the noise of the updates soon favours one direction (b) it stays flat, because every direction gains by the same factor
 
 # %%
 answer = None  # one of "a", "b"
 check("05.2", answer)
 
 # %% [markdown]
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance (b) no: the points spread along one axis on both sides of the origin, so the mean cosine stays near 0; a cone is a shared offset
+# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: the points lie on both sides of the origin, so the mean cosine stays near 0
 
 # %%
 answer = None  # one of "a", "b"

@@ -429,14 +429,14 @@ answer = None  # your number
 check("06.2", answer)
 
 # %% [markdown]
-# **06.3 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs (b) every unit vector is an eigenvector, so the estimator depends on an arbitrary basis (c) whitening is random
+# **06.3 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs, which changes from one draw to the next (b) every unit vector is an eigenvector, so the estimator's basis is arbitrary (c) whitening is random, because its rotation is drawn afresh on every call
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("06.3", answer)
 
 # %% [markdown]
-# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) the labels live in weak directions: whitening brings them up to the size of the noise, which removing a few strong directions cannot do (b) whitening removes the mean, and all-but-the-top does not (c) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better
+# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) the labels live in weak directions, which whitening lifts to the size of the noise (b) whitening removes the mean, while all-but-the-top keeps the shared offset in place (c) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better
 
 # %%
 answer = None  # one of "a", "b", "c"

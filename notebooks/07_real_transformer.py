@@ -662,21 +662,21 @@ for layer in (5, 6):
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
-# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes the shared mean, which is what the mean cosine measures, and leaves the covariance, which is all the effective rank sees, unchanged (b) centring is fitted on the other half, so it cannot change the held-out rank (c) the effective rank is rounded
+# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("07.2", answer)
 
 # %% [markdown]
-# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative (b) mostly not: norm rises with frequency over most of the range ($\rho > 0$), and only the most frequent words are shorter again (c) there is no relation at all
+# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("07.3", answer)
 
 # %% [markdown]
-# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model (b) on this model and test set, at layer 3, the loss is larger than what resampling the hundred pairs produces; at the last layer this test cannot tell the two apart (c) at the last layer whitening and no remedy are equally good
+# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model, since the interval excludes zero (b) here, at layer 3 only, the loss exceeds what resampling the pairs produces (c) at the last layer whitening and no remedy are equally good, since the interval contains zero
 
 # %%
 answer = None  # one of "a", "b", "c"

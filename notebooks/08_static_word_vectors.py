@@ -468,21 +468,21 @@ explore(lambda: (eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origin
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 #
-# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix of both partly cancels the shared offset (b) more rows always give a smaller mean cosine, and the last value is noise (c) rare words are isotropic
+# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("08.2", answer)
 
 # %% [markdown]
-# **08.3 · Explain.** After the course's (centred) all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed from the centred vectors? (a) the vectors become more isotropic with every direction removed (b) an emptied direction has $Z = n$, the smallest value a centred cloud allows, so from $D = 1$ on the minimum stays $n$ while each removal can only lower the maximum (c) the original estimator has a bug
+# **08.3 · Explain.** After the course's (centred) all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed from the centred vectors? (a) the vectors become more isotropic with every direction that is removed from the cloud (b) an emptied direction holds the minimum at its lowest, while the maximum only falls (c) the original estimator has a bug that makes it ignore the removed directions
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("08.3", answer)
 
 # %% [markdown]
-# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer (b) negative: frequent words are longer (c) about zero
+# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) negative: frequent words are longer (c) about zero: norm does not follow frequency at all
 
 # %%
 answer = None  # one of "a", "b", "c"

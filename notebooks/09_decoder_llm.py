@@ -544,14 +544,14 @@ for layer in (15, 29):
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
-# **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone (b) the cone is a value every token shares on a few coordinates; the first token, one token in ten with one huge entry, ruins the covariance meters but hardly moves the mean cosine (c) leaving out tokens always raises the effective rank
+# **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone, so leaving it out removes the offset (b) every token shares the cone; the first token's huge entry ruins only the covariance meters (c) leaving out any tokens always raises the effective rank, whichever tokens they are
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("09.2", answer)
 
 # %% [markdown]
-# **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder (b) the held-out sentences of layer 3 are different ones (c) at layer 3 the "the" tokens carry an outsized entry on coordinate 507; they pull the mean up, and after subtracting it every other token leans the opposite way along that coordinate
+# **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder, whose tokens keep leaning one way at every layer (b) the held-out sentences of layer 3 are different ones, so the fitted mean does not fit them (c) at layer 3 the "the" tokens carry an outsized entry, so the mean sits off the rest
 
 # %%
 answer = None  # one of "a", "b", "c"

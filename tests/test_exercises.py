@@ -216,3 +216,34 @@ def test_nan_is_blamed_on_exp_only_where_the_exercise_has_an_exp():
 def test_a_choice_may_carry_a_full_stop_brackets_or_capitals(answer):
     exercise = next(name for name in ANSWERS if EXERCISES[name].choices and EXERCISES[name].reference() == "a")
     assert verdict(exercise, answer)[0] is True
+
+
+QUESTION = re.compile(r"^# \*\*(\d\d\.\d) · [^\n]*?(\(a\) [^\n]*)$", re.M)
+
+
+def multiple_choice_options() -> dict[str, dict[str, str]]:
+    """Each multiple-choice item's options, by letter, as the notebooks' ``.py`` mirrors state them."""
+    items = {}
+    for path in sorted((ROOT / "notebooks").glob("0[1-9]_*.py")):
+        for name, options in QUESTION.findall(path.read_text()):
+            parts = re.split(r"\(([a-z])\) ", options)[1:]
+            items[name] = {letter: text.strip() for letter, text in zip(parts[::2], parts[1::2])}
+    return items
+
+
+def test_the_right_option_cannot_be_guessed_from_its_length():
+    items = multiple_choice_options()
+    choices = sorted(name for name, ex in EXERCISES.items() if isinstance(ex, Exercise) and ex.choices)
+    assert sorted(items) == choices, "every multiple-choice exercise states its options on its question line"
+    for name in choices:
+        assert tuple(items[name]) == EXERCISES[name].choices, f"{name}: options {tuple(items[name])}"
+    longest = []
+    for name in choices:
+        right = EXERCISES[name].reference()
+        options = items[name]
+        if all(len(options[right]) > len(text) for letter, text in options.items() if letter != right):
+            longest.append(name)
+    assert 3 * len(longest) <= len(choices), (
+        f"the right option is the strictly longest in {len(longest)} of {len(choices)} items "
+        f"(at most a third allowed): {', '.join(longest)}"
+    )
