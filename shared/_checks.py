@@ -182,6 +182,15 @@ def sequence(values: object, name: str) -> list:
     return list(values)
 
 
+def token_ids(ids: object) -> list[np.ndarray]:
+    """``ids`` as a non-empty list of 1-D integer arrays, one per sentence (the models' input)."""
+    if not isinstance(ids, (list, tuple)):
+        raise TypeError(f"ids: expected a list with one 1-D array of token ids per sentence, got {type(ids).__name__}")
+    if len(ids) == 0:
+        raise ValueError("ids: expected at least one sentence")
+    return [integers(t, f"ids[{i}]") for i, t in enumerate(ids)]
+
+
 def sentences(sentences: object) -> None:
     """``sentences`` is a non-empty list or tuple of non-empty strings (the models' input)."""
     if not isinstance(sentences, (list, tuple)):

@@ -196,11 +196,7 @@ def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
     """Run the decoder on each sentence of ``ids`` (one array of token ids per sentence; the rows
     of the result follow them in order; attention stays within a sentence and is causal)."""
     _checks.instance(model, SmolLM, "model")
-    if not isinstance(ids, (list, tuple)):
-        raise TypeError(f"ids: expected a list with one 1-D array of token ids per sentence, got {type(ids).__name__}")
-    if len(ids) == 0:
-        raise ValueError("ids: expected at least one sentence")
-    ids = [_checks.integers(t, f"ids[{i}]") for i, t in enumerate(ids)]
+    ids = _checks.token_ids(ids)
     lengths = np.array([len(t) for t in ids])
     limit = int(model.config["context_length"])
     if lengths.min() < 1 or lengths.max() > limit:

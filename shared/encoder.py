@@ -161,11 +161,7 @@ def hidden_states(model: MiniLM, ids: list[np.ndarray]) -> np.ndarray:
     result follow them in order.
     """
     _checks.instance(model, MiniLM, "model")
-    if not isinstance(ids, (list, tuple)):
-        raise TypeError(f"ids: expected a list with one 1-D array of token ids per sentence, got {type(ids).__name__}")
-    if len(ids) == 0:
-        raise ValueError("ids: expected at least one sentence")
-    ids = [_checks.integers(t, f"ids[{i}]") for i, t in enumerate(ids)]
+    ids = _checks.token_ids(ids)
     w, eps = model.weights, float(model.config["layer_norm_eps"])
     max_len = int(model.config["max_position_embeddings"])
     lengths = np.array([len(t) for t in ids])
