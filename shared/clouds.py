@@ -122,6 +122,9 @@ def make_planted(
     offset: float = 30.0,
     noise: float = 0.3,
     within: float = 1.0,
+    strong_dims: int = 0,
+    strong_separation: float = 2.0,
+    strong_within: float = 1.0,
 ) -> PlantedCloud:
     r"""Labelled points whose labels live in a few strong directions, inside a cone, plus weak noise.
 
@@ -133,6 +136,10 @@ def make_planted(
     ``noise``. A toy of the picture in which a representation stores useful information in a few
     directions under a shared offset (Gao et al. 2019, arXiv:1907.12009), on which the cost of
     isotropising can be measured.
+
+    With ``strong_dims = s > 0`` the first ``s`` of the ``signal_dims`` label directions use
+    ``strong_separation`` and ``strong_within`` instead: labels that sit in strong *and* weak
+    directions at once (notebook 06's mixed cloud).
     """
     n = _checks.integer(n, "n", 2)
     d = _checks.integer(d, "d", 3)
@@ -142,11 +149,16 @@ def make_planted(
     offset = _checks.real(offset, "offset", 0.0)
     noise = _checks.real(noise, "noise", 0.0)
     within = _checks.real(within, "within", 0.0)
+    strong_dims = _checks.integer(strong_dims, "strong_dims", 0, signal_dims, why="at most signal_dims")
+    strong_separation = _checks.real(strong_separation, "strong_separation", 0.0)
+    strong_within = _checks.real(strong_within, "strong_within", 0.0)
+    sep = np.where(np.arange(signal_dims) < strong_dims, strong_separation, separation)
+    spread = np.where(np.arange(signal_dims) < strong_dims, strong_within, within)
     rng = _checks.as_rng(rng)
     labels = rng.integers(0, classes, n)
     basis = random_rotation(d, rng)
-    means = separation * rng.standard_normal((classes, signal_dims))
-    signal = means[labels] + within * rng.standard_normal((n, signal_dims))
+    means = sep * rng.standard_normal((classes, signal_dims))
+    signal = means[labels] + spread * rng.standard_normal((n, signal_dims))
     cone = offset * (0.15 + 0.85 * rng.random((n, 1)))
     rest = noise * rng.standard_normal((n, d - signal_dims - 1))
     X = np.hstack([signal, cone, rest]) @ basis.T

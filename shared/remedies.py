@@ -300,7 +300,8 @@ class RemedyChoice:
 
     ``k`` and ``power``: the all-but-the-top and whitening settings with the best pair AUC on the
     selection split; ``raw_auc``, ``abtt_auc`` and ``whitening_auc``: the pair AUC of the untouched
-    cloud and of the two chosen settings on the separate test split.
+    cloud and of the two chosen settings on the separate test split; ``centred_auc``: that of
+    centring alone (``k = 0``, ``p = 0``), the baseline both remedies start from.
     """
 
     k: int
@@ -308,6 +309,7 @@ class RemedyChoice:
     raw_auc: float
     abtt_auc: float
     whitening_auc: float
+    centred_auc: float
 
     @property
     def winner(self) -> str:
@@ -372,7 +374,8 @@ def choose_remedy(
 
     k, abtt_auc = chosen(abtt, ks)
     power, white = chosen(whiten, powers)
-    return RemedyChoice(int(k), float(power), pair_auc(X_test, y_test, seed), abtt_auc, white)
+    return RemedyChoice(int(k), float(power), pair_auc(X_test, y_test, seed), abtt_auc, white,
+                        pair_auc(X_test - mu, y_test, seed))
 
 
 def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:

@@ -1,5 +1,5 @@
-"""Notebook 06's headline claims across seeds and sizes, and the remedies it adds (choose_remedy,
-label_variance_ratio, Ledoit-Wolf shrinkage)."""
+"""Notebook 06's headline claims across seeds and sizes (the mixed cloud's counter-example among them),
+and the remedies it adds (choose_remedy, label_variance_ratio, Ledoit-Wolf shrinkage)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ seeds = st.integers(0, 2**32 - 1)
 CLOUD_A: dict = {}
 CLOUD_B = dict(signal_dims=8, separation=0.3, within=0.1, noise=1.0)
 CLOUD_B_WEAK_NOISE = dict(signal_dims=8, separation=0.3, within=0.1, noise=0.3)
+# the mixed cloud: label direction 1 drawn as in cloud A (strong), directions 2-9 as in cloud B (weak)
+MIXED = dict(signal_dims=9, strong_dims=1, strong_separation=2.0, strong_within=1.0, separation=0.3, within=0.1,
+             noise=1.0)
+POWERS = [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
 @pytest.mark.parametrize("n", [1000, 2000])
@@ -79,6 +83,64 @@ def test_the_counter_example_weak_labels_in_weak_noise_make_all_but_the_top_win_
         assert c.winner == "all-but-the-top" and c.abtt_auc > c.whitening_auc
 
 
+def _thirds(X: np.ndarray, y: np.ndarray):
+    t = len(X) // 3
+    return choose_remedy(X[:t], X[t:2 * t], y[t:2 * t], X[2 * t:], y[2 * t:], ks=range(6), powers=POWERS)
+
+
+def _cone_switched_off(planted, seed: int) -> np.ndarray:
+    """Notebook 06's control: the offset coordinate replaced by noise of standard deviation 1."""
+    along = planted.X @ planted.cone
+    return planted.X + np.outer(np.random.default_rng(seed).standard_normal(len(along)) - along, planted.cone)
+
+
+@pytest.mark.parametrize("n", [1500, 3000])
+def test_the_mixed_cloud_goes_where_its_pooled_ratio_points_not_where_one_direction_does(n):
+    """Labels in one strong and eight weak directions: direction by direction the rule names both remedies
+    in every seed, yet the winner changes with the seed and follows the ratio pooled over all nine label
+    directions (whitening well below 1, all-but-the-top near the average), at two sizes. With the cone
+    switched off the whitening seeds stay with whitening and the others go to plain centring; on a
+    Gaussian with the same labels no setting beats chance."""
+    winners = set()
+    for seed in range(5):
+        planted = make_planted(n, 50, rng=100 + seed, **MIXED)
+        X, y, t = planted.X, planted.labels, n // 3
+        strong = label_variance_ratio(X[:t], planted.signal[:, :1], 1)
+        weak = label_variance_ratio(X[:t], planted.signal[:, 1:], 1)
+        pooled = label_variance_ratio(X[:t], planted.signal, 1)
+        assert strong > 1.5 and weak < 0.15, (seed, strong, weak)  # both verdicts, direction by direction
+        assert weak < pooled < strong
+        c, off = _thirds(X, y), _thirds(_cone_switched_off(planted, 200 + seed), y)
+        assert c.k == 1 and c.abtt_auc > c.centred_auc + 0.03  # the nuisance goes first
+        if pooled < 0.45:
+            assert c.winner == "whitening" and c.power == 1.0 and c.whitening_auc > c.abtt_auc + 0.02, (seed, pooled)
+            assert off.winner == "whitening" and off.whitening_auc > off.centred_auc + 0.02
+        elif pooled > 0.6:
+            assert c.winner == "all-but-the-top" and c.abtt_auc > c.whitening_auc + 0.005, (seed, pooled)
+            assert (off.k, off.power) == (0, 0.0)  # no nuisance: centring, and whitening would shrink the strong one
+        else:
+            pytest.fail(f"seed {100 + seed}: pooled ratio {pooled:.3f} falls between 0.45 and 0.6, where the rule is silent")
+        winners.add(c.winner)
+        gauss = _thirds(np.random.default_rng(300 + seed).standard_normal((n, 50)), y)
+        assert max(abs(a - 0.5) for a in (gauss.centred_auc, gauss.abtt_auc, gauss.whitening_auc)) < 0.02
+    assert winners == {"whitening", "all-but-the-top"}, "the winner changes with the seed"
+
+
+def test_make_planted_with_strong_dims_changes_only_the_strong_directions():
+    """The strong label directions reuse the draws of the others (same generator calls), so equal settings
+    give the same cloud, and strong settings change only the strong coordinates."""
+    base = make_planted(300, 12, rng=5, signal_dims=4, separation=0.3, within=0.1)
+    same = make_planted(300, 12, rng=5, signal_dims=4, separation=0.3, within=0.1, strong_dims=2,
+                        strong_separation=0.3, strong_within=0.1)
+    assert np.array_equal(base.X, same.X) and np.array_equal(base.labels, same.labels)
+    strong = make_planted(300, 12, rng=5, signal_dims=4, separation=0.3, within=0.1, strong_dims=2)
+    diff, S2 = strong.X - base.X, base.signal[:, :2]
+    assert np.all(np.abs(diff @ S2).max(axis=0) > 0.1)
+    assert np.allclose(diff - diff @ S2 @ S2.T, 0, atol=1e-12)  # nothing moved outside the two strong directions
+    with pytest.raises(ValueError, match="strong_dims"):
+        make_planted(300, 12, rng=5, signal_dims=4, strong_dims=5)
+
+
 def test_choose_remedy_scores_the_setting_chosen_on_the_selection_split():
     """The chosen setting is the best on the selection split, and what is reported is its test score
     (the same as applying the toolkit's remedies with that setting)."""
@@ -92,6 +154,7 @@ def test_choose_remedy_scores_the_setting_chosen_on_the_selection_split():
     assert c.abtt_auc == pytest.approx(pair_auc(all_but_the_top(X[600:], c.k, fit=X[:300]), y[600:], 1), abs=1e-12)
     assert c.whitening_auc == pytest.approx(pair_auc(zca_whiten(X[600:], c.power, fit=X[:300]), y[600:], 1), abs=1e-12)
     assert c.raw_auc == pytest.approx(pair_auc(X[600:], y[600:], 1), abs=1e-12)
+    assert c.centred_auc == pytest.approx(pair_auc(all_but_the_top(X[600:], 0, fit=X[:300]), y[600:], 1), abs=1e-12)
 
 
 @given(seeds, st.integers(1, 6))
