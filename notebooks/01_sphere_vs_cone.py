@@ -55,7 +55,7 @@ from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import SphereConeView
 
-N, D = 2000, 50  # points, dimensions
+n, d = 2000, 50  # points, dimensions
 
 # %% [markdown]
 # ## Two geometries
@@ -88,7 +88,7 @@ N, D = 2000, 50  # points, dimensions
 X_iso, X_cone = sphere_and_cone()  # one generator, seed 0: the isotropic cloud, then the cone
 for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
     print(f"{name:12s}: partition I = {partition_isotropy(X):.3f}"
-          f"   effective rank = {effective_rank(cov_eigs(X)):.1f} / {D}")
+          f"   effective rank = {effective_rank(cov_eigs(X)):.1f} / {d}")
 
 # %% [markdown]
 # The isotropic cloud scores $I = 0.690$, not 1: a finite sample of 2,000 points is never perfectly
@@ -150,10 +150,10 @@ SphereConeView(X_iso, X_cone)
 
 # %%
 s, sigma = 4.0, 0.10  # the cone's strength and residual
-print(f"a perfect sphere: every direction holds 1/{D} = {1 / D:.3f} of the variance")
+print(f"a perfect sphere: every direction holds 1/{d} = {1 / d:.3f} of the variance")
 print(f"the cone's coefficient a = s (0.15 + 0.85 U) runs from {s * 0.15:.1f} to {s:.1f},"
       f" a variance of s^2 0.85^2 / 12 = {s**2 * 0.85**2 / 12:.2f} along u")
-print(f"each of the other {D - 1} directions: sigma^2 = {sigma**2:.2f}")
+print(f"each of the other {d - 1} directions: sigma^2 = {sigma**2:.2f}")
 
 # %% [markdown]
 # The direction $u$ carries a variance of 0.96 against 0.01 for each of the 49 others: one spike
@@ -176,7 +176,8 @@ print(f"each of the other {D - 1} directions: sigma^2 = {sigma**2:.2f}")
 # the baseline) and/or a collapsed **spread** (the effective rank is well below the baseline's).
 # `meter_table` prints this table for any named clouds; notebooks 03–05 use it to judge what each
 # mechanism produces. The mean cosine here is exact, over all pairs (`mean_cosine`), so the table
-# needs no seed. The rules are conventions, not laws: the mean-cosine rule, for one, does not
+# needs no seed; notebooks 02 and 06 estimate the same mean from a sample of random pairs, so their
+# third decimal can differ from this table's (notebook 02 measures by how much). The rules are conventions, not laws: the mean-cosine rule, for one, does not
 # depend on $n$ or $d$, so a value close to its threshold is a weak verdict either way.
 #
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
@@ -184,16 +185,16 @@ print(f"each of the other {D - 1} directions: sigma^2 = {sigma**2:.2f}")
 
 # %%
 rng = np.random.default_rng(10)
-u = rng.standard_normal(D)
+u = rng.standard_normal(d)
 u /= np.linalg.norm(u)
 clouds = {
     "isotropic Gaussian": X_iso,
     "narrow cone": X_cone,
     "Gaussian shifted by +3": X_iso + 3.0,
-    "centred line (1 direction)": np.outer(rng.standard_normal(N), u),
+    "centred line (1 direction)": np.outer(rng.standard_normal(n), u),
     "Gaussian scaled by 0.1": 0.1 * X_iso,
     "Gaussian scaled by 10": 10.0 * X_iso,
-    "30 points in 50 dimensions": make_isotropic(30, D, rng),
+    "30 points in 50 dimensions": make_isotropic(30, d, rng),
 }
 print(meter_table(clouds))
 

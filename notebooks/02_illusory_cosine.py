@@ -30,7 +30,7 @@
 # %%
 import numpy as np
 
-from shared import cosine_terms, make_isotropic, random_cosines, sphere_and_cone, standardize
+from shared import cosine_terms, make_isotropic, mean_cosine, random_cosines, sphere_and_cone, standardize
 from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import CosineView
@@ -55,6 +55,14 @@ print(f"isotropic  : mean random cosine = {cos_iso.mean():+.3f}   std = {cos_iso
 print(f"narrow cone: mean random cosine = {cos_cone.mean():+.3f}   std = {cos_cone.std():.3f}")
 print(f"theory for two independent directions in d = 50: std = 1/sqrt(50) = {1 / np.sqrt(50):.3f}")
 print(f"share of the cone's pairs with a cosine below 0.5: {np.mean(cos_cone < 0.5):.3f}")
+n = len(X_cone)
+print(f"\nthe cone's exact mean over all {n * (n - 1) // 2:,} pairs: {mean_cosine(X_cone):+.3f}")
+print(f"standard error of a mean of {len(cos_cone):,} random pairs: std / sqrt({len(cos_cone):,})"
+      f" = {cos_cone.std() / np.sqrt(len(cos_cone)):.4f}")
+print("the same 6,000-pair estimate with seeds 0 to 4: "
+      + " ".join(f"{random_cosines(X_cone, np.random.default_rng(seed)).mean():+.3f}" for seed in range(5)))
+print(f"bias from pairs that repeat a row (probability 1/{n:,}, cosine 1): (1 - mean) / n ="
+      f" {(1 - mean_cosine(X_cone)) / n:.5f}")
 
 # %%
 CosineView(cos_iso, cos_cone)
@@ -64,6 +72,15 @@ CosineView(cos_iso, cos_cone)
 # standard deviation of 0.143, close to the 0.141 the theory predicts. In the cone the whole
 # histogram is shifted right: mean $+0.845$, standard deviation 0.112, and only a small share of
 # pairs (printed above) score below one half.
+#
+# **One mean, three figures.** Notebook 01's table gives this cone a mean cosine of $+0.847$: it
+# averages over all pairs, exactly. Here 6,000 random pairs estimate that mean, and an estimate
+# from a sample is off by about its standard error, 0.112 / $\sqrt{6000}$ = 0.0014: this draw gives
+# $+0.845$, five other draws give $+0.846$ to $+0.848$. Notebook 06 draws its own 6,000 pairs of
+# the same cone, and so prints its own third decimal. (The sampler draws both rows of a pair
+# independently, so a pair can repeat a row and score 1; that shifts the mean by only 0.00008.)
+# The differences are sampling noise, not different cones; where the third decimal matters, use
+# the exact `mean_cosine`.
 #
 # **Why.** Compare the two parts of a point of the cone:
 

@@ -47,7 +47,7 @@ from shared.exercises import check
 from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
 
-D = 50
+d = 50
 
 # %% [markdown]
 # ## The mechanism
@@ -86,8 +86,8 @@ check("05.1", my_rich_step)
 # %%
 history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
 print(f"largest starting eigenvalue / mean = {history[0].max() / history[0].mean():.3f}")
-print(f"effective rank: start = {effective_rank(history[0]):.1f} / {D}"
-      f"  ->  end = {effective_rank(history[-1]):.1f} / {D}")
+print(f"effective rank: start = {effective_rank(history[0]):.1f} / {d}"
+      f"  ->  end = {effective_rank(history[-1]):.1f} / {d}")
 
 # %%
 RichGetRicherView(history)
@@ -148,7 +148,7 @@ print(f"{'mu / sigma':>10s}{'mu^2':>7s}{'start (five seeds)':>20s}{'(2 Phi - 1)^
 for ratio in (0.25, 0.5, 1.0, 2.0):
     loops = []
     for seed in range(5):
-        X = make_isotropic(2000, D, rng=seed)
+        X = make_isotropic(2000, d, rng=seed)
         X[:, 0] += ratio  # the mean, along the first axis
         loops.append(rich_get_richer_vectors(X, eta=0.18, steps=60))
     start = [mean_cosine(v.start) for v in loops]
@@ -158,7 +158,7 @@ for ratio in (0.25, 0.5, 1.0, 2.0):
           f"{f'{min(end):+.3f} to {max(end):+.3f}':>18s}{f'{wins} of 5':>21s}   "
           + " ".join(f"{v.winner_vs_mean:.2f}" for v in loops))
 print(f"what sampling adds to the largest of the other eigenvalues, about (1 + sqrt(d/n))^2 - 1 = "
-      f"{(1 + np.sqrt(D / 2000)) ** 2 - 1:.2f}")
+      f"{(1 + np.sqrt(d / 2000)) ** 2 - 1:.2f}")
 
 # %% [markdown]
 # **What the sweep says.** The loop **makes a cone only if the mean direction already dominates
@@ -189,8 +189,8 @@ print(f"what sampling adds to the largest of the other eigenvalues, about (1 + s
 # **Predict first.** Which of the two makes a cone, and which a collapsed spread?
 
 # %%
-tokens = make_isotropic(2000, D, rng=7)
-gain, bias = np.ones(D), np.zeros(D)
+tokens = make_isotropic(2000, d, rng=7)
+gain, bias = np.ones(d), np.zeros(d)
 gain[7], bias[7] = 10.0, 3.0  # one outlier entry each, in coordinate 7
 print(meter_table({"LayerNorm, gain 1, bias 0 (control)": layer_norm(tokens),
                    "one gain entry of 10": layer_norm(tokens, gain=gain),
@@ -200,13 +200,13 @@ print(meter_table({"LayerNorm, gain 1, bias 0 (control)": layer_norm(tokens),
 print(f"{'five seeds (min to max)':26s}{'mean cosine':>18s}{'predicted':>11s}{'top share':>18s}{'predicted':>11s}")
 for size in (3.0, 10.0):
     for part in ("bias", "gain"):
-        vector = np.zeros(D) if part == "bias" else np.ones(D)
+        vector = np.zeros(d) if part == "bias" else np.ones(d)
         vector[7] = size
-        outs = [layer_norm(make_isotropic(2000, D, rng=seed), **{part: vector}) for seed in range(5)]
+        outs = [layer_norm(make_isotropic(2000, d, rng=seed), **{part: vector}) for seed in range(5)]
         cosines = [mean_cosine(Y) for Y in outs]
         shares = [cov_eigs(Y).max() / cov_eigs(Y).sum() for Y in outs]
-        cone = size**2 / (D + size**2) if part == "bias" else 0.0
-        share = f"{size**2 / (size**2 + D - 1):11.3f}" if part == "gain" else f"{'-':>11s}"  # bias: no outlier variance
+        cone = size**2 / (d + size**2) if part == "bias" else 0.0
+        share = f"{size**2 / (size**2 + d - 1):11.3f}" if part == "gain" else f"{'-':>11s}"  # bias: no outlier variance
         print(f"{f'{part} entry {size:g}':26s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>18s}{cone:11.3f}"
               f"{f'{min(shares):.3f} to {max(shares):.3f}':>18s}{share}")
 

@@ -413,7 +413,13 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
 # the most frequent tokens the longest vectors (with the shortest in the middle band, not the
 # rarest), and notebook 07's real Transformer, in its input embeddings, had norm rising with
 # frequency over most of the range, except for the hundred or so most frequent words. What does
-# GloVe say?
+# GloVe say? Answer before you run the measurement:
+#
+# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) negative: frequent words are longer (c) about zero: norm does not follow frequency at all
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.4", answer)
 
 # %%
 print(f"Spearman rho of norm with log frequency rank: first 50,000 rows {spearman(norms[:50_000], log_rank[:50_000]):+.3f},"
@@ -480,13 +486,6 @@ check("08.2", answer)
 # %%
 answer = None  # one of "a", "b", "c"
 check("08.3", answer)
-
-# %% [markdown]
-# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) negative: frequent words are longer (c) about zero: norm does not follow frequency at all
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("08.4", answer)
 
 # %% [markdown]
 # **Where this leads.** [09 · A decoder LLM](09_decoder_llm.ipynb) measures the strongest cone of the
