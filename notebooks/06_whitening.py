@@ -24,7 +24,7 @@
 #
 # **Time:** about 40 minutes. **After this notebook you can** apply all-but-the-top and ZCA
 # whitening, read their effect on the meters, explain why the partition isotropy of a whitened
-# cloud is a distribution, not a number (and why it sits below 1), and choose a remedy by where the
+# cloud is a distribution, not a number, and what sets its level, and choose a remedy by where the
 # label variance sits against the average variance, fitting, choosing and scoring on separate data.
 #
 # **Theory:** [§5 Remedies](../research/03-isotropy-anisotropy.md#5-remedies) and

@@ -369,9 +369,8 @@ for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
 # for similarity only when it is fitted on the whole vocabulary. The isotropy meters of section 3
 # were computed on the 50,000 rows and cannot tell these cases apart.
 #
-# ## 5 · The top directions encode frequency
+# ## 5 · Which directions carry word frequency?
 #
-# Mu & Viswanath report that the top principal components of word vectors encode word frequency.
 # Here is the size of the Spearman correlation between each word's coordinate on each of the top
 # five principal axes and the logarithm of its frequency rank. An axis's sign is a convention
 # (`principal_axes` picks one), so only $|\rho|$ says anything: flipping the axis flips $\rho$.
@@ -397,7 +396,8 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
       f" (a random direction: 5/{d} = {5 / d:.3f})")
 
 # %% [markdown]
-# **What you see.** Yes, once the rows span a wide range of frequencies: on 50,000 rows PC 1, which
+# **What you see.** Yes, once the rows span a wide range of frequencies, as Mu & Viswanath report
+# for the top principal components of their word vectors: on 50,000 rows PC 1, which
 # carries 0.065 of the variance, has $|\rho| = 0.542$ with log rank, and PC 2 has 0.462; PC 3 to 5
 # have 0.211, 0.348 and 0.028. On all 400,000 rows PC 1 reaches 0.623. Among the 10,000 most
 # frequent words no top axis has $|\rho|$ above 0.124: there the rank varies little compared with
