@@ -277,7 +277,11 @@ def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0)
     and :math:`k` = ``remove``. Whitening gives every direction the average variance, so it
     scales label directions with :math:`r > 1` down towards noise and label directions with
     :math:`r < 1` up; all-but-the-top with ``remove`` directions keeps the ratio it had
-    (Mu & Viswanath 2018, arXiv:1702.01417; notebook 06's rule).
+    (Mu & Viswanath 2018, arXiv:1702.01417; notebook 06's rule). Pass *all* the label directions
+    at once: the pooled ratio weighs each by its variance. When labels sit in strong and weak
+    directions alike, the ratios of single directions point both ways, and in notebook 06's mixed
+    cloud only the pooled ratio tells which remedy wins (whitening far below 1, all-but-the-top
+    near 1 and above; in between, the held-out score decides).
     """
     X = _checks.cloud(X, min_rows=2)
     V = _checks.cloud(directions, name="directions")
