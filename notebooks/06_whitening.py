@@ -413,6 +413,11 @@ for seed, planted in mixed.items():
         winner = "centring (both choose it)" if c.k == 0 and c.power == 0 else c.winner
         print(f"{100 + seed:4d} {cloud:9s} {ratios[0]:7.3f} {ratios[1]:8.2f} {ratios[2]:8.3f} {c.k:4d} {c.power:5.2f}"
               f" {c.centred_auc:9.3f} {c.abtt_auc:16.3f} {c.whitening_auc:10.3f}  {winner}")
+for seed in (117, 118):  # two seeds of a longer scan of the mixed cloud, whose pooled ratios nearly coincide
+    planted = make_planted(3000, 50, rng=seed, **MIXED)
+    c = fit_choose_score(planted.X, planted.labels)
+    print(f"{seed:4d} {'mixed':9s} {label_variance_ratio(planted.X[:1000], planted.signal, 1):7.3f}"
+          f" {'':17s} {c.k:4d} {c.power:5.2f} {c.centred_auc:9.3f} {c.abtt_auc:16.3f} {c.whitening_auc:10.3f}  {c.winner}")
 gauss = [fit_choose_score(np.random.default_rng(300 + seed).standard_normal((3000, 50)), planted.labels)
          for seed, planted in mixed.items()]
 aucs = [a for c in gauss for a in (c.centred_auc, c.abtt_auc, c.whitening_auc)]
@@ -440,9 +445,12 @@ print(f"Gaussian, 3,000 x 50, same labels, five seeds: every held-out pair AUC b
 # whitening wins (cloud B, 0.053 to 0.105; the mixed cloud, 0.256 to 0.370); from about the
 # average up, all-but-the-top wins (the third cloud from 0.545, the mixed cloud from 0.758, and
 # cloud A), or plain centring when there is no nuisance to remove. Read direction by direction,
-# the rule fails on this cloud: it names both remedies in every seed. The four clouds put the
-# flip somewhere between 0.370 and 0.545, and nothing here says it sits at one number for every
-# cloud: the ratio says what to expect, the held-out score decides.
+# the rule fails on this cloud: it names both remedies in every seed. Between the two, the pooled
+# ratio does not decide either: seeds 117 and 118 of the mixed cloud, from a longer scan, hold
+# 0.572 and 0.570 of the average and go to different remedies, and the third cloud goes to
+# all-but-the-top already at 0.545. The flip is a band, not a number: away from it the ratio says
+# what to expect; inside it, and in real data whose label directions nobody knows, the held-out
+# score decides.
 #
 # **It also looks better on the points it was fitted to.** Whitening fitted on a set of points makes
 # that set perfectly isotropic by construction. Cloud A's held-out half, transformed by the same

@@ -126,6 +126,24 @@ def test_the_mixed_cloud_goes_where_its_pooled_ratio_points_not_where_one_direct
     assert winners == {"whitening", "all-but-the-top"}, "the winner changes with the seed"
 
 
+def test_the_pooled_ratio_flips_in_a_band_not_at_one_number():
+    """Notebook 06: two seeds of the mixed cloud with pooled ratios within 0.01 of each other go to
+    different remedies, and the third cloud goes to all-but-the-top at a lower ratio than the mixed
+    seed that whitening wins."""
+    out = {}
+    for seed in (117, 118):
+        planted = make_planted(3000, 50, rng=seed, **MIXED)
+        out[seed] = (label_variance_ratio(planted.X[:1000], planted.signal, 1), _thirds(planted.X, planted.labels))
+    (r117, c117), (r118, c118) = out[117], out[118]
+    assert abs(r117 - r118) < 0.01 and 0.45 < min(r117, r118) and max(r117, r118) < 0.6
+    assert {c117.winner, c118.winner} == {"whitening", "all-but-the-top"}
+    whitened = r117 if c117.winner == "whitening" else r118
+    third = [(label_variance_ratio(p.X[:1000], p.signal, 1), _thirds(p.X, p.labels))
+             for p in (make_planted(3000, 50, rng=100 + seed, **CLOUD_B_WEAK_NOISE) for seed in range(5))]
+    lowest, c = min(third, key=lambda item: item[0])
+    assert c.winner == "all-but-the-top" and lowest < whitened
+
+
 def test_make_planted_with_strong_dims_changes_only_the_strong_directions():
     """The strong label directions reuse the draws of the others (same generator calls), so equal settings
     give the same cloud, and strong settings change only the strong coordinates."""
