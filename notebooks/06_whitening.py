@@ -144,8 +144,9 @@ RemedyView(remedied, cos)
 # **What you see.** The cone starts at partition isotropy 0.000 and a mean random cosine of
 # $+0.846$: the mean over this notebook's own 6,000 random pairs. Over all pairs it is $+0.847$,
 # the figure of notebook 01's table; notebook 02 shows that a sample of 6,000 pairs misses it by
-# about a thousandth, so each draw of pairs has its own third decimal. All-but-the-top with $k = 2$ lifts the isotropy to 0.510 and brings the mean cosine to
-# $-0.001$. ZCA whitening also gives a mean cosine of $-0.001$; its partition isotropy depends on
+# about a thousandth, so each draw of pairs has its own third decimal. All-but-the-top with
+# $k = 2$ lifts the isotropy to 0.510 and brings the mean cosine to $-0.001$. ZCA whitening also
+# gives a mean cosine of $-0.001$; its partition isotropy depends on
 # the basis, from 0.933 to 0.963 over 20 random eigenbases (the bar shows the median, 0.954).
 # Its effective rank is 50.0 of 50 and its IsoScore 1.000, exactly, whatever the basis.
 #
@@ -356,8 +357,9 @@ for name, shape in three_clouds.items():
 #   keeps every other direction as it was. It cannot lift labels that are weaker than the noise it
 #   leaves behind (cloud B).
 # * **Whitening** helps when the label directions, taken together, hold far less than the average
-#   variance of what remains once the nuisance is out (cloud B, a ratio of 0.053 to 0.105): it brings them up to the
-#   size of the noise. When they hold about the average or more (the third cloud, cloud A), it has
+#   variance of what remains once the nuisance is out (cloud B, a ratio of 0.053 to 0.105): it
+#   brings them up to the size of the noise. When they hold about the average or more (the third
+#   cloud, cloud A), it has
 #   nothing to gain or shrinks them. These three clouds do not pin where between 0.105 and 0.545
 #   the verdict flips.
 # * Neither verdict can be read off an isotropy meter: in cloud A the worst settings are the most
@@ -481,7 +483,8 @@ for name, X in [("fitted half", W_fit), ("held-out half", W_held)]:
 #
 # The first explorer applies the remedies to the cone: all-but-the-top removes the top $k$
 # components, and partial whitening $\Sigma^{-p/2}$ (defined with the sweep above) runs from
-# centring only ($p = 0$) to full ZCA ($p = 1$). The second shows where the same $k$ and $p$ sit on either labelled cloud's trade-off
+# centring only ($p = 0$) to full ZCA ($p = 1$). The second shows where the same $k$ and $p$ sit on
+# either labelled cloud's trade-off
 # curve (circles), with the held-out numbers beside the sliders.
 
 # %%
