@@ -14,7 +14,7 @@ from math import erf, sqrt
 import numpy as np
 
 from . import _checks
-from .clouds import make_isotropic
+from .clouds import make_isotropic, random_rotation
 from .meters import declare_meter, cross_group_cosines, mean_cosine, random_cosines
 
 
@@ -373,6 +373,12 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
     return np.arange(round(lo * vocab), round(hi * vocab))
 
 
+#: Adam's decay rates of the running moments, and the constant that keeps its division finite
+#: (the defaults of Kingma & Ba 2015).
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
+
+
 @dataclass(frozen=True)
 class DegenerationRun:
     r"""Snapshots of a :func:`degeneration_run`; rows in order of frequency rank (row 0 most frequent).
@@ -417,6 +423,7 @@ def degeneration_run(
     init_scale: float = 0.05,
     seed: int = 0,
     corpus: int | None = None,
+    optimizer: str = "gd",
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
@@ -434,9 +441,14 @@ def degeneration_run(
     ``checkpoints``, and training stops at the last. The step size 0.25 keeps training away from
     the edge of stability for Zipf exponents up to 2, so rounding differences between BLAS
     builds stay near 1e-14 instead of growing.
+
+    ``optimizer="adam"`` replaces the step by Adam's (Kingma & Ba 2015, arXiv:1412.6980; pass a
+    smaller ``lr``, such as 0.01): each coordinate of each parameter is divided by the root of its
+    own running second moment, a step that, unlike gradient descent's, is not equivariant under a
+    rotation of the embedding space (the "privileged basis" of Elhage et al. 2023).
     """
     seed = _checks.integer(seed, "seed", 0)
-    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus)[0]
+    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus, optimizer)[0]
 
 
 def degeneration_runs(
@@ -450,6 +462,7 @@ def degeneration_runs(
     init_scale: float = 0.05,
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
     corpus: int | None = None,
+    optimizer: str = "gd",
 ) -> list[DegenerationRun]:
     """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
@@ -466,6 +479,10 @@ def degeneration_runs(
         raise ValueError("seeds: expected at least one seed")
     if corpus is not None:
         corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
+    if not isinstance(optimizer, str):
+        raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
+    if optimizer not in ("gd", "adam"):
+        raise ValueError(f"optimizer: expected 'gd' (gradient descent) or 'adam', got {optimizer!r}")
     P = bigram_language(vocab, exponent, rho)
     Es, Eouts, As, Ps = [], [], [], []
     for seed in seeds:
@@ -480,7 +497,20 @@ def degeneration_runs(
     b = np.zeros((len(seeds), d))
     p_c = P_train.sum(axis=-1)
     snaps: list[tuple] = []
+    moments: dict[int, list[np.ndarray]] = {}  # Adam's running first and second moments, by parameter
+    t = 0
+
+    def step_of(k: int, grad: np.ndarray) -> np.ndarray:
+        """The update direction of parameter ``k``: the gradient itself, or Adam's normalised one."""
+        if optimizer == "gd":
+            return grad
+        m, v = moments.setdefault(k, [np.zeros_like(grad), np.zeros_like(grad)])
+        m += (1 - ADAM_BETAS[0]) * (grad - m)
+        v += (1 - ADAM_BETAS[1]) * (grad * grad - v)
+        return (m / (1 - ADAM_BETAS[0] ** t)) / (np.sqrt(v / (1 - ADAM_BETAS[1] ** t)) + ADAM_EPS)
+
     for step in range(checkpoints[-1] + 1):
+        t = step + 1
         g = _lm_gradients(E, A, b, E_out, P_train)
         if step in checkpoints:
             hbar = np.einsum("sc,scd->sd", p_c, np.tanh(E @ A + b[:, None, :]))
@@ -488,12 +518,12 @@ def degeneration_runs(
         if step == checkpoints[-1]:
             break
         if tied:
-            E -= lr * (g.emb + g.out)  # E_out is E: both gradients land on it
+            E -= lr * step_of(0, g.emb + g.out)  # E_out is E: both gradients land on it
         else:
-            E -= lr * g.emb
-            E_out -= lr * g.out
-        A -= lr * g.A
-        b -= lr * g.b
+            E -= lr * step_of(0, g.emb)
+            E_out -= lr * step_of(3, g.out)
+        A -= lr * step_of(1, g.A)
+        b -= lr * step_of(2, g.b)
     emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, seed, ...
     freq = P.sum(axis=0)
     return [DegenerationRun(exponent, bool(tied), freq, np.array(checkpoints), emb[:, i], out[:, i], loss[:, i],
@@ -656,3 +686,73 @@ def layer_norm(X: np.ndarray, gain: np.ndarray | None = None, bias: np.ndarray |
     if not np.all(std > 0):
         raise ValueError("X: a row has all coordinates equal, so it has no spread to normalise")
     return gain * (Z / std) + bias
+
+
+def coordinate_share(X: np.ndarray) -> float:
+    r"""The largest coordinate's share of the total variance of the rows of ``X``.
+
+    .. math::  \max_j \operatorname{Var}(x_j) \Big/ \sum_j \operatorname{Var}(x_j)
+
+    :math:`1/d` when every coordinate carries the same variance, 1 when one carries all of it. Unlike
+    the covariance's eigenvalues it depends on the basis: it is the meter of an *outlier dimension*,
+    a coordinate axis with outsized variance (Kovaleva et al. 2021, arXiv:2105.06990), and a rotation
+    of the space changes it.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    if _checks.flat(X):
+        raise ValueError("X: every row is the same point (up to rounding), so there is no variance to share")
+    var = (X / _checks.power_of_two(X)).var(axis=0)  # scaled exactly, so that no square overflows
+    return float(var.max() / var.sum())
+
+
+@dataclass(frozen=True)
+class OptimizerShares:
+    """:func:`coordinate_share` of trained embeddings, one value per seed, in each setting.
+
+    ``adam`` and ``gd``: the tied embeddings of notebook 04's language model after ``steps`` steps
+    of Adam or of gradient descent; ``rotated``: Adam's embeddings in random rotations of the space
+    (the mean share over ``rotations`` of them: the same geometry with no preferred basis);
+    ``gaussian``: standard Gaussian clouds of the same size (vocab x d).
+    """
+
+    d: int
+    steps: int
+    seeds: tuple[int, ...]
+    adam: np.ndarray
+    rotated: np.ndarray
+    gd: np.ndarray
+    gaussian: np.ndarray
+
+
+def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps: int = 1600,
+                     rotations: int = 10, vocab: int = 128) -> OptimizerShares:
+    r"""Does Adam give the embeddings an outlier coordinate that gradient descent does not?
+
+    Gradient descent's update is equivariant under a rotation of the embedding space: rotate the
+    start, and the run is the rotated run, so no coordinate axis is special. Adam divides each
+    coordinate's step by its own running gradient scale, which is not equivariant, so it *could*
+    make the coordinate axes special, a privileged basis (Elhage et al. 2023, "Privileged Bases in
+    the Transformer Residual Stream", Anthropic Transformer Circuits Thread). This trains
+    :func:`degeneration_runs` (Zipf exponent 1, tied) both ways, gradient descent with its step
+    0.25 and Adam with 0.01, and measures :func:`coordinate_share` beside its two controls.
+    """
+    d = _checks.integer(d, "d", 2)
+    steps = _checks.integer(steps, "steps", 1)
+    rotations = _checks.integer(rotations, "rotations", 1)
+    seeds = tuple(_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds")))
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    trained = {opt: degeneration_runs(1.0, True, (steps,), vocab, d, lr=lr, seeds=seeds, optimizer=opt)
+               for opt, lr in (("adam", 0.01), ("gd", 0.25))}
+    adam = [r.emb[-1] for r in trained["adam"]]
+    rotated = []
+    for seed, E in zip(seeds, adam):
+        rng = np.random.default_rng([seed, 1])  # rotations of its own per seed, apart from the training draws
+        rotated.append(np.mean([coordinate_share(E @ random_rotation(d, rng)) for _ in range(rotations)]))
+    return OptimizerShares(
+        d, steps, seeds,
+        adam=np.array([coordinate_share(E) for E in adam]),
+        rotated=np.array(rotated),
+        gd=np.array([coordinate_share(r.emb[-1]) for r in trained["gd"]]),
+        gaussian=np.array([coordinate_share(make_isotropic(vocab, d, rng=seed)) for seed in seeds]),
+    )

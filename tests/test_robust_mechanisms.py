@@ -12,6 +12,7 @@ from shared import (
     attention_run,
     attention_sequences,
     band_rows,
+    coordinate_share,
     cov_eigs,
     degeneration_runs,
     effective_rank,
@@ -21,6 +22,8 @@ from shared import (
     loop_cone_cosine,
     make_isotropic,
     mean_cosine,
+    optimizer_shares,
+    random_rotation,
     rank_collapse,
     rich_get_richer_run,
     rich_get_richer_vectors,
@@ -246,6 +249,40 @@ def test_05_an_outlier_bias_makes_a_cone_and_an_outlier_gain_a_collapsed_spread(
         lam = cov_eigs(spread)
         assert lam.max() / lam.sum() == pytest.approx(size**2 / (size**2 + 49), abs=0.03)
         assert abs(mean_cosine(spread)) < 0.01
+
+
+def test_05_coordinate_share_sees_an_outlier_coordinate_and_depends_on_the_basis():
+    X = make_isotropic(2000, 16, rng=3)
+    assert 1 / 16 <= coordinate_share(X) < 0.09  # near 1/d for a round cloud
+    gain = np.ones(16)
+    gain[7] = 10.0
+    stretched = layer_norm(X, gain=gain)
+    assert coordinate_share(stretched) > 0.6  # one coordinate holds most of the variance ...
+    assert coordinate_share(stretched @ random_rotation(16, 4)) < 0.3  # ... which a rotation spreads out
+    with pytest.raises(ValueError, match="X: every row is the same point"):
+        coordinate_share(np.ones((5, 3)))
+
+
+@pytest.mark.parametrize("d", [8, 16])
+def test_05_adam_makes_no_outlier_coordinate_in_the_toy(d):
+    """Over seeds 0-4 at two widths, Adam's embeddings have no coordinate that carries more than
+    the same embeddings in a random basis: within a quarter, seed by seed, and nowhere near an
+    outlier dimension (a LayerNorm gain entry of 10 gives 0.67); the runs do differ from gradient
+    descent's, so the optimiser was switched."""
+    shares = optimizer_shares(d, seeds=SEEDS)
+    assert np.all(shares.adam < 1.25 * shares.rotated), (shares.adam, shares.rotated)
+    assert shares.adam.max() < 2 / d and shares.gaussian.max() < 2 / d
+    assert np.all(shares.adam >= 1 / d) and np.all(shares.rotated >= 1 / d)
+    assert not np.allclose(shares.adam, shares.gd)
+
+
+def test_05_adam_trains_the_toy_differently_from_gradient_descent():
+    (gd,) = degeneration_runs(1.0, True, (0, 200), d=8, seeds=(0,))
+    (adam,) = degeneration_runs(1.0, True, (0, 200), d=8, lr=0.01, seeds=(0,), optimizer="adam")
+    assert np.array_equal(gd.emb[0], adam.emb[0])  # the same start
+    assert adam.loss[-1] < gd.loss[-1] < gd.loss[0]  # both learn; Adam's normalised steps are faster here
+    with pytest.raises(ValueError, match="optimizer: expected 'gd'"):
+        degeneration_runs(1.0, optimizer="sgd")
 
 
 @pytest.mark.parametrize("rare_top", [2.0, 3.0, 3.5])
