@@ -8,6 +8,7 @@ the toy with the mechanism switched off.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import erf, sqrt
 
@@ -320,17 +321,23 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
     return _lm_gradients(E, A, b, E_out, P)
 
 
-def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
+def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray,
+                  with_loss: bool = True, p_c: np.ndarray | None = None) -> LMGradients:
     """:func:`lm_gradients` for checked arguments; every array may carry a leading axis of independent
-    models (one per seed), and then ``loss`` is one value per model."""
+    models (one per seed), and then ``loss`` is one value per model (NaN unless ``with_loss``: a
+    training step needs only the gradients). ``p_c``: ``P.sum(axis=-1)``, if already at hand."""
     H = np.tanh(E @ A + b[..., None, :])
     G = H @ E_out.swapaxes(-1, -2)  # the logits; turned into their gradient in place below
-    G -= G.max(axis=-1, keepdims=True)
-    p_c = P.sum(axis=-1)  # how often each context occurs
-    fit = np.einsum("...cw,...cw->...", P, G)
+    # |logit| = |h_c . e_w| <= sqrt(d) |e_w| since |tanh| <= 1: while that bound is moderate, exp can
+    # neither overflow nor underflow a whole row to 0, so the row maxima (the usual shift, and the
+    # costliest pass here) need not be subtracted; the softmax is the same either way
+    if not H.shape[-1] * np.max(np.einsum("...wd,...wd->...w", E_out, E_out)) <= 300.0**2:
+        G -= G.max(axis=-1, keepdims=True)
+    p_c = P.sum(axis=-1) if p_c is None else p_c  # how often each context occurs
+    fit = np.einsum("...cw,...cw->...", P, G) if with_loss else None
     np.exp(G, out=G)
     Z = G.sum(axis=-1)
-    loss = np.sum(p_c * np.log(Z), axis=-1) - fit
+    loss = np.sum(p_c * np.log(Z), axis=-1) - fit if with_loss else np.full(Z.shape[:-1], np.nan)
     G *= (p_c / Z)[..., None]  # p_c q(w | c): the push ...
     G -= P  # ... minus the pull, as in logit_gradient
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
@@ -467,6 +474,40 @@ def degeneration_runs(
     """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
+    if corpus is not None:
+        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
+    seeds = _checks.sequence(seeds, "seeds")
+    grid = degeneration_grid((exponent,), seeds, (corpus,), tied, checkpoints, vocab, d, rho, lr, init_scale, optimizer)
+    return list(grid.values())
+
+
+def degeneration_grid(
+    exponents: Sequence[float] = (1.0,),
+    seeds: Sequence[int] = (0,),
+    corpora: Sequence[int | None] = (None,),
+    tied: bool = True,
+    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    vocab: int = 128,
+    d: int = 8,
+    rho: float = 0.5,
+    lr: float = 0.25,
+    init_scale: float = 0.05,
+    optimizer: str = "gd",
+) -> dict[tuple[float, int, int | None], DegenerationRun]:
+    """:func:`degeneration_run` for every combination of a Zipf exponent, a seed and a corpus (``None``:
+    the exact loss), keyed by ``(exponent, seed, corpus)`` in that order. All of them are trained
+    side by side as one stack of models, which costs little more than one run; each equals
+    :func:`degeneration_run` with its settings up to rounding."""
+    exponents = [_checks.real(e, f"exponents[{i}]", 0.0) for i, e in enumerate(_checks.sequence(exponents, "exponents"))]
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1,
+                                                        why="a corpus needs at least one (context, target) pair")
+               for i, c in enumerate(_checks.sequence(corpora, "corpora"))]
+    for name, values in (("exponents", exponents), ("seeds", seeds), ("corpora", corpora)):
+        if not values:
+            raise ValueError(f"{name}: expected at least one value")
+        if len(set(values)) != len(values):
+            raise ValueError(f"{name}: expected distinct values, got {values}")
     tied = _checks.flag(tied, "tied")
     d = _checks.integer(d, "d", 1)
     lr = _checks.real(lr, "lr", 0.0)
@@ -474,18 +515,15 @@ def degeneration_runs(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
-    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
-    if not seeds:
-        raise ValueError("seeds: expected at least one seed")
-    if corpus is not None:
-        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
     if not isinstance(optimizer, str):
         raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
     if optimizer not in ("gd", "adam"):
         raise ValueError(f"optimizer: expected 'gd' (gradient descent) or 'adam', got {optimizer!r}")
-    P = bigram_language(vocab, exponent, rho)
+    languages = {exponent: bigram_language(vocab, exponent, rho) for exponent in exponents}
+    keys = [(exponent, seed, corpus) for exponent in exponents for seed in seeds for corpus in corpora]
     Es, Eouts, As, Ps = [], [], [], []
-    for seed in seeds:
+    for exponent, seed, corpus in keys:
+        P = languages[exponent]
         rng = _checks.as_rng(seed, "seed")
         E = init_scale * rng.standard_normal((vocab, d))
         Es.append(E)
@@ -494,7 +532,7 @@ def degeneration_runs(
         Ps.append(P if corpus is None else rng.multinomial(corpus, P.ravel()).reshape(P.shape) / corpus)
     E, A, P_train = np.array(Es), np.array(As), np.array(Ps)
     E_out = E if tied else np.array(Eouts)
-    b = np.zeros((len(seeds), d))
+    b = np.zeros((len(keys), d))
     p_c = P_train.sum(axis=-1)
     snaps: list[tuple] = []
     moments: dict[int, list[np.ndarray]] = {}  # Adam's running first and second moments, by parameter
@@ -509,10 +547,11 @@ def degeneration_runs(
         v += (1 - ADAM_BETAS[1]) * (grad * grad - v)
         return (m / (1 - ADAM_BETAS[0] ** t)) / (np.sqrt(v / (1 - ADAM_BETAS[1] ** t)) + ADAM_EPS)
 
+    wanted = set(checkpoints)
     for step in range(checkpoints[-1] + 1):
         t = step + 1
-        g = _lm_gradients(E, A, b, E_out, P_train)
-        if step in checkpoints:
+        g = _lm_gradients(E, A, b, E_out, P_train, with_loss=step in wanted, p_c=p_c)
+        if step in wanted:
             hbar = np.einsum("sc,scd->sd", p_c, np.tanh(E @ A + b[:, None, :]))
             snaps.append((E.copy(), E_out.copy(), g.loss, hbar))
         if step == checkpoints[-1]:
@@ -524,10 +563,11 @@ def degeneration_runs(
             E_out -= lr * step_of(3, g.out)
         A -= lr * step_of(1, g.A)
         b -= lr * step_of(2, g.b)
-    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, seed, ...
-    freq = P.sum(axis=0)
-    return [DegenerationRun(exponent, bool(tied), freq, np.array(checkpoints), emb[:, i], out[:, i], loss[:, i],
-                            hbar[:, i], seed, corpus, P_train[i].sum(axis=0) > 0) for i, seed in enumerate(seeds)]
+    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, model, ...
+    return {key: DegenerationRun(key[0], bool(tied), languages[key[0]].sum(axis=0), np.array(checkpoints),
+                                 emb[:, i], out[:, i], loss[:, i], hbar[:, i], key[1], key[2],
+                                 P_train[i].sum(axis=0) > 0)
+            for i, key in enumerate(keys)}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from shared import (
     band_rows,
     coordinate_share,
     cov_eigs,
+    degeneration_grid,
+    degeneration_run,
     degeneration_runs,
     effective_rank,
     frequency_pull,
@@ -249,6 +251,35 @@ def test_05_an_outlier_bias_makes_a_cone_and_an_outlier_gain_a_collapsed_spread(
         lam = cov_eigs(spread)
         assert lam.max() / lam.sum() == pytest.approx(size**2 / (size**2 + 49), abs=0.03)
         assert abs(mean_cosine(spread)) < 0.01
+
+
+@pytest.mark.parametrize("scale", [0.5, 150.0])  # logits within the shift-free bound, and far past it
+def test_04_lm_gradients_are_the_derivatives_of_the_loss(scale):
+    from shared.mechanisms import bigram_language, lm_gradients
+
+    rng = np.random.default_rng(3)
+    E, E_out = scale * rng.standard_normal((6, 3)), scale * rng.standard_normal((6, 3))
+    A, b, P = rng.standard_normal((3, 3)) / 2, 0.1 * rng.standard_normal(3), bigram_language(6, 1.0)
+    g = lm_gradients(E, A, b, E_out, P)
+    h = 1e-6 * max(1.0, scale)
+    for i, j in [(0, 0), (2, 1), (5, 2)]:
+        step = np.zeros_like(E_out)
+        step[i, j] = h
+        slope = (lm_gradients(E, A, b, E_out + step, P).loss - lm_gradients(E, A, b, E_out - step, P).loss) / (2 * h)
+        assert slope == pytest.approx(g.out[i, j], rel=1e-4, abs=1e-7)
+
+
+def test_04_a_grid_trains_every_model_as_its_own_run():
+    """The stack of notebook 04's models (two exponents, two seeds, the exact loss and a corpus) gives
+    each the run it gets alone, up to rounding, with the logits unshifted or shifted by their row maxima."""
+    grid = degeneration_grid(exponents=(0.0, 1.0), seeds=(0, 1), corpora=(None, 50), checkpoints=(0, 30), vocab=20, d=3)
+    assert list(grid) == [(e, s, c) for e in (0.0, 1.0) for s in (0, 1) for c in (None, 50)]
+    for (exponent, seed, corpus), run in grid.items():
+        alone = degeneration_run(exponent, checkpoints=(0, 30), vocab=20, d=3, seed=seed, corpus=corpus)
+        assert np.allclose(run.emb, alone.emb, rtol=1e-12, atol=1e-14) and np.allclose(run.loss, alone.loss, rtol=1e-12)
+        assert np.array_equal(run.seen, alone.seen) and run.corpus == corpus and run.exponent == exponent
+    big = degeneration_run(1.0, checkpoints=(0, 5), vocab=20, d=3, init_scale=200.0)  # logits past the shift-free bound
+    assert np.all(np.isfinite(big.loss)) and np.all(np.isfinite(big.emb))
 
 
 def test_05_coordinate_share_sees_an_outlier_coordinate_and_depends_on_the_basis():
