@@ -394,9 +394,9 @@ explore(stacked, AttentionView, title="Explorer: self-attention contraction",
 # %% [markdown]
 # ## Exercises
 #
-# This notebook asks its questions in the text, each just before the cell whose output answers it:
-# 03.1 after the mechanism, 03.2 before the yardstick table, 03.3 before the many-sequences table.
-# If you read past one, go back and answer it there. Worked solutions are in
+# This notebook asks its questions in the text, each just before the cell whose output answers it
+# (the function after the mechanism, the two questions before the yardstick table and the
+# many-sequences table). If you read past one, go back and answer it there. Worked solutions are in
 # [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 

@@ -521,8 +521,8 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (04.3 and
-# 04.4 were asked above, each before the output that answers it.)
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Two more
+# questions were asked above, each before the output that answers it.)
 #
 # **04.2 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
 

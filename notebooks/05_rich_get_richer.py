@@ -252,12 +252,13 @@ print(f"{'Adam / rotated, seed by seed':38s}"
       + "".join(f"{f'{min(r):.2f} to {max(r):.2f}':>16s}" for r in (shares[d].adam / shares[d].rotated for d in (8, 16))))
 
 # %% [markdown]
-# **In this toy Adam makes no outlier coordinate.** Its largest coordinate carries 0.154 to 0.173 of
-# the variance at 8 dimensions and 0.085 to 0.099 at 16: the same embeddings in a random basis carry
-# as much (seed by seed, Adam's share is 0.90 to 1.15 times theirs), and so does gradient descent.
-# At 16 dimensions all three sit a little above the Gaussian (0.074 to 0.081) because training
-# narrows the spread in every basis, not along the axes; and all are far below the two thirds that
-# one LayerNorm gain entry of 10 gives (0.649 to 0.675 above). So Adam's basis is not privileged in
+# **In this toy Adam makes no outlier coordinate.** Its largest coordinate carries 0.159 to 0.172 of
+# the variance at 8 dimensions and 0.078 to 0.095 at 16: the same embeddings in a random basis carry
+# about as much (seed by seed, Adam's share is 0.95 to 1.11 times theirs), and so does gradient
+# descent (0.148 to 0.174 and 0.076 to 0.106). At 16 dimensions the trained embeddings sit at or
+# above the top of the Gaussian's range (0.074 to 0.081) in a random basis too: training narrows the
+# spread, and not along the axes. All are far below the two thirds that one LayerNorm gain entry of
+# 10 gives (0.649 to 0.675 above). So Adam's basis is not privileged in
 # this small, noise-free toy; whether it is in large Transformers trained on minibatches is the
 # claim of Elhage et al., which the toy cannot test.
 #
@@ -288,8 +289,8 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (05.3 was
-# asked above, before the table that answers it.)
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Another
+# question was asked above, before the table that answers it.)
 
 # %% [markdown]
 # **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before running anything.

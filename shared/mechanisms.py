@@ -450,7 +450,7 @@ def degeneration_run(
     builds stay near 1e-14 instead of growing.
 
     ``optimizer="adam"`` replaces the step by Adam's (Kingma & Ba 2015, arXiv:1412.6980; pass a
-    smaller ``lr``, such as 0.01): each coordinate of each parameter is divided by the root of its
+    smaller ``lr``, such as 0.003): each coordinate of each parameter is divided by the root of its
     own running second moment, a step that, unlike gradient descent's, is not equivariant under a
     rotation of the embedding space (the "privileged basis" of Elhage et al. 2023).
     """
@@ -774,7 +774,8 @@ def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps
     make the coordinate axes special, a privileged basis (Elhage et al. 2023, "Privileged Bases in
     the Transformer Residual Stream", Anthropic Transformer Circuits Thread). This trains
     :func:`degeneration_runs` (Zipf exponent 1, tied) both ways, gradient descent with its step
-    0.25 and Adam with 0.01, and measures :func:`coordinate_share` beside its two controls.
+    0.25 and Adam with 0.003, and measures :func:`coordinate_share` beside its two controls. (At
+    0.01 Adam's runs become chaotic: a change of BLAS kernel moves the shares in the fourth digit.)
     """
     d = _checks.integer(d, "d", 2)
     steps = _checks.integer(steps, "steps", 1)
@@ -783,7 +784,7 @@ def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps
     if not seeds:
         raise ValueError("seeds: expected at least one seed")
     trained = {opt: degeneration_runs(1.0, True, (steps,), vocab, d, lr=lr, seeds=seeds, optimizer=opt)
-               for opt, lr in (("adam", 0.01), ("gd", 0.25))}
+               for opt, lr in (("adam", 0.003), ("gd", 0.25))}
     adam = [r.emb[-1] for r in trained["adam"]]
     rotated = []
     for seed, E in zip(seeds, adam):

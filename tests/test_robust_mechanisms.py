@@ -301,7 +301,7 @@ def test_05_adam_makes_no_outlier_coordinate_in_the_toy(d):
     outlier dimension (a LayerNorm gain entry of 10 gives 0.67); the runs do differ from gradient
     descent's, so the optimiser was switched."""
     shares = optimizer_shares(d, seeds=SEEDS)
-    assert np.all(shares.adam < 1.25 * shares.rotated), (shares.adam, shares.rotated)
+    assert np.all(shares.adam < 1.25 * shares.rotated), (shares.adam, shares.rotated)  # 0.95 to 1.11 measured
     assert shares.adam.max() < 2 / d and shares.gaussian.max() < 2 / d
     assert np.all(shares.adam >= 1 / d) and np.all(shares.rotated >= 1 / d)
     assert not np.allclose(shares.adam, shares.gd)
@@ -309,7 +309,7 @@ def test_05_adam_makes_no_outlier_coordinate_in_the_toy(d):
 
 def test_05_adam_trains_the_toy_differently_from_gradient_descent():
     (gd,) = degeneration_runs(1.0, True, (0, 200), d=8, seeds=(0,))
-    (adam,) = degeneration_runs(1.0, True, (0, 200), d=8, lr=0.01, seeds=(0,), optimizer="adam")
+    (adam,) = degeneration_runs(1.0, True, (0, 200), d=8, lr=0.003, seeds=(0,), optimizer="adam")
     assert np.array_equal(gd.emb[0], adam.emb[0])  # the same start
     assert adam.loss[-1] < gd.loss[-1] < gd.loss[0]  # both learn; Adam's normalised steps are faster here
     with pytest.raises(ValueError, match="optimizer: expected 'gd'"):
