@@ -174,6 +174,14 @@ for alpha in (0.5, 0.09):
 # sequence with the mechanism switched off ($\alpha = 0$: the start), and, because that start
 # already leans, a centred start before and after 120 layers; a Gaussian of the same size is the
 # baseline.
+#
+# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence starts centred and attention keeps it centred (b) near 1, because the tokens shrink onto a weighted mean off the origin (c) below 0, because attention pushes the tokens apart from one another
+#
+# Answer first, then run the table below it and see whether it agrees.
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("03.2", answer)
 
 # %%
 centred = attention_run(depth=120, offset=0.0)
@@ -268,14 +276,17 @@ for seed, (m0, m1) in enumerate(zip(starts, kept)):
 # ## One sequence is not a vocabulary: many sequences
 #
 # The mean cosine above pairs tokens of *one* sequence. Ethayarajh (2019), and notebook 07 on a
-# real model, pair tokens from *different* contexts. Attention mixes tokens only within their own
-# sequence, so what different sequences end up sharing depends on what they shared at the start.
-# We run 16 independent sequences of 100 tokens through the same 40 layers, in three versions:
-# every sequence shifted along the *same* direction, each along a random direction of its own,
-# and no shift at all.
+# real model, pair tokens from *different* contexts. We run 16 independent sequences of 100 tokens
+# through the same 40 layers, in three versions: every sequence shifted along the *same* direction,
+# each along a random direction of its own, and no shift at all.
 #
-# **Predict first.** In which versions will two tokens from different sequences end up with a high
-# cosine?
+# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because every layer of attention builds a cone (b) near 0, because nothing is shared across sequences (c) near −1, because the sequences drift to opposite sides
+#
+# Answer first, then run the table below it: the "own shift" rows, across sequences.
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("03.3", answer)
 
 # %%
 print(f"{'16 sequences of 100 tokens, seeds 30-34':40s} {'within a sequence':>20s} {'across sequences':>20s}")
@@ -383,22 +394,11 @@ explore(stacked, AttentionView, title="Explorer: self-attention contraction",
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+# This notebook asks its questions in the text, each just before the cell whose output answers it
+# (the function after the mechanism, the two questions before the yardstick table and the
+# many-sequences table). If you read past one, go back and answer it there. Worked solutions are in
+# [SOLUTIONS.md](SOLUTIONS.md); try first.
 
-# %% [markdown]
-# **03.2 · Explain.** Start from a centred sequence (`offset=0.0`) and stack 120 layers. Where does the mean random cosine end up? (a) near 0, because the sequence starts centred and attention keeps it centred (b) near 1, because the tokens shrink onto a weighted mean off the origin (c) below 0, because attention pushes the tokens apart from one another
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("03.2", answer)
-
-# %% [markdown]
-# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because every layer of attention builds a cone (b) near 0, because nothing is shared across sequences (c) near −1, because the sequences drift to opposite sides
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("03.3", answer)
 
 # %% [markdown]
 # **Where this leads.** Attention makes each sequence lean, but not a shared cone. Notebook

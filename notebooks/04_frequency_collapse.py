@@ -38,7 +38,7 @@ from shared import (
     band_rows,
     bigram_language,
     cov_eigs,
-    degeneration_run,
+    degeneration_grid,
     degeneration_runs,
     effective_rank,
     frequency_pull,
@@ -62,8 +62,8 @@ from shared.realmodel import frequency_words, static_norm_frequency
 # Word frequencies follow Zipf's law: the token of rank $r$ has probability proportional to
 # $r^{-s}$ with $s \approx 1$. The first toy asks what happens if frequent tokens are pulled toward
 # the origin more than rare ones: each embedding is multiplied by
-# $1 - \gamma\sqrt{f_t / f_{\max}}$, so the most frequent token is scaled by $1 - \gamma$ and the
-# rarest are barely touched. We give 1,200 tokens isotropic 50-dimensional embeddings (seed 4),
+# $1 - \gamma\sqrt{f_t / f_{\max}}$ ($f_t$ the frequency of token $t$, $f_{\max}$ the largest), so the
+# more frequent a token, the more it is shortened, and the rarest are barely touched. We give 1,200 tokens isotropic 50-dimensional embeddings (seed 4),
 # Zipf frequencies with $s = 1$, and pull with $\gamma = 0.9$.
 #
 # **Predict first.** A 50-dimensional Gaussian vector has a norm of about $\sqrt{50}$. What norm
@@ -114,6 +114,17 @@ for n in (1200, 12000):
           + f"    a Gaussian of this size: {gaussian_effective_rank(n, 50):.1f}")
 
 # %% [markdown]
+# Before reading the verdict, one question about the first two rows of the table:
+#
+# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
+#
+# Answer first, then read on.
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("04.3", answer)
+
+# %% [markdown]
 # **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
 # control agree to within 0.001 (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
 # both sit on the Gaussian baseline, and neither failure of notebook 01 appears. Two reasons, and
@@ -159,12 +170,16 @@ for n in (1200, 12000):
 # points the same way, $-\bar h$, and the rare tokens drift together: a cone made by training.
 #
 # The toy is the smallest language model that has this structure: 128 tokens with Zipfian
-# frequencies, 8 dimensions, one context token $c$ with state $h_c = \tanh(e_c A + b)$, next-token
+# frequencies, 8 dimensions, one context token $c$ with state $h_c = \tanh(e_c A + b)$ (the
+# embedding $e_c$ of the context token, times a trained $8 \times 8$ matrix $A$, plus a trained bias
+# vector $b$ of 8 entries, through $\tanh$), next-token
 # probabilities $q(w \mid c) = \operatorname{softmax}_w(e_w \cdot h_c)$ with the *same* $e_w$ (tied),
 # and a next token that is the context's partner half of the time and a fresh Zipf draw otherwise.
 # It is trained by plain gradient descent on the exact expected loss, starting from small random
-# embeddings. With $p_c$ the frequency of context $c$ and $P(c, w)$ the probability of the pair,
-# the gradient of the loss with respect to the logits is
+# embeddings. With $P(c, w)$ the probability that context $c$ is followed by token $w$, and
+# $p_c = \sum_w P(c, w)$ the probability of context $c$ itself (how often it occurs), the gradient
+# of the expected loss $L = -\sum_{c, w} P(c, w) \log q(w \mid c)$ with respect to the logits
+# $e_w \cdot h_c$ is
 #
 # $$G_{cw} = p_c\, q(w \mid c) - P(c, w),$$
 #
@@ -172,9 +187,10 @@ for n in (1200, 12000):
 # $-\sum_c G_{cw}\, h_c$.
 #
 # **Your turn · 04.1 · Implement.** Write that gradient for the output vectors: given the context
-# states `H` (one row per context), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the
-# pair probabilities `P[c, w]`, return the matrix whose row $w$ is $\sum_c G_{cw}\, h_c$. The check
-# compares it with the toolkit's training code on three small models.
+# states `H` (row $c$ is $h_c$), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the pair
+# probabilities `P[c, w]` $= P(c, w)$ (so $p_c$ is the sum of row $c$ of `P`), return the matrix
+# whose row $w$ is $\sum_c G_{cw}\, h_c$. The check compares it with the toolkit's training code on
+# three small models.
 
 # %%
 def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -193,7 +209,8 @@ check("04.1", output_gradient)
 # And with $s = 0$?
 
 # %%
-runs = {s: degeneration_run(exponent=s) for s in (0.0, 0.5, 1.0, 1.5, 2.0)}  # 1,600 steps each
+# five models, 1,600 steps each, trained side by side as one stack; keyed by (exponent, seed, corpus)
+runs = {s: r for (s, seed, corpus), r in degeneration_grid(exponents=(0.0, 0.5, 1.0, 1.5, 2.0)).items()}
 run, control = runs[1.0], runs[0.0]
 print("mean cosine within each band, by training step")
 print(f"{'':35s}" + "".join(f"{step:>8d}" for step in run.steps))
@@ -279,9 +296,10 @@ for step in (200, 1600):
 # answer depend on the regime?
 
 # %%
-seeds, steps = (0, 1, 2), (200, 1600, 6400)
-exact = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds)
-finite = degeneration_runs(exponent=1.0, checkpoints=steps, seeds=seeds, corpus=1000)
+seeds, steps, corpus = (0, 1, 2), (200, 1600, 6400), 1000
+both = degeneration_grid(exponents=(1.0,), seeds=seeds, corpora=(None, corpus), checkpoints=steps)  # None: exact loss
+exact = [both[1.0, seed, None] for seed in seeds]
+finite = [both[1.0, seed, corpus] for seed in seeds]
 
 
 def spread_over_seeds(values: list[float]) -> str:
@@ -302,7 +320,7 @@ for name, columns in sweep.items():
 joint = bigram_language(128, 1.0)  # P(c, w), every entry positive
 entropy = -np.sum(joint * np.log(joint / joint.sum(axis=1, keepdims=True)))
 print(f"lowest possible exact loss (conditional entropy of the language): {entropy:.2f}")
-print("tokens never a target in the corpus of 1,000 pairs, by seed:", [int((~r.seen).sum()) for r in finite])
+print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int((~r.seen).sum()) for r in finite])
 
 # %% [markdown]
 # **What the sweep says.** Under the exact loss the cone is **transient**, in every seed: the rare
@@ -328,13 +346,26 @@ print("tokens never a target in the corpus of 1,000 pairs, by seed:", [int((~r.s
 # permanent; what the sampled corpus changes is *which* tokens keep it longest (those never seen
 # as a target) and which leave it (rare targets). Part 3 looks at a real model's vocabulary.
 #
+# The uniform-frequency run above is one control. The other candidate is to untie the output
+# layer from the embeddings, so that the two matrices train separately.
+#
+# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
+#
+# Answer first, then run the untied model below.
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("04.4", answer)
+
+# %% [markdown]
 # **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
 # of the spread, which comes from training itself. Untying the output layer from the embeddings
 # does not remove the offset. Trained untied, the *output* matrix forms the same rare cone, and the
 # input embeddings form a later, weaker one:
 
 # %%
-untied = degeneration_run(exponent=1.0, tied=False)
+untied_runs = {8: degeneration_runs(exponent=1.0, tied=False, seeds=(0, 1, 2))}  # seeds 0-2, for the next cell too
+untied = untied_runs[8][0]  # seed 0
 print(f"{'rare half, mean cosine':34s}" + "".join(f"{step:>8d}" for step in untied.steps))
 for name, bands in [("tied: the embeddings", band_cosines(run)),
                     ("untied: the output matrix", band_cosines(untied, output=True)),
@@ -348,9 +379,10 @@ for name, bands in [("tied: the embeddings", band_cosines(run)),
 # %%
 print(f"{'untied, rare half at step 1,600 (seeds 0-2)':46s}{'input embeddings':>22s}{'output matrix':>22s}")
 for d in (8, 16):
-    untied_runs = degeneration_runs(exponent=1.0, tied=False, d=d, checkpoints=(1600,), seeds=(0, 1, 2))
-    inputs = [mean_cosine(r.emb[0][rare]) for r in untied_runs]
-    outputs = [mean_cosine(r.out[0][rare]) for r in untied_runs]
+    if d not in untied_runs:
+        untied_runs[d] = degeneration_runs(exponent=1.0, tied=False, d=d, checkpoints=(1600,), seeds=(0, 1, 2))
+    inputs = [mean_cosine(r.emb[r.at(1600)][rare]) for r in untied_runs[d]]
+    outputs = [mean_cosine(r.out[r.at(1600)][rare]) for r in untied_runs[d]]
     print(f"{f'128 tokens x {d} dimensions':46s}{spread_over_seeds(inputs):>22s}{spread_over_seeds(outputs):>22s}")
 
 # %% [markdown]
@@ -482,34 +514,21 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # 3. Set $s = 0$. Why does no band lean anywhere, although the model trains just the same?
 # 4. Set $s = 2$. Fewer tokens are frequent: does the rare cone form sooner or later, and what
 #    happens to the norms of the most frequent tokens?
-# 5. In the sweep cell, change `corpus=1000` to `corpus=300`. How many tokens are never a target
+# 5. In the sweep cell, change `corpus = 1000` to `corpus = 300`. How many tokens are never a target
 #    now, and do they still lean together at step 6,400?
 
 # %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Two more
+# questions were asked above, each before the output that answers it.)
 #
 # **04.2 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
 
 # %%
 answer = None  # your number
 check("04.2", answer)
-
-# %% [markdown]
-# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("04.3", answer)
-
-# %% [markdown]
-# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("04.4", answer)
 
 # %% [markdown]
 # **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) looks at a

@@ -40,6 +40,7 @@ from shared import (
     make_isotropic,
     mean_cosine,
     meter_table,
+    optimizer_shares,
     rich_get_richer_run,
     rich_get_richer_vectors,
 )
@@ -109,8 +110,15 @@ RichGetRicherView(history)
 # A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is. To
 # use notebook 01's meters we draw 2,000 centred Gaussian points whose covariance has the spectrum
 # of step 60, beside points drawn from the starting spectrum (the mechanism switched off: with
-# $\eta = 0$ nothing moves) and a Gaussian of the same size. Both are centred by construction, so
-# this table can judge the spread, and says nothing about offsets.
+# $\eta = 0$ nothing moves) and a Gaussian of the same size.
+#
+# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: the points lie on both sides of the origin, so the mean cosine stays near 0
+#
+# Answer first, then run the table below it and see whether it agrees.
+
+# %%
+answer = None  # one of "a", "b"
+check("05.3", answer)
 
 # %%
 print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], rng=50),
@@ -122,7 +130,8 @@ print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], r
 # notebook 01's *centred line*, not a cone: the points spread along one axis, on both sides of the
 # origin, so a random pair is as likely to point apart as together. Partition isotropy and
 # uniformity flag it as they flagged the line. With the mechanism off the cloud is a Gaussian in
-# every respect.
+# every respect. Both clouds are centred by construction, so this table judges the spread and can
+# say nothing about offsets.
 #
 # ## Does the loop make a cone? Run it on uncentred vectors
 #
@@ -223,6 +232,36 @@ for size in (3.0, 10.0):
 # above would need a mean to dominate before it made either a cone. Why training puts such large
 # entries into LayerNorm's vectors is a separate question, and the toy does not answer it.
 #
+# **Does the optimiser make outlier coordinates?** One proposed cause is Adam. Gradient descent's
+# step is the same in any rotated basis; Adam divides each coordinate's step by that coordinate's
+# own running gradient size, so it could single out the coordinate axes (Elhage et al. 2023,
+# "Privileged Bases in the Transformer Residual Stream", Anthropic Transformer Circuits Thread).
+# Notebook 04's language model can be trained both ways. The meter is the largest coordinate's
+# share of the variance of its 128 embeddings ($1/d$ when every coordinate carries the same),
+# beside the same Adam embeddings in random rotations (no preferred basis), the model trained by
+# gradient descent (no Adam) and a Gaussian of the same size: five seeds, two widths, 1,600 steps.
+
+# %%
+print(f"{'largest coordinate share, seeds 0-4':38s}{'d = 8':>16s}{'d = 16':>16s}")
+shares = {d: optimizer_shares(d, seeds=(0, 1, 2, 3, 4), steps=1600) for d in (8, 16)}
+for name, field in [("Adam", "adam"), ("Adam, in random rotations", "rotated"),
+                    ("gradient descent (no Adam)", "gd"), ("Gaussian, same size", "gaussian")]:
+    print(f"{name:38s}" + "".join(f"{f'{min(v):.3f} to {max(v):.3f}':>16s}"
+                                  for v in (getattr(shares[d], field) for d in (8, 16))))
+print(f"{'Adam / rotated, seed by seed':38s}"
+      + "".join(f"{f'{min(r):.2f} to {max(r):.2f}':>16s}" for r in (shares[d].adam / shares[d].rotated for d in (8, 16))))
+
+# %% [markdown]
+# **In this toy Adam makes no outlier coordinate.** Its largest coordinate carries 0.159 to 0.172 of
+# the variance at 8 dimensions and 0.078 to 0.095 at 16: the same embeddings in a random basis carry
+# about as much (seed by seed, Adam's share is 0.95 to 1.11 times theirs), and so does gradient
+# descent (0.148 to 0.174 and 0.076 to 0.106). At 16 dimensions the trained embeddings sit at or
+# above the top of the Gaussian's range (0.074 to 0.081) in a random basis too: training narrows the
+# spread, and not along the axes. All are far below the two thirds that one LayerNorm gain entry of
+# 10 gives (0.649 to 0.675 above). So Adam's basis is not privileged in
+# this small, noise-free toy; whether it is in large Transformers trained on minibatches is the
+# claim of Elhage et al., which the toy cannot test.
+#
 # **Takeaway.** Positive feedback alone, with no architecture involved, turns a tiny imbalance
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
 # Whether real training contains such a loop is debated (see the theory section); the toy shows
@@ -250,21 +289,15 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Another
+# question was asked above, before the table that answers it.)
 
 # %% [markdown]
-# **05.2 · Predict.** Set the initial unevenness to 0, so the spectrum starts perfectly flat. What happens over the steps? (a) it collapses anyway, because the noise of the updates soon favours one direction (b) it stays flat, because every direction gains by the same factor
+# **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before running anything.
 
 # %%
-answer = None  # one of "a", "b"
+answer = None  # your number
 check("05.2", answer)
-
-# %% [markdown]
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: the points lie on both sides of the origin, so the mean cosine stays near 0
-
-# %%
-answer = None  # one of "a", "b"
-check("05.3", answer)
 
 # %% [markdown]
 # **Where this leads.** Of the three mechanisms, attention (03) made each sequence a cone of its own,

@@ -227,6 +227,15 @@ print(f"largest change of the mean cosine from leaving out the first tokens: {ch
 DecoderLayersView(profile, side)
 
 # %% [markdown]
+# Before reading on, read the table's layer 15 and answer:
+#
+# **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone, so leaving it out removes the offset (b) every token shares the cone; the first token's huge entry ruins only the covariance meters (c) leaving out any tokens always raises the effective rank, whichever tokens they are
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("09.2", answer)
+
+# %% [markdown]
 # **What you see.** A cone from layer 2 on: the mean cosine of tokens from different sentences is
 # $+0.605$ at layer 2, between $+0.541$ and $+0.684$ through the middle, and $+0.536$ at the
 # last layer (the residual stream before the final RMSNorm). A Gaussian of the same size scores 0.
@@ -385,6 +394,14 @@ for layer in (3, 15, 30):
 # (effective rank 184.4 to 231.4), plain whitening 132.6 to 168.9. Fitted without the first tokens, no remedy helps the covariance of a set that
 # contains them: the effective rank stays 1.0 to 1.3 at layers 15 and 30. Why does centring fail
 # at layer 3?
+#
+# **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder, whose tokens keep leaning one way at every layer (b) the held-out sentences of layer 3 are different ones, so the fitted mean does not fit them (c) at layer 3 the "the" tokens carry an outsized entry, so the mean sits off the rest
+#
+# Answer first, then run the cell below it and read the paragraph after it.
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("09.3", answer)
 
 # %%
 H = enc.states[3].astype(np.float64)
@@ -540,22 +557,10 @@ for layer in (15, 29):
 #
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-
-# %% [markdown]
-# **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone, so leaving it out removes the offset (b) every token shares the cone; the first token's huge entry ruins only the covariance meters (c) leaving out any tokens always raises the effective rank, whichever tokens they are
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("09.2", answer)
-
-# %% [markdown]
-# **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder, whose tokens keep leaning one way at every layer (b) the held-out sentences of layer 3 are different ones, so the fitted mean does not fit them (c) at layer 3 the "the" tokens carry an outsized entry, so the mean sits off the rest
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("09.3", answer)
+# This notebook asks its questions in the text, each just before the output that answers it (the
+# function where RMSNorm is introduced, the two questions beside the layer table and the remedies).
+# If you read past one, go back and answer it there. Worked solutions are in
+# [SOLUTIONS.md](SOLUTIONS.md); try first.
 
 # %% [markdown]
 # **Where this leads.** This is the end of the course's path from toy clouds to real models. To go

@@ -8,13 +8,14 @@ the toy with the mechanism switched off.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import erf, sqrt
 
 import numpy as np
 
 from . import _checks
-from .clouds import make_isotropic
+from .clouds import make_isotropic, random_rotation
 from .meters import declare_meter, cross_group_cosines, mean_cosine, random_cosines
 
 
@@ -320,17 +321,23 @@ def lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray,
     return _lm_gradients(E, A, b, E_out, P)
 
 
-def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray) -> LMGradients:
+def _lm_gradients(E: np.ndarray, A: np.ndarray, b: np.ndarray, E_out: np.ndarray, P: np.ndarray,
+                  with_loss: bool = True, p_c: np.ndarray | None = None) -> LMGradients:
     """:func:`lm_gradients` for checked arguments; every array may carry a leading axis of independent
-    models (one per seed), and then ``loss`` is one value per model."""
+    models (one per seed), and then ``loss`` is one value per model (NaN unless ``with_loss``: a
+    training step needs only the gradients). ``p_c``: ``P.sum(axis=-1)``, if already at hand."""
     H = np.tanh(E @ A + b[..., None, :])
     G = H @ E_out.swapaxes(-1, -2)  # the logits; turned into their gradient in place below
-    G -= G.max(axis=-1, keepdims=True)
-    p_c = P.sum(axis=-1)  # how often each context occurs
-    fit = np.einsum("...cw,...cw->...", P, G)
+    # |logit| = |h_c . e_w| <= sqrt(d) |e_w| since |tanh| <= 1: while that bound is moderate, exp can
+    # neither overflow nor underflow a whole row to 0, so the row maxima (the usual shift, and the
+    # costliest pass here) need not be subtracted; the softmax is the same either way
+    if not H.shape[-1] * np.max(np.einsum("...wd,...wd->...w", E_out, E_out)) <= 300.0**2:
+        G -= G.max(axis=-1, keepdims=True)
+    p_c = P.sum(axis=-1) if p_c is None else p_c  # how often each context occurs
+    fit = np.einsum("...cw,...cw->...", P, G) if with_loss else None
     np.exp(G, out=G)
     Z = G.sum(axis=-1)
-    loss = np.sum(p_c * np.log(Z), axis=-1) - fit
+    loss = np.sum(p_c * np.log(Z), axis=-1) - fit if with_loss else np.full(Z.shape[:-1], np.nan)
     G *= (p_c / Z)[..., None]  # p_c q(w | c): the push ...
     G -= P  # ... minus the pull, as in logit_gradient
     dZ = (G @ E_out) * (1.0 - H * H)  # back through tanh
@@ -371,6 +378,12 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
         raise ValueError(f"band: expected one of {list(FREQUENCY_BANDS)}, got {band!r}")
     lo, hi = FREQUENCY_BANDS[band]
     return np.arange(round(lo * vocab), round(hi * vocab))
+
+
+#: Adam's decay rates of the running moments, and the constant that keeps its division finite
+#: (the defaults of Kingma & Ba 2015).
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
 
 
 @dataclass(frozen=True)
@@ -417,6 +430,7 @@ def degeneration_run(
     init_scale: float = 0.05,
     seed: int = 0,
     corpus: int | None = None,
+    optimizer: str = "gd",
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
@@ -434,9 +448,14 @@ def degeneration_run(
     ``checkpoints``, and training stops at the last. The step size 0.25 keeps training away from
     the edge of stability for Zipf exponents up to 2, so rounding differences between BLAS
     builds stay near 1e-14 instead of growing.
+
+    ``optimizer="adam"`` replaces the step by Adam's (Kingma & Ba 2015, arXiv:1412.6980; pass a
+    smaller ``lr``, such as 0.003): each coordinate of each parameter is divided by the root of its
+    own running second moment, a step that, unlike gradient descent's, is not equivariant under a
+    rotation of the embedding space (the "privileged basis" of Elhage et al. 2023).
     """
     seed = _checks.integer(seed, "seed", 0)
-    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus)[0]
+    return degeneration_runs(exponent, tied, checkpoints, vocab, d, rho, lr, init_scale, (seed,), corpus, optimizer)[0]
 
 
 def degeneration_runs(
@@ -450,10 +469,45 @@ def degeneration_runs(
     init_scale: float = 0.05,
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
     corpus: int | None = None,
+    optimizer: str = "gd",
 ) -> list[DegenerationRun]:
     """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
+    if corpus is not None:
+        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
+    seeds = _checks.sequence(seeds, "seeds")
+    grid = degeneration_grid((exponent,), seeds, (corpus,), tied, checkpoints, vocab, d, rho, lr, init_scale, optimizer)
+    return list(grid.values())
+
+
+def degeneration_grid(
+    exponents: Sequence[float] = (1.0,),
+    seeds: Sequence[int] = (0,),
+    corpora: Sequence[int | None] = (None,),
+    tied: bool = True,
+    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    vocab: int = 128,
+    d: int = 8,
+    rho: float = 0.5,
+    lr: float = 0.25,
+    init_scale: float = 0.05,
+    optimizer: str = "gd",
+) -> dict[tuple[float, int, int | None], DegenerationRun]:
+    """:func:`degeneration_run` for every combination of a Zipf exponent, a seed and a corpus (``None``:
+    the exact loss), keyed by ``(exponent, seed, corpus)`` in that order. All of them are trained
+    side by side as one stack of models, which costs little more than one run; each equals
+    :func:`degeneration_run` with its settings up to rounding."""
+    exponents = [_checks.real(e, f"exponents[{i}]", 0.0) for i, e in enumerate(_checks.sequence(exponents, "exponents"))]
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1,
+                                                        why="a corpus needs at least one (context, target) pair")
+               for i, c in enumerate(_checks.sequence(corpora, "corpora"))]
+    for name, values in (("exponents", exponents), ("seeds", seeds), ("corpora", corpora)):
+        if not values:
+            raise ValueError(f"{name}: expected at least one value")
+        if len(set(values)) != len(values):
+            raise ValueError(f"{name}: expected distinct values, got {values}")
     tied = _checks.flag(tied, "tied")
     d = _checks.integer(d, "d", 1)
     lr = _checks.real(lr, "lr", 0.0)
@@ -461,14 +515,15 @@ def degeneration_runs(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
-    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
-    if not seeds:
-        raise ValueError("seeds: expected at least one seed")
-    if corpus is not None:
-        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
-    P = bigram_language(vocab, exponent, rho)
+    if not isinstance(optimizer, str):
+        raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
+    if optimizer not in ("gd", "adam"):
+        raise ValueError(f"optimizer: expected 'gd' (gradient descent) or 'adam', got {optimizer!r}")
+    languages = {exponent: bigram_language(vocab, exponent, rho) for exponent in exponents}
+    keys = [(exponent, seed, corpus) for exponent in exponents for seed in seeds for corpus in corpora]
     Es, Eouts, As, Ps = [], [], [], []
-    for seed in seeds:
+    for exponent, seed, corpus in keys:
+        P = languages[exponent]
         rng = _checks.as_rng(seed, "seed")
         E = init_scale * rng.standard_normal((vocab, d))
         Es.append(E)
@@ -477,27 +532,42 @@ def degeneration_runs(
         Ps.append(P if corpus is None else rng.multinomial(corpus, P.ravel()).reshape(P.shape) / corpus)
     E, A, P_train = np.array(Es), np.array(As), np.array(Ps)
     E_out = E if tied else np.array(Eouts)
-    b = np.zeros((len(seeds), d))
+    b = np.zeros((len(keys), d))
     p_c = P_train.sum(axis=-1)
     snaps: list[tuple] = []
+    moments: dict[int, list[np.ndarray]] = {}  # Adam's running first and second moments, by parameter
+    t = 0
+
+    def step_of(k: int, grad: np.ndarray) -> np.ndarray:
+        """The update direction of parameter ``k``: the gradient itself, or Adam's normalised one."""
+        if optimizer == "gd":
+            return grad
+        m, v = moments.setdefault(k, [np.zeros_like(grad), np.zeros_like(grad)])
+        m += (1 - ADAM_BETAS[0]) * (grad - m)
+        v += (1 - ADAM_BETAS[1]) * (grad * grad - v)
+        return (m / (1 - ADAM_BETAS[0] ** t)) / (np.sqrt(v / (1 - ADAM_BETAS[1] ** t)) + ADAM_EPS)
+
+    wanted = set(checkpoints)
     for step in range(checkpoints[-1] + 1):
-        g = _lm_gradients(E, A, b, E_out, P_train)
-        if step in checkpoints:
+        t = step + 1
+        g = _lm_gradients(E, A, b, E_out, P_train, with_loss=step in wanted, p_c=p_c)
+        if step in wanted:
             hbar = np.einsum("sc,scd->sd", p_c, np.tanh(E @ A + b[:, None, :]))
             snaps.append((E.copy(), E_out.copy(), g.loss, hbar))
         if step == checkpoints[-1]:
             break
         if tied:
-            E -= lr * (g.emb + g.out)  # E_out is E: both gradients land on it
+            E -= lr * step_of(0, g.emb + g.out)  # E_out is E: both gradients land on it
         else:
-            E -= lr * g.emb
-            E_out -= lr * g.out
-        A -= lr * g.A
-        b -= lr * g.b
-    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, seed, ...
-    freq = P.sum(axis=0)
-    return [DegenerationRun(exponent, bool(tied), freq, np.array(checkpoints), emb[:, i], out[:, i], loss[:, i],
-                            hbar[:, i], seed, corpus, P_train[i].sum(axis=0) > 0) for i, seed in enumerate(seeds)]
+            E -= lr * step_of(0, g.emb)
+            E_out -= lr * step_of(3, g.out)
+        A -= lr * step_of(1, g.A)
+        b -= lr * step_of(2, g.b)
+    emb, out, loss, hbar = (np.array(column) for column in zip(*snaps))  # axes: checkpoint, model, ...
+    return {key: DegenerationRun(key[0], bool(tied), languages[key[0]].sum(axis=0), np.array(checkpoints),
+                                 emb[:, i], out[:, i], loss[:, i], hbar[:, i], key[1], key[2],
+                                 P_train[i].sum(axis=0) > 0)
+            for i, key in enumerate(keys)}
 
 
 @dataclass(frozen=True)
@@ -656,3 +726,74 @@ def layer_norm(X: np.ndarray, gain: np.ndarray | None = None, bias: np.ndarray |
     if not np.all(std > 0):
         raise ValueError("X: a row has all coordinates equal, so it has no spread to normalise")
     return gain * (Z / std) + bias
+
+
+def coordinate_share(X: np.ndarray) -> float:
+    r"""The largest coordinate's share of the total variance of the rows of ``X``.
+
+    .. math::  \max_j \operatorname{Var}(x_j) \Big/ \sum_j \operatorname{Var}(x_j)
+
+    :math:`1/d` when every coordinate carries the same variance, 1 when one carries all of it. Unlike
+    the covariance's eigenvalues it depends on the basis: it is the meter of an *outlier dimension*,
+    a coordinate axis with outsized variance (Kovaleva et al. 2021, arXiv:2105.06990), and a rotation
+    of the space changes it.
+    """
+    X = _checks.cloud(X, min_rows=2)
+    if _checks.flat(X):
+        raise ValueError("X: every row is the same point (up to rounding), so there is no variance to share")
+    var = (X / _checks.power_of_two(X)).var(axis=0)  # scaled exactly, so that no square overflows
+    return float(var.max() / var.sum())
+
+
+@dataclass(frozen=True)
+class OptimizerShares:
+    """:func:`coordinate_share` of trained embeddings, one value per seed, in each setting.
+
+    ``adam`` and ``gd``: the tied embeddings of notebook 04's language model after ``steps`` steps
+    of Adam or of gradient descent; ``rotated``: Adam's embeddings in random rotations of the space
+    (the mean share over ``rotations`` of them: the same geometry with no preferred basis);
+    ``gaussian``: standard Gaussian clouds of the same size (vocab x d).
+    """
+
+    d: int
+    steps: int
+    seeds: tuple[int, ...]
+    adam: np.ndarray
+    rotated: np.ndarray
+    gd: np.ndarray
+    gaussian: np.ndarray
+
+
+def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps: int = 1600,
+                     rotations: int = 10, vocab: int = 128) -> OptimizerShares:
+    r"""Does Adam give the embeddings an outlier coordinate that gradient descent does not?
+
+    Gradient descent's update is equivariant under a rotation of the embedding space: rotate the
+    start, and the run is the rotated run, so no coordinate axis is special. Adam divides each
+    coordinate's step by its own running gradient scale, which is not equivariant, so it *could*
+    make the coordinate axes special, a privileged basis (Elhage et al. 2023, "Privileged Bases in
+    the Transformer Residual Stream", Anthropic Transformer Circuits Thread). This trains
+    :func:`degeneration_runs` (Zipf exponent 1, tied) both ways, gradient descent with its step
+    0.25 and Adam with 0.003, and measures :func:`coordinate_share` beside its two controls. (At
+    0.01 Adam's runs become chaotic: a change of BLAS kernel moves the shares in the fourth digit.)
+    """
+    d = _checks.integer(d, "d", 2)
+    steps = _checks.integer(steps, "steps", 1)
+    rotations = _checks.integer(rotations, "rotations", 1)
+    seeds = tuple(_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds")))
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    trained = {opt: degeneration_runs(1.0, True, (steps,), vocab, d, lr=lr, seeds=seeds, optimizer=opt)
+               for opt, lr in (("adam", 0.003), ("gd", 0.25))}
+    adam = [r.emb[-1] for r in trained["adam"]]
+    rotated = []
+    for seed, E in zip(seeds, adam):
+        rng = np.random.default_rng([seed, 1])  # rotations of its own per seed, apart from the training draws
+        rotated.append(np.mean([coordinate_share(E @ random_rotation(d, rng)) for _ in range(rotations)]))
+    return OptimizerShares(
+        d, steps, seeds,
+        adam=np.array([coordinate_share(E) for E in adam]),
+        rotated=np.array(rotated),
+        gd=np.array([coordinate_share(r.emb[-1]) for r in trained["gd"]]),
+        gaussian=np.array([coordinate_share(make_isotropic(vocab, d, rng=seed)) for seed in seeds]),
+    )

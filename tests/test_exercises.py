@@ -44,11 +44,12 @@ def test_unanswered_and_wrong_answers_get_a_hint_not_the_answer(exercise, capsys
     assert "not answered yet" in capsys.readouterr().out
     ex = EXERCISES[exercise]
     wrong = next(c for c in ex.choices if c != ex.reference()) if ex.choices else float(ex.reference()) * 3 + 5
-    ok, out = verdict(exercise, wrong)
-    assert not ok
-    assert "not yet. Hint:" in out
-    if not ex.choices:
-        assert f"{ex.reference()}" not in out, "the hint must not give the answer away"
+    for tries in range(len(ex.hints) + 1):
+        ok, out = verdict(exercise, wrong, tries)
+        assert not ok
+        assert f"not yet. Hint {min(tries, len(ex.hints) - 1) + 1} of {len(ex.hints)}:" in out
+        if not ex.choices:
+            assert f"{ex.reference()}" not in out, "the hint must not give the answer away"
 
 
 def test_answers_of_the_wrong_kind():
@@ -159,7 +160,7 @@ def test_numbers_quoted_in_hints_are_what_the_notebooks_print():
             for out in cell.get("outputs", []):
                 printed += "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
     quoted = {(name, number) for name, ex in EXERCISES.items()
-              for number in re.findall(r"[-+]?\d+\.\d+", ex.hint + " " + ex.right)}
+              for number in re.findall(r"[-+]?\d+\.\d+", " ".join(ex.hints) + " " + ex.right)}
     assert quoted, "no hint quotes a printed figure, so this test checks nothing"
     arithmetic = {("04.2", "0.9"), ("04.2", "0.1"), ("06.2", "7.68")}  # worked out in the reply, not printed
     missing = sorted((name, number) for name, number in quoted - arithmetic if number not in printed)
@@ -247,3 +248,111 @@ def test_the_right_option_cannot_be_guessed_from_its_length():
         f"the right option is the strictly longest in {len(longest)} of {len(choices)} items "
         f"(at most a third allowed): {', '.join(longest)}"
     )
+
+
+# ----- hints in steps -----------------------------------------------------------------------------
+
+CODE = re.compile(r"@|np\.|\breturn\b|(?<![<>!=])=(?!=)|\[|\]|\.T\b|\baxis\b|\*\*|\w\(")
+
+
+def test_the_code_pattern_recognises_code_and_not_prose():
+    for code in ["A @ X", "np.exp", "return X", "G = P", "x[0]", "X.T", "axis 1", "x ** 2", "sqrt(x)"]:
+        assert CODE.search(code), code
+    assert not CODE.search("the weights sum to one, and each token moves a fraction alpha toward the average")
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_an_implementation_hint_goes_from_the_idea_to_the_detail_to_code(exercise):
+    hints = IMPLEMENTATIONS[exercise].hints
+    assert len(hints) == 3
+    assert not CODE.search(hints[0]), f"the first step names the idea in words, without code: {hints[0]!r}"
+    assert CODE.search(hints[2]), "the last step is close to code"
+    assert len(set(hints)) == 3
+
+
+@pytest.mark.parametrize("exercise", ANSWERS)
+def test_a_question_hint_has_steps_and_none_gives_the_answer_away(exercise):
+    ex = EXERCISES[exercise]
+    assert len(ex.hints) >= 2 and len(set(ex.hints)) == len(ex.hints)
+    for hint in ex.hints:
+        if ex.choices:
+            assert not re.search(r"(?<!\w)\(\s*[a-c]\s*\)", hint), "a hint names no option"
+        else:
+            assert f"{ex.reference()}" not in hint
+
+
+def wrong_function(exercise: str):
+    """A function that is wrong in a way no named mistake describes: the right result, doubled plus one."""
+    impl = IMPLEMENTATIONS[exercise]
+
+    def wrong(**kwargs):
+        return 2 * np.asarray(impl.reference(**kwargs), dtype=float) + 1
+
+    return lambda *args, **kwargs: wrong(**kwargs)
+
+
+def wrong_answer(exercise: str) -> object:
+    ex = EXERCISES[exercise]
+    return next(c for c in ex.choices if c != ex.reference()) if ex.choices else float(ex.reference()) * 3 + 5
+
+
+@pytest.fixture
+def fresh_hints():
+    from shared.exercises import HINTS_SHOWN
+
+    saved = dict(HINTS_SHOWN)
+    HINTS_SHOWN.clear()
+    yield HINTS_SHOWN
+    HINTS_SHOWN.clear()
+    HINTS_SHOWN.update(saved)
+
+
+@pytest.mark.parametrize("exercise", sorted(EXERCISES))
+def test_repeated_wrong_tries_walk_the_hint_steps_in_order(exercise, fresh_hints, capsys):
+    ex = EXERCISES[exercise]
+    wrong = wrong_function(exercise) if isinstance(ex, Implementation) else wrong_answer(exercise)
+    shown = []
+    for _ in range(len(ex.hints) + 1):
+        check(exercise, wrong)
+        out = capsys.readouterr().out
+        steps = re.findall(r"Hint (\d) of (\d): ", out)
+        assert len(steps) == 1, out
+        step = int(steps[0][0])
+        assert ex.hints[step - 1] in out
+        shown.append(step)
+    n = len(ex.hints)
+    assert shown == [*range(1, n + 1), n], "one more step per wrong try, then the last one again"
+
+
+def test_a_right_answer_starts_the_steps_again_and_tries_count_per_exercise(fresh_hints, capsys):
+    check("03.2", "a")
+    check("03.2", "c")
+    check("03.3", "a")  # another exercise keeps its own count
+    out = capsys.readouterr().out
+    assert out.count("Hint 1 of 2") == 2 and out.count("Hint 2 of 2") == 1
+    check("03.2", solution("03.2"))
+    assert capsys.readouterr().out.startswith("Exercise 03.2: right.")
+    check("03.2", "a")
+    assert "Hint 1 of 2" in capsys.readouterr().out
+
+
+def test_answers_that_get_no_hint_do_not_walk_the_steps(fresh_hints, capsys):
+    impl = IMPLEMENTATIONS["03.1"]
+    check("03.1", None)  # not answered yet
+    check("03.1", _stub)  # not implemented yet
+    check("03.1", impl.mistakes["beta is missing from the scores"])  # a diagnosis, not a hint
+    check("03.2", "d")  # not one of the options
+    out = capsys.readouterr().out
+    assert "Hint" not in out and "Likely mistake: beta is missing" in out
+    assert fresh_hints == {}
+    check("03.1", wrong_function("03.1"))
+    assert "Hint 1 of 3" in capsys.readouterr().out
+
+
+def test_hints_are_steps():
+    from shared.exercises.common import Exercise as Ex
+
+    with pytest.raises(ValueError, match="hints: expected a tuple of at least 2"):
+        Ex(reference=lambda: 1.0, right="", hints=("only one",))
+    with pytest.raises(ValueError, match="tries: expected a count"):
+        verdict("03.2", "a", -1)

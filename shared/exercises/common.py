@@ -16,18 +16,27 @@ from fractions import Fraction
 import numpy as np
 
 
+def _check_hints(hints: object, least: int) -> None:
+    if not isinstance(hints, tuple) or len(hints) < least or not all(isinstance(h, str) and h for h in hints):
+        raise ValueError(f"hints: expected a tuple of at least {least} non-empty steps, got {hints!r}")
+
+
 @dataclass(frozen=True)
 class Exercise:
     """An exercise answered by a number or a choice: its reference answer, how close is close
     enough, and what to say. The question itself is asked in the notebook (and restated in
-    ``notebooks/SOLUTIONS.md``)."""
+    ``notebooks/SOLUTIONS.md``). ``hints`` are steps, one more shown per wrong try: first the idea
+    to revisit, then where to look; none of them states the answer."""
 
     reference: Callable[[], float | str]
     right: str
-    hint: str
+    hints: tuple[str, ...]
     rel_tol: float = 0.02
     abs_tol: float = 0.0
     choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_hints(self.hints, 2)
 
 
 @dataclass(frozen=True)
@@ -43,11 +52,17 @@ class Implementation:
     cases: Callable[[], list[tuple[str, dict]]]
     mistakes: dict[str, Callable[..., object]]
     right: str
-    hint: str
+    #: Steps, one more shown per wrong try: the idea (which quantity to compute and why, in words),
+    #: then the detail that usually goes wrong (axis, shape, scaling), and only then something close
+    #: to code.
+    hints: tuple[str, str, str]
     rtol: float = 1e-6
     #: What to say when the function returns NaN or inf where the toolkit does not, for exercises
     #: where a likely cause is known (an exp that overflows); empty where it is not.
     nonfinite: str = ""
+
+    def __post_init__(self) -> None:
+        _check_hints(self.hints, 3)
 
 
 # ----- clouds and cases that several exercises share -----------------------------------------------
@@ -89,24 +104,39 @@ def _looks_like_a_number(text: str) -> bool:
     return True
 
 
-def _answer_verdict(exercise: str, ex: Exercise, answer: object) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an answer is right, what to tell the learner, and whether that included a hint step."""
+
+    ok: bool
+    text: str
+    hinted: bool = False
+
+
+def _hint(hints: tuple[str, ...], tries: int) -> str:
+    """The hint step for a learner who has had ``tries`` hints on this exercise already."""
+    step = min(tries, len(hints) - 1)
+    return f"Hint {step + 1} of {len(hints)}: {hints[step]}"
+
+
+def _answer_verdict(exercise: str, ex: Exercise, answer: object, tries: int) -> Verdict:
     expected = ex.reference()
     if ex.choices:
         given = str(answer).strip().lower().strip("()\"'. ")
         if given not in ex.choices:
-            return False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)}."
+            return Verdict(False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)}.")
         ok = given == expected
     else:
         value = _as_number(answer)
         if value is None:
             if isinstance(answer, str) and _looks_like_a_number(answer.strip()):
-                return False, (f"Exercise {exercise}: {answer!r} is text; remove the quotes so that the answer "
-                               "is a number.")
-            return False, f"Exercise {exercise}: answer with a number."
+                return Verdict(False, f"Exercise {exercise}: {answer!r} is text; remove the quotes so that the "
+                               "answer is a number.")
+            return Verdict(False, f"Exercise {exercise}: answer with a number.")
         ok = math.isclose(value, float(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol)
     if ok:
-        return True, f"Exercise {exercise}: right. {ex.right}"
-    return False, f"Exercise {exercise}: not yet. Hint: {ex.hint}"
+        return Verdict(True, f"Exercise {exercise}: right. {ex.right}")
+    return Verdict(False, f"Exercise {exercise}: not yet. {_hint(ex.hints, tries)}", hinted=True)
 
 
 def _close(got: object, want: object, rtol: float) -> bool:
@@ -151,60 +181,89 @@ def _where_it_differs(got: np.ndarray, want: np.ndarray, rtol: float) -> str:
             f"{want[at]:.6g}")
 
 
-def _implementation_verdict(exercise: str, impl: Implementation, fn: object) -> tuple[bool, str]:
+def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tries: int) -> Verdict:
+    hint = _hint(impl.hints, tries)
     if not callable(fn):
-        return False, f"Exercise {exercise}: pass your function itself, {impl.name}, not {type(fn).__name__}."
+        return Verdict(False, f"Exercise {exercise}: pass your function itself, {impl.name}, not {type(fn).__name__}.")
     cases = impl.cases()
     for description, kwargs in cases:
         inputs = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
         try:
             got = fn(**inputs)
         except NotImplementedError:
-            return False, (f"Exercise {exercise}: not implemented yet. Write the body of {impl.name} in place of "
-                           "`raise NotImplementedError` and run the cell again.")
+            return Verdict(False, f"Exercise {exercise}: not implemented yet. Write the body of {impl.name} in "
+                           "place of `raise NotImplementedError` and run the cell again.")
         except Exception as error:  # the learner's code: report whatever it raised, by case
-            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} raised "
-                           f"{type(error).__name__}: {error}. Hint: {impl.hint}")
+            return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} raised "
+                           f"{type(error).__name__}: {error}. {hint}", hinted=True)
         if any(isinstance(v, np.ndarray) and not np.array_equal(v, kwargs[k]) for k, v in inputs.items()):
-            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
+            return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
                            "array in place; compute on a copy (X - m makes a new array, X -= m does not).")
         if got is None:
-            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned None: it computes "
-                           "something but gives nothing back. End it with a return statement (return ...).")
+            return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} returned None: it "
+                           "computes something but gives nothing back. End it with a return statement (return ...).")
         want = impl.reference(**kwargs)
         if _close(got, want, impl.rtol):
             continue
         arr = _numeric(got)
         if arr is None or arr.shape != np.shape(want):
-            return False, (f"Exercise {exercise}: not yet. On {description}, {impl.name} returned "
-                           f"{_show(got)}; expected {_show(want)}. Hint: {impl.hint}")
+            return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} returned "
+                           f"{_show(got)}; expected {_show(want)}. {hint}", hinted=True)
         said = f"Exercise {exercise}: not yet. On {description}, {impl.name}"
+        differs = _where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)
         for mistake, wrong in impl.mistakes.items():
-            if _close(got, wrong(**kwargs), impl.rtol):
-                return False, f"{said} {_where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)}. Likely mistake: {mistake}."
+            if _close(got, wrong(**kwargs), impl.rtol):  # a diagnosis, not a hint: it walks no step
+                return Verdict(False, f"{said} {differs}. Likely mistake: {mistake}.")
         if not np.all(np.isfinite(arr)):
             bad = int(np.sum(~np.isfinite(arr)))
-            return False, (f"{said} returned NaN or inf ({bad} of {arr.size} entries) where the toolkit's result is "
-                           f"finite. {impl.nonfinite or 'Look for a division by zero, a log of zero or a square root of a negative number.'}")
-        return False, f"{said} {_where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)}. Hint: {impl.hint}"
-    return True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}"
+            return Verdict(False, f"{said} returned NaN or inf ({bad} of {arr.size} entries) where the toolkit's "
+                           f"result is finite. {impl.nonfinite or 'Look for a division by zero, a log of zero or a square root of a negative number.'}")
+        return Verdict(False, f"{said} {differs}. {hint}", hinted=True)
+    return Verdict(True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}")
 
 
-def verdict_of(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object) -> tuple[bool, str]:
-    """Whether ``answer`` to ``exercise`` (a key of ``exercises``) is right, and what to tell the learner."""
+#: How many hint steps each exercise has shown since its last right answer, by exercise number: the
+#: state that makes :func:`check_with` show one more step per wrong try.
+HINTS_SHOWN: dict[str, int] = {}
+
+
+def verdict_of(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object,
+               tries: int = 0) -> tuple[bool, str]:
+    """Whether ``answer`` to ``exercise`` (a key of ``exercises``) is right, and what to tell the learner.
+
+    A wrong answer gets hint step ``tries + 1`` (the last step once ``tries`` reaches it); this
+    function keeps no state, :func:`check_with` counts the tries.
+    """
+    found = _verdict(exercises, exercise, answer, tries)
+    return found.ok, found.text
+
+
+def _verdict(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object,
+             tries: int) -> Verdict:
     if not isinstance(exercise, str):
         raise TypeError(f"exercise: expected an exercise number such as '01.1', got {exercise!r}")
     if exercise not in exercises:
         raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(exercises)}")
+    if isinstance(tries, bool) or not isinstance(tries, int) or tries < 0:
+        raise ValueError(f"tries: expected a count of earlier hints (an integer >= 0), got {tries!r}")
     ex = exercises[exercise]
     if answer is None or answer is Ellipsis:
         what = "your function" if isinstance(ex, Implementation) else "your answer"
-        return False, f"Exercise {exercise}: not answered yet. Replace None with {what} and run the cell again."
+        return Verdict(False, f"Exercise {exercise}: not answered yet. Replace None with {what} and run the cell again.")
     if isinstance(ex, Implementation):
-        return _implementation_verdict(exercise, ex, answer)
-    return _answer_verdict(exercise, ex, answer)
+        return _implementation_verdict(exercise, ex, answer, tries)
+    return _answer_verdict(exercise, ex, answer, tries)
 
 
 def check_with(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object) -> None:
-    """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit."""
-    print(verdict_of(exercises, exercise, answer)[1])
+    """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit.
+
+    Each wrong try that gets a hint shows the next step of the exercise's hints (the first try the
+    idea, later tries more detail); a right answer starts the steps again from the first.
+    """
+    found = _verdict(exercises, exercise, answer, HINTS_SHOWN.get(exercise, 0))
+    if found.ok:
+        HINTS_SHOWN.pop(exercise, None)
+    elif found.hinted:
+        HINTS_SHOWN[exercise] = HINTS_SHOWN.get(exercise, 0) + 1
+    print(found.text)

@@ -71,19 +71,38 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Centre, take the covariance eigenvalues, then (sum)^2 / sum of squares: 1 for a line, d for a "
         "sphere, and blind to a shift.",
-        hint="Centre X (subtract the mean of each column), form the covariance, take its eigenvalues with "
-        "np.linalg.eigvalsh, then (sum)^2 / (sum of squares).",
+        hints=(
+            "The participation ratio asks how many directions share the spread. It is read from the variances "
+            "along the principal directions, which are the eigenvalues of the covariance of the centred cloud: "
+            "the square of their total, over the total of their squares.",
+            "Centre each coordinate (subtract the mean of each column, over the points), and make the covariance "
+            "d x d: the points are the rows, so the variables are the columns. The eigenvalues of a symmetric "
+            "matrix come from np.linalg.eigvalsh; they are variances already, so do not square them before the "
+            "ratio.",
+            "Xc = X - X.mean(axis=0); lam = np.linalg.eigvalsh(np.cov(Xc.T)); return lam.sum() ** 2 / np.sum(lam "
+            "** 2).",
+        ),
     ),
     "01.2": Exercise(
         reference=lambda: 10.0,
         right="k equal eigenvalues give a participation ratio of exactly k.",
-        hint="Write PR = (sum of eigenvalues)^2 / (sum of squares) for k equal values c: what cancels?",
+        hints=(
+            "The participation ratio counts how many directions share the variance evenly. What should it say "
+            "when some directions share it equally and the rest carry none?",
+            "Write PR = (sum of eigenvalues)^2 / (sum of squares) for k equal values c and zeros elsewhere: what "
+            "cancels?",
+        ),
         abs_tol=0.05,
     ),
     "01.3": Exercise(
         reference=lambda: "c",
         right="IsoScore centres the cloud first, so it sees only the spread, which is perfectly even.",
-        hint="Ask of each meter: does it centre the cloud before measuring? A shift moves only the mean.",
+        hints=(
+            "A shift moves only the mean of the cloud; the spread around the mean is untouched. Ask of each meter "
+            "whether it reads the mean or only the spread.",
+            "Ask of each meter: does it centre the cloud before measuring? A meter that centres sees only the "
+            "spread.",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -57,22 +57,36 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Normalise the rows, then average u_i . u_j over the n(n-1) ordered pairs i != j; the sum of "
         "the unit vectors gives it in O(n d).",
-        hint="Divide each row by its own norm (axis=1), take all dot products U @ U.T, and average those off "
-        "the diagonal.",
+        hints=(
+            "A cosine is the dot product of two directions: first turn every point into a unit vector, then "
+            "average the cosine over every pair of two different points.",
+            "Divide each row by its own length (the norm along each row, not down each column), and leave out "
+            "each point paired with itself: n points make n(n-1) ordered pairs, not n^2.",
+            "U = X / np.linalg.norm(X, axis=1, keepdims=True); C = U @ U.T; return (C.sum() - np.trace(C)) / (n * "
+            "(n - 1)) with n = len(X).",
+        ),
     ),
     "02.2": Exercise(
         reference=lambda: 1.0 / math.sqrt(200),
         right="About 1/sqrt(d): in high dimension random vectors are nearly orthogonal.",
-        hint="Notebook 02 found 0.143 for d = 50. How does the spread of a dot product of unit vectors "
-        "scale with the number of coordinates?",
+        hints=(
+            "The cosine of two independent random directions is a sum of d small products with random signs, "
+            "divided by the lengths. How does the typical size of such a sum change as d grows?",
+            "Notebook 02 found 0.143 for d = 50. The spread scales as 1 over the square root of d: what does four "
+            "times as many coordinates do to it?",
+        ),
         rel_tol=0.15,
     ),
     "02.3": Exercise(
         reference=lambda: "b",
         right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
         "says nothing about meaning, nor about how the variance is spread.",
-        hint="Recall notebook 01's centred line (one direction, mean cosine +0.000) and shifted Gaussian "
-        "(every direction, mean cosine +0.901): which of the two has a high mean cosine, and why?",
+        hints=(
+            "A random-pair cosine compares directions seen from the origin. What must be true of the points for "
+            "most pairs to point the same way?",
+            "Recall notebook 01's centred line (one direction, mean cosine +0.000) and shifted Gaussian (every "
+            "direction, mean cosine +0.901): which of the two has a high mean cosine, and why?",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -52,23 +52,42 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Scores beta X X^T, a softmax along each row (max subtracted first), then X + alpha (A X - X): "
         "each token moves a fraction alpha toward its weighted average.",
-        hint="A = softmax of beta * X @ X.T along axis 1 (subtract each row's maximum before np.exp), then "
-        "return X + alpha * (A @ X - X).",
+        hints=(
+            "Each token becomes a weighted average of all the tokens of its sequence: the weights come from its "
+            "dot products with them, sharpened by beta and turned into positive weights that sum to one. Then the "
+            "token moves only a fraction alpha of the way toward that average.",
+            "One token's weights are one row of the score matrix: the softmax runs along each row (axis 1). "
+            "Subtract each row's largest score before np.exp: the weights do not change, and large scores cannot "
+            "overflow. The step goes toward the average, X + alpha (average - X), not X + alpha times the "
+            "average.",
+            "S = beta * X @ X.T; W = np.exp(S - S.max(axis=1, keepdims=True)); A = W / W.sum(axis=1, "
+            "keepdims=True); return X + alpha * (A @ X - X).",
+        ),
         nonfinite="Likely mistake: exp overflowed on large scores; subtract each row's maximum before np.exp.",
     ),
     "03.2": Exercise(
         reference=lambda: "b",
         right="Averaging pulls every token to a weighted mean of the tokens, which is never exactly 0: once "
         "the spread is smaller than that small offset, every cosine is near 1.",
-        hint="Run attention_run(120, offset=0.0) and look at run.clouds[-1]: how far is its centre from "
-        "the origin compared with its spread?",
+        hints=(
+            "Each layer replaces every token by an average of its sequence. What does averaging again and again "
+            "do to the spread of the tokens, and around which point do they end up?",
+            "Run attention_run(120, offset=0.0) and compare the length of the mean of run.clouds[-1] with the "
+            "spread of its tokens around that mean: once the spread is the smaller, which way does every token "
+            "point?",
+        ),
         choices=("a", "b", "c"),
     ),
     "03.3": Exercise(
         reference=lambda: "b",
         right="Attention mixes tokens only within their own sequence; sequences that share nothing at the "
         "start share nothing at the end.",
-        hint="Look at the 'own shift' rows of the many-sequences table: within against across.",
+        hints=(
+            "Attention mixes a token only with the tokens of its own sequence. What could two tokens of different "
+            "sequences share after 40 layers that they did not share at the start?",
+            "Each sequence shrinks toward its own weighted mean. With a shift of its own, where does each "
+            "sequence's mean point, and how are those directions related from one sequence to the next?",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -67,29 +67,49 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="G = p_c q(w|c) - P(c, w), and row w of the gradient is sum_c G[c, w] h_c = (G.T @ H)[w]: a rare "
         "token, almost never a target, gets almost only the push.",
-        hint="p_c = P.sum(axis=1); G = p_c[:, None] * Q - P (one row per context); the gradient of the output "
-        "vectors is G.T @ H.",
+        hints=(
+            "Every context pushes each output vector away from its state, in proportion to how often the context "
+            "occurs and how likely the model made that token, and pulls the true targets toward it, in proportion "
+            "to how often the pair occurs. One output vector's gradient adds up push minus pull over the "
+            "contexts, each times the context's state.",
+            "How often context c occurs is the sum of its row of P, not 1: weight each row of Q by it. Then the "
+            "sum runs over contexts, down the rows: output vector w collects column w of G, so the result has one "
+            "row per token and one column per dimension.",
+            "p_c = P.sum(axis=1); G = p_c[:, None] * Q - P; return G.T @ H.",
+        ),
     ),
     "04.2": Exercise(
         reference=lambda: 0.1,
         right="Its frequency is the maximum, so the factor is 1 - 0.9 * 1 = 0.1.",
-        hint="Evaluate 1 - gamma * sqrt(f / f_max) for the token with f = f_max.",
+        hints=(
+            "The pull multiplies each token by a factor that depends on its frequency relative to the most "
+            "frequent token's. What is that ratio for the most frequent token itself?",
+            "Evaluate 1 - gamma * sqrt(f / f_max) for the token with f = f_max.",
+        ),
         abs_tol=1e-6,
     ),
     "04.3": Exercise(
         reference=lambda: "a",
         right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
         "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
-        hint="What does multiplying a vector by a positive number change, and which of the two meters is "
-        "computed from unit vectors only?",
+        hints=(
+            "Write down what each of the two meters is computed from: the vectors as they are, or only their "
+            "directions?",
+            "What does multiplying a vector by a positive number change: its length, its direction, or both? And "
+            "does either meter subtract the mean first?",
+        ),
         choices=("a", "b", "c"),
     ),
     "04.4": Exercise(
         reference=lambda: "b",
         right="With equal frequencies push and pull balance for every token, so the rare half does not lean; "
         "untied, the output matrix forms the same cone and the input embeddings a later, weaker one.",
-        hint="Compare the uniform-frequency run with the untied run: in which one does some matrix still "
-        "form a rare cone?",
+        hints=(
+            "Think about which tokens lean, and why: what do they receive at every step that the frequent tokens "
+            "do not?",
+            "Compare the uniform-frequency run with the untied run: in which one does some matrix still form a "
+            "rare cone?",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -1,4 +1,5 @@
-"""Notebook 05's exercises: one rich-get-richer step, written by the learner; two questions."""
+"""Notebook 05's exercises: one rich-get-richer step, written by the learner; a computation on LayerNorm's
+gain and a question on the meter table."""
 
 from __future__ import annotations
 
@@ -51,19 +52,39 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Each direction grows by 1 + eta d (its share), then the mean is brought back to 1: a flat spectrum "
         "stays flat, and any edge compounds.",
-        hint="share = lam / lam.sum(); new = lam * (1 + eta * len(lam) * share); return new / new.mean().",
+        hints=(
+            "Every direction grows in proportion to the share of the total variance it already holds, so the "
+            "larger ones grow faster; afterwards the whole spectrum is rescaled so that its average is back to "
+            "one.",
+            "The share of direction k is lambda_k over the sum of all of them, and its growth factor is 1 + eta d "
+            "times that share (d the number of directions, so a flat spectrum grows by 1 + eta). Rescale by the "
+            "mean, not the sum: the mean must come back to 1.",
+            "share = lam / lam.sum(); new = lam * (1 + eta * len(lam) * share); return new / new.mean().",
+        ),
     ),
     "05.2": Exercise(
-        reference=lambda: "b",
-        right="With every share equal, every factor is equal: there is no winner to feed.",
-        hint="Look at the update: what does a direction gain relative to the others if all shares are equal?",
-        choices=("a", "b"),
+        reference=lambda: 49 / (49 + 49),  # g^2 / (g^2 + d - 1) with g = 7, d = 50
+        right="g^2 / (g^2 + d - 1) = 49 / 98, a half: one gain entry of 7 gives its coordinate as much variance as "
+        "the 49 others together, a collapsed spread that no offset comes with.",
+        hints=(
+            "After the normalisation every coordinate of a token carries about the same variance, and the gain "
+            "multiplies one coordinate. How does multiplying a coordinate by g change its variance?",
+            "The stretched coordinate carries g^2 times the variance of each of the other d - 1: its share is its "
+            "variance over the total of all d.",
+        ),
+        abs_tol=0.02,
     ),
     "05.3": Exercise(
         reference=lambda: "b",
         right="A collapsed spread is notebook 01's centred line: the ranks see it, the mean cosine does not. "
         "A cone is a shared offset, and the toy's centred clouds have none.",
-        hint="Read the mean cosine column of the meter table for step 60, and recall notebook 01's centred line.",
+        hints=(
+            "A cone is a shared offset: the points lean one way from the origin. A collapsed spread is another "
+            "failure. The loop changes only a spectrum, which says nothing about where the centre of the cloud "
+            "is: which failure can it make?",
+            "Run the next cell and read the mean cosine column of the meter table for step 60; then recall "
+            "notebook 01's centred line.",
+        ),
         choices=("a", "b"),
     ),
 }

@@ -66,27 +66,45 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Centre, find the top k principal directions of the centred cloud, subtract each point's "
         "projection on them: the mean and the dominant directions are gone, the rest is untouched.",
-        hint="Xc = X - X.mean(axis=0); the eigenvectors of np.cov(Xc.T) for the k largest eigenvalues (eigh "
-        "returns them last); return Xc - (Xc @ U) @ U.T.",
+        hints=(
+            "Remove the shared mean, then find the few directions in which the centred cloud varies most and take "
+            "away each point's component along them; everything else stays.",
+            "The top directions are the eigenvectors of the centred cloud's covariance with the largest "
+            "eigenvalues: np.linalg.eigh returns them as columns, in ascending order, so the largest are the "
+            "last. Check k = 0 too: it must remove the mean and nothing else.",
+            "Xc = X - X.mean(axis=0); V = np.linalg.eigh(np.cov(Xc.T))[1]; U = V[:, V.shape[1] - k:]; return Xc - "
+            "(Xc @ U) @ U.T.",
+        ),
     ),
     "06.2": Exercise(
         reference=lambda: 7.68,
         right="768 / 100 = 7.68, so 7 or 8 components; the rule was tuned on 300-d static vectors, so treat "
         "it as a starting point to check against a task.",
-        hint="Mu & Viswanath's rule scales with the dimension d: divide.",
+        hints=(
+            "The rule of thumb ties the number of components to the width of the embeddings.",
+            "Mu & Viswanath's rule scales with the dimension d: divide.",
+        ),
         abs_tol=0.7,
     ),
     "06.3": Exercise(
         reference=lambda: "b",
         right="After whitening X^T X = nI: the eigenbasis is any orthonormal basis.",
-        hint="Which eigenvalues does a whitened cloud have, and what does that say about its eigenvectors?",
+        hints=(
+            "The estimator probes the cloud along the eigenvectors of one matrix. What happens to those "
+            "eigenvectors when the matrix has equal eigenvalues?",
+            "Which eigenvalues does a whitened cloud have, and what does that say about its eigenvectors?",
+        ),
         choices=("a", "b", "c"),
     ),
     "06.4": Exercise(
         reference=lambda: "a",
         right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
         "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",
-        hint="Compare the label directions' share of the variance in cloud B before and after each remedy.",
+        hints=(
+            "Ask where the labels live in cloud B, in the strong directions of the spread or in the weak ones, "
+            "and what each remedy does to those directions.",
+            "Compare the label directions' share of the variance in cloud B before and after each remedy.",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -46,27 +46,47 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Average the cosine over the pairs whose tokens come from different sentences, Ethayarajh's "
         "baseline: a shared offset counts, the similarity of a sentence's own tokens does not.",
-        hint="U = rows of X divided by their norms; C = U @ U.T; keep the entries where groups differ "
-        "(groups[:, None] != groups[None, :]) and average them.",
+        hints=(
+            "Like the mean cosine, but only pairs of tokens from different sentences count: turn every token into "
+            "a unit vector, take the cosine of every pair, and average over the pairs whose two tokens come from "
+            "different sentences.",
+            "Divide each row by its own length (along each row). Keep the pairs whose two group labels differ; "
+            "that leaves out the diagonal too, since a token is in its own sentence. Sentences of unequal length "
+            "give unequal numbers of pairs: average over all kept pairs at once, not sentence by sentence.",
+            "U = X / np.linalg.norm(X, axis=1, keepdims=True); C = U @ U.T; return C[groups[:, None] != "
+            "groups[None, :]].mean().",
+        ),
     ),
     "07.2": Exercise(
         reference=lambda: "a",
         right="Mean cosine reads the shared offset; effective rank reads the covariance, which ignores the offset.",
-        hint="Write down what each meter is computed from: the raw vectors, or the vectors minus their mean?",
+        hints=(
+            "Write down what each meter is computed from: the raw vectors, or the vectors minus their mean?",
+            "Centring subtracts the same vector from every token. Which matrix does that leave unchanged, and "
+            "which meter is read from it?",
+        ),
         choices=("a", "b", "c"),
     ),
     "07.3": Exercise(
         reference=lambda: "b",
         right="Over most of the range, frequent words have larger input embeddings; notebook 04's pull assumed "
         "the opposite sign.",
-        hint="Read the sign of the static embeddings' Spearman rho, then the median norm per frequency bin.",
+        hints=(
+            "Frequent words with small norms would show as norm falling as frequency rises. Look at the sign of "
+            "the correlation, and at the norms bin by bin.",
+            "Read the sign of the static embeddings' Spearman rho, then the median norm per frequency bin.",
+        ),
         choices=("a", "b", "c"),
     ),
     "07.4": Exercise(
         reference=lambda: "b",
         right="An interval speaks about this model and this test set: a difference outside it is larger than "
         "resampling the pairs produces; one inside it is not shown, which is not the same as shown equal.",
-        hint="What does the bootstrap resample, and what would it take to speak about other models?",
+        hints=(
+            "An interval is a statement about the data it resampled. Ask what was resampled here, and what a "
+            "difference inside the interval does and does not show.",
+            "What does the bootstrap resample, and what would it take to speak about other models?",
+        ),
         choices=("a", "b", "c"),
     ),
 }

@@ -83,8 +83,16 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="Eigenvectors of X^T X, log Z(c) by log-sum-exp for every c and -c, then exp(min - max): Mu & "
         "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
-        hint="C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
-        "column's maximum before np.exp); return exp(min log Z - max log Z).",
+        hints=(
+            "Probe the cloud along its principal directions, found from the vectors as they are (not centred), in "
+            "both senses of each. For every direction, the partition function sums the exponentials of the "
+            "points' projections on it; the estimator is the smallest partition function over the largest.",
+            "The directions are the eigenvectors of X^T X (uncentred, not the covariance), its columns; use both "
+            "c and -c, since the sign an eigensolver returns is arbitrary. Work with log Z: subtract each "
+            "column's largest projection before np.exp, and exponentiate only the final difference of logs.",
+            "C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
+            "column's maximum before np.exp); return exp(min log Z - max log Z).",
+        ),
         nonfinite="Likely mistake: exp overflowed; compute log Z with the column's maximum subtracted before np.exp "
         "(log-sum-exp), and exp only the final difference.",
     ),
@@ -93,8 +101,12 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         right="The frequent words and the rare words lean along nearly opposite mean directions (cosine -0.868): "
         "words of middling rank cancel the frequent words' offset, and the rarest words tip the whole "
         "vocabulary into their own cone.",
-        hint="Look at the cosine between the mean direction of the most frequent rows and that of the rarest "
-        "rows: what happens to the mean of a set that holds both?",
+        hints=(
+            "A mean cosine reads the mean direction of the set. What happens to the mean of a set when you add "
+            "rows that lean another way?",
+            "Look at the cosine between the mean direction of the most frequent rows and that of the rarest rows: "
+            "what happens to the mean of a set that holds both?",
+        ),
         choices=("a", "b", "c"),
     ),
     "08.3": Exercise(
@@ -103,16 +115,24 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         "all-but-the-top leaves the other directions as they were, so the minimum stays n while each removal can "
         "only lower the maximum, whatever the removed direction carried. (Algorithm 1 as written leaves a shared "
         "offset along the removed directions, and there the estimator can fall.)",
-        hint="Compare Z(c) = sum_i exp(c^T x_i) with n when the c^T x_i average to 0 (e^t >= 1 + t), and ask "
-        "what removing a direction does to the smallest and the largest Z.",
+        hints=(
+            "Ask what bounds each Z(c) from below once the cloud is centred, and what removing a direction does "
+            "to the projections along it.",
+            "Compare Z(c) = sum_i exp(c^T x_i) with n when the c^T x_i average to 0 (e^t >= 1 + t), and ask what "
+            "removing a direction does to the smallest and the largest Z.",
+        ),
         choices=("a", "b", "c"),
     ),
     "08.4": Exercise(
         reference=lambda: "b",
         right="Norm falls with rank (rho = -0.359): frequent words are longer, as in notebook 04's trained toy and "
         "notebook 07's static embeddings, and against the premise of the frequency pull.",
-        hint="Read the median norm per rank band from the most frequent band to the rarest: does it rise or "
-        "fall, and what sign does that give against log rank?",
+        hints=(
+            "A Spearman correlation asks whether one quantity rises or falls with the rank of the other. Decide "
+            "which way the norm moves as words get rarer.",
+            "Read the median norm per rank band from the most frequent band to the rarest: does it rise or fall, "
+            "and what sign does that give against log rank?",
+        ),
         choices=("a", "b", "c"),
     ),
 }

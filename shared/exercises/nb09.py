@@ -66,21 +66,37 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         },
         right="RMSNorm: each row divided by the root of its mean square (plus eps), times the gain. It does not "
         "centre, so a coordinate every token shares passes through it to the next block.",
-        hint="ms = np.mean(x**2, axis=-1, keepdims=True); return x / np.sqrt(ms + eps) * gain.",
+        hints=(
+            "RMSNorm divides each token by the root of the mean of its squared entries (a small eps added inside "
+            "the root keeps it finite), then scales each coordinate by its gain; unlike LayerNorm it subtracts no "
+            "mean.",
+            "The mean of squares is per token: over the last axis (the coordinates of one row), kept as a column "
+            "so that it divides its own row. eps goes inside the square root; multiply by gain after dividing.",
+            "ms = np.mean(x**2, axis=-1, keepdims=True); return x / np.sqrt(ms + eps) * gain.",
+        ),
     ),
     "09.2": Exercise(
         reference=lambda: "b",
         right="Leaving out the first tokens barely moves the mean cosine: the cone is a value every token "
         "carries on a few coordinates, not the first token's outlier. The effective rank is what the first token ruins.",
-        hint="Compare the columns 'all' and 'first left out' of the layer table, for the mean cosine and for "
-        "the effective rank.",
+        hints=(
+            "The two meters read different things: the mean cosine the shared offset, the effective rank the "
+            "covariance. Which of them would one huge entry in a few tokens dominate?",
+            "Compare the columns 'all' and 'first left out' of the layer table, for the mean cosine and for the "
+            "effective rank.",
+        ),
         choices=("a", "b", "c"),
     ),
     "09.3": Exercise(
         reference=lambda: "c",
         right="The 'the' tokens, with their outsized entry, pull the fitted mean along coordinate 507; subtracting it leaves every "
         "other token leaning the opposite way, so the cone moves instead of vanishing.",
-        hint="Compare the mean and the median of coordinate 507 over the fit tokens, and ask which tokens pull them apart.",
+        hints=(
+            "Centring subtracts a mean fitted on some tokens. What do a few tokens with an outsized entry do to "
+            "that mean, and so to every other token after the subtraction?",
+            "Compare the mean and the median of coordinate 507 over the fit tokens, and ask which tokens pull "
+            "them apart.",
+        ),
         choices=("a", "b", "c"),
     ),
 }
