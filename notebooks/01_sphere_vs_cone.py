@@ -245,8 +245,9 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 #    the cloud stay a round blob?
 # 2. Keep the strength at 4 and raise the residual noise to 1. How do the effective rank and the
 #    spectrum change as the residual catches up with the offset?
-# 3. Push the strength to 10 with the residual at 0.01 (a needle). Which meter saturates first,
-#    and which keeps moving?
+# 3. Put the strength back to 0 with the residual at 0.1, then raise the strength step by step
+#    up to 10. Which meter reaches its collapsed end first, and which keep moving all the way?
+#    Then drop the residual to 0.01 (a needle): what is left for any meter to show?
 
 # %% [markdown]
 # ## Exercises
