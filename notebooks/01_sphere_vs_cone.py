@@ -33,7 +33,7 @@
 # rest of the course asks where cones come from, what they do to cosine similarity, and how to
 # undo them.
 #
-# **Time:** about 25 minutes. **After this notebook you can** build both geometries, read isotropy
+# **Time:** about 30 minutes. **After this notebook you can** build both geometries, read isotropy
 # off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
 #
 # **Theory:** [§1 Isotropy and the narrow cone](../research/03-isotropy-anisotropy.md#1-isotropy-anisotropy-and-the-narrow-cone)
@@ -246,8 +246,9 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 #    the cloud stay a round blob?
 # 2. Keep the strength at 4 and raise the residual noise to 1. How do the effective rank and the
 #    spectrum change as the residual catches up with the offset?
-# 3. Push the strength to 10 with the residual at 0.01 (a needle). Which meter saturates first,
-#    and which keeps moving?
+# 3. Put the strength back to 0 with the residual at 0.1, then raise the strength step by step
+#    up to 10. Which meter reaches its collapsed end first, and which keep moving all the way?
+#    Then drop the residual to 0.01 (a needle): what is left for any meter to show?
 
 # %% [markdown]
 # ## Exercises

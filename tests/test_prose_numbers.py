@@ -3,14 +3,17 @@
 The course's other documents (the theory file, TEACHING, SOLUTIONS and the README) are held to the
 same rule against every notebook together: a number they quote must be printed or written by some
 notebook (published figures included: the notebooks print them beside their own), or stand in one
-of the document's own code blocks (``answer = 768 / 100  # 7.68``).
+of the document's own code blocks (``answer = 768 / 100  # 7.68``). In SOLUTIONS.md the answers to
+the notebooks' "Try this." prompts quote figures that their ``pycon`` blocks print; those blocks run
+as doctests (tests/test_try_this.py), so a figure quoted there is one a test computes.
 
 A number in a markdown cell (a decimal such as 0.690 or -0.003, or a grouped integer such as
 1,200) must equal, as a number, one that appears in the notebook's stored outputs or in its code.
 A figure derived in the text (1/50 = 0.020) has to be computed and printed by the notebook too.
 A sign written in the text must match; an unsigned number may match either sign. Numbers in
 link targets, section numbers (§4.2) and identifiers such as arXiv:1909.00512 are not quotes of a
-measurement, and neither is the line that states an exercise (``**03.1 · Compute.** ... exceed 0.9``).
+measurement, and neither is the line that states an exercise (``**03.1 · Compute.** ... exceed 0.9``)
+nor the label of an exercise or prompt (``exercise 08.3``, ``Try this 09.4``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NUMBER = re.compile(r"(?<![\w.,§])([-+−]?)(\d{1,3}(?:,\d{3})+|\d+\.\d+)(?![\w])")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 EXERCISE = re.compile(r"\*\*\d\d\.\d · ")
-IDENTIFIER = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}|\b\d{4}\.\d{4,5}\b")
+IDENTIFIER = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}|\b\d{4}\.\d{4,5}\b|\b(?:[Tt]ry this|[Ee]xercises?) \d\d\.\d\b")
 
 
 def numbers(text: str) -> list[tuple[str, float]]:
@@ -80,6 +83,7 @@ def stale(path: Path) -> list[str]:
 def test_numbers_are_read_with_their_sign_and_grouping():
     assert numbers("mean −0.003 and +0.845, 1,200 tokens, arXiv:1909.00512, §4.2, [§2](x.md#2-0.5)") == [
         ("-", 0.003), ("+", 0.845), ("", 1200.0)]
+    assert numbers("### Try this 09.4, as exercise 08.3 and Exercise 05.2 ask: 0.583") == [("", 0.583)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
