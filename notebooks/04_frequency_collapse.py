@@ -512,8 +512,9 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # 2. In the second explorer, step through training at $s = 1$. Which band becomes a cone first,
 #    and which one is still a cone at the end?
 # 3. Set $s = 0$. Why does no band lean anywhere, although the model trains just the same?
-# 4. Set $s = 2$. Fewer tokens are frequent: does the rare cone form sooner or later, and what
-#    happens to the norms of the most frequent tokens?
+# 4. Set $s = 2$. Compare the rare band with $s = 1$ at steps 50 and 800: which exponent makes
+#    it lean sooner, and which closes it faster? What happens to the norm of the most frequent
+#    token?
 # 5. In the sweep cell, change `corpus = 1000` to `corpus = 300`. How many tokens are never a target
 #    now, and do they still lean together at step 6,400?
 

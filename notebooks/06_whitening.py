@@ -513,7 +513,8 @@ explore(lambda cloud: (sweeps[cloud], cloud), TradeoffView, title="Explorer: wha
 # 1. Set $k$ to 0 (centring only). How much of the cosine problem does centring alone fix, and how
 #    much of the isotropy?
 # 2. Slide $p$ from 0 to 1. Where does the mean cosine reach 0, and where does isotropy?
-# 3. At $p = 1$ the isotropy bar shows a range, not a number. Why can no single value be right?
+# 3. Slide $p$ from 0.8 to 1. IsoScore is all but perfect before $p$ reaches 1: is partition
+#    isotropy? Why does its bar become a range only at $p = 1$?
 # 4. With cloud A, move $k$ from 0 to 5 and watch the orange circle on the trade-off curve. Why does
 #    the held-out pair AUC peak at $k = 1$ and fall to chance by $k = 5$, while IsoScore ends far
 #    higher than it started?
