@@ -263,7 +263,7 @@ answer = None  # your number
 check("01.2", answer)
 
 # %% [markdown]
-# **01.3 · Explain.** A Gaussian shifted by +3 on every coordinate uses all 50 directions equally. Which meter calls it isotropic? (a) partition isotropy, because it sums over every direction alike (b) mean random cosine, because a shift keeps the angles (c) IsoScore, because it reads only how the variance spreads
+# **01.3 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
 
 # %%
 answer = None  # one of "a", "b", "c"

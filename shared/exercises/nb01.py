@@ -96,12 +96,14 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "01.3": Exercise(
         reference=lambda: "c",
-        right="IsoScore centres the cloud first, so it sees only the spread, which is perfectly even.",
+        right="Only the mean cosine: the plane has no shared offset, so random pairs average a cosine of 0, as "
+        "for the centred line in the table. Both ranks and IsoScore see that two directions of 50 carry all the "
+        "variance.",
         hints=(
-            "A shift moves only the mean of the cloud; the spread around the mean is untouched. Ask of each meter "
-            "whether it reads the mean or only the spread.",
-            "Ask of each meter: does it centre the cloud before measuring? A meter that centres sees only the "
-            "spread.",
+            "Two failures can be told apart: a shared offset and an uneven spread. Which of the two does this "
+            "cloud have, and which meters read only that one?",
+            "Look at the centred line in the table: it too is centred, with its variance in few directions. Which "
+            "meter gave it a tick, and why?",
         ),
         choices=("a", "b", "c"),
     ),
