@@ -167,9 +167,10 @@ class IsotropyReport:
         if self.baseline is not None:
             lines.append(f"which failure: {FAILURE_NAMES[failures(verdicts(self.meters, self.baseline))]}")
         lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
+        if self.uniformity_sampled:
+            lines.append(f"(uniformity: all pairs of {self.uniformity_rows:,} random rows, ± its standard error)")
         if self.baseline is not None:
-            lines.append("(✓ = isotropic by notebook 01's rules; print(report.details()) shows the rules and how the"
-                         " baseline and each meter were computed)")
+            lines.append("(✓ = isotropic by notebook 01's rules; report.details() shows them and how the baseline was drawn)")
         return "\n".join(lines)
 
     def details(self) -> str:

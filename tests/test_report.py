@@ -437,6 +437,8 @@ def test_the_default_rendering_is_compact_and_the_details_hold_the_provenance():
         for line in lines[1:4]:  # the table itself is the same in both
             assert line in details.splitlines()
         assert len(compact.splitlines()) < len(details.splitlines()) - 8
+    sampled = str(isotropy_report(X_cone, 11, uniformity_rows=500))
+    assert "(uniformity: all pairs of 500 random rows, ± its standard error)" in sampled and "seed" not in sampled
     unmarked = isotropy_report(X_cone, 11, baseline=None)
     assert "which failure" not in str(unmarked) and "verdict: no baseline" in str(unmarked)
 
