@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -332,7 +332,7 @@ for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_
 # **Predict first.** Rank the four kinds of negative from easiest to hardest. Will a remedy make
 # the hard ones easier?
 
-# %%
+# %% jupyter={"source_hidden": true}
 verdicts = split_verdicts()
 FIGURES = {"auc": "unrelated", "hard_auc": "word-sharing", "topic_auc": "same-topic", "trap_auc": "traps",
            "top1": "top-1"}
@@ -532,7 +532,7 @@ print(f"Gaussian control ({n_fit:,} x {n_dir} fit rows, {n_held:,} held-out rows
 # ordinary tokens only (leaving out the `[CLS]` and `[SEP]` that every sentence vector contains).
 # The output is folded; click it to open.
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 def sentence_variants(layer: int) -> dict[str, np.ndarray]:
     """The held-out sentence vectors at `layer`, after each remedy."""
     pooled = sentence_embeddings(enc, layer)[study.held_sentences]
