@@ -6,7 +6,8 @@ Run with ``uv run python benchmarks/reading_time.py`` (the recorded running time
 The model, per notebook:
 
 * reading: the words of its prose (markdown cells, code blocks left out) at
-  :data:`WORDS_PER_MINUTE`, a pace for technical prose with formulas and tables;
+  :data:`WORDS_PER_MINUTE`, a pace for technical prose with formulas and tables; appendices (from
+  a heading "## Appendix ...") are left out, being optional reading for the lesson;
 * exercises: :data:`MINUTES_PER_QUESTION` for each question (Predict, Explain, Compute) and
   :data:`MINUTES_PER_IMPLEMENTATION` for each function to write (Implement);
 * explorer: :data:`MINUTES_PER_PROMPT` for each "Try this." prompt;
@@ -28,6 +29,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS_PER_MINUTE = 150.0
+APPENDIX = re.compile(r"^## Appendix\b", re.M)
 MINUTES_PER_QUESTION = 3.0
 MINUTES_PER_IMPLEMENTATION = 8.0
 MINUTES_PER_PROMPT = 2.0
@@ -83,6 +85,7 @@ def notebook_time(path: Path, run_seconds: float | None = None) -> NotebookTime:
     markdown = [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
     text = "\n".join(markdown)
     kinds = [kind for _, kind in EXERCISE.findall(text)]
+    text = APPENDIX.split(text, maxsplit=1)[0]  # the lesson's path; the appendices are optional
     claim = CLAIM.search(markdown[0])
     if claim is None:
         raise ValueError(f"{path.name}: its header has no '**Time:** about N minutes'")
