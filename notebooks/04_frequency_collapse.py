@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -116,20 +116,21 @@ for n in (1200, 12000):
 # %% [markdown]
 # Before reading the verdict, one question about the first two rows of the table:
 #
-# **04.3 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, whatever the pull strength. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
+# **04.1 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, for any pull strength $\gamma < 1$. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
 #
 # Answer first, then read on.
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("04.3", answer)
+check("04.1", answer)
 
 # %% [markdown]
 # **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
 # control agree to within 0.001 (partition $I$ 0.637 both, IsoScore 0.959 against 0.960),
 # both sit on the Gaussian baseline, and neither failure of notebook 01 appears. Two reasons, and
 # only one is general. The pull multiplies each token by a positive number, so the mean cosine and
-# uniformity, which look only at directions, cannot move, whatever the pull. The other meters
+# uniformity, which look only at directions, cannot move, for any $\gamma < 1$ (at $\gamma = 1$ the
+# most frequent token becomes the zero vector, which has no direction). The other meters
 # could: partition isotropy and the ranks weigh each token by its length. The third row shows what
 # wildly unequal lengths do to them *in one sample* (partition $I$ 0.000, effective rank 21.6, a
 # *collapsed spread* in the table's words), with the mean cosine untouched. The pull does not get
@@ -186,7 +187,7 @@ check("04.3", answer)
 # push minus pull, so the output vector of token $w$ moves along
 # $-\sum_c G_{cw}\, h_c$.
 #
-# **Your turn · 04.1 · Implement.** Write that gradient for the output vectors: given the context
+# **Your turn · 04.2 · Implement.** Write that gradient for the output vectors: given the context
 # states `H` (row $c$ is $h_c$), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the pair
 # probabilities `P[c, w]` $= P(c, w)$ (so $p_c$ is the sum of row $c$ of `P`), return the matrix
 # whose row $w$ is $\sum_c G_{cw}\, h_c$. The check compares it with the toolkit's training code on
@@ -198,7 +199,7 @@ def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
     raise NotImplementedError  # replace this line with your code
 
 
-check("04.1", output_gradient)
+check("04.2", output_gradient)
 
 # %% [markdown]
 # We train five models, one per Zipf exponent $s$ from 0 (every token
@@ -349,13 +350,13 @@ print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int
 # The uniform-frequency run above is one control. The other candidate is to untie the output
 # layer from the embeddings, so that the two matrices train separately.
 #
-# **04.4 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
+# **04.3 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
 #
 # Answer first, then run the untied model below.
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("04.4", answer)
+check("04.3", answer)
 
 # %% [markdown]
 # **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
@@ -525,11 +526,11 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Two more
 # questions were asked above, each before the output that answers it.)
 #
-# **04.2 · Predict.** With pull strength $\gamma = 0.9$, by what factor is the embedding of the most frequent token multiplied?
+# **04.4 · Compute.** With pull strength $\gamma = 0.9$ and Zipf exponent 1, by what factor is the embedding of the 100th most frequent token multiplied? Work it out on paper before running anything.
 
 # %%
 answer = None  # your number
-check("04.2", answer)
+check("04.4", answer)
 
 # %% [markdown]
 # **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) looks at a

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _checks
 from .clouds import make_isotropic, random_rotation
-from .meters import declare_meter, cross_group_cosines, mean_cosine, random_cosines
+from .meters import cov_eigs, declare_meter, cross_group_cosines, effective_rank, mean_cosine, random_cosines
 
 
 def _tokens(X: object, name: str = "X") -> np.ndarray:
@@ -752,7 +752,10 @@ class OptimizerShares:
     ``adam`` and ``gd``: the tied embeddings of notebook 04's language model after ``steps`` steps
     of Adam or of gradient descent; ``rotated``: Adam's embeddings in random rotations of the space
     (the mean share over ``rotations`` of them: the same geometry with no preferred basis);
-    ``gaussian``: standard Gaussian clouds of the same size (vocab x d).
+    ``gaussian``: standard Gaussian clouds of the same size (vocab x d). ``adam_loss`` and
+    ``gd_loss``: the loss each run has reached (how far training went); ``adam_rank``, ``gd_rank``
+    and ``gaussian_rank``: the :func:`effective_rank` of each cloud's covariance (a rotation leaves
+    it unchanged, so it is also the rotated clouds').
     """
 
     d: int
@@ -762,6 +765,11 @@ class OptimizerShares:
     rotated: np.ndarray
     gd: np.ndarray
     gaussian: np.ndarray
+    adam_loss: np.ndarray
+    gd_loss: np.ndarray
+    adam_rank: np.ndarray
+    gd_rank: np.ndarray
+    gaussian_rank: np.ndarray
 
 
 def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps: int = 1600,
@@ -777,23 +785,44 @@ def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps
     0.25 and Adam with 0.003, and measures :func:`coordinate_share` beside its two controls. (At
     0.01 Adam's runs become chaotic: a change of BLAS kernel moves the shares in the fourth digit.)
     """
-    d = _checks.integer(d, "d", 2)
     steps = _checks.integer(steps, "steps", 1)
+    return optimizer_shares_by_length(d, seeds, (steps,), rotations, vocab)[0]
+
+
+def optimizer_shares_by_length(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
+                               lengths: tuple[int, ...] = (1600, 3200), rotations: int = 10,
+                               vocab: int = 128) -> list[OptimizerShares]:
+    r""":func:`optimizer_shares` after each training length in ``lengths``, from one pair of runs
+    checkpointed along the way (so the cost is that of the longest length alone)."""
+    d = _checks.integer(d, "d", 2)
     rotations = _checks.integer(rotations, "rotations", 1)
     seeds = tuple(_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds")))
     if not seeds:
         raise ValueError("seeds: expected at least one seed")
-    trained = {opt: degeneration_runs(1.0, True, (steps,), vocab, d, lr=lr, seeds=seeds, optimizer=opt)
+    lengths = tuple(_checks.integer(s, f"lengths[{i}]", 1) for i, s in enumerate(_checks.sequence(lengths, "lengths")))
+    if not lengths:
+        raise ValueError("lengths: expected at least one training length")
+    trained = {opt: degeneration_runs(1.0, True, lengths, vocab, d, lr=lr, seeds=seeds, optimizer=opt)
                for opt, lr in (("adam", 0.003), ("gd", 0.25))}
-    adam = [r.emb[-1] for r in trained["adam"]]
-    rotated = []
-    for seed, E in zip(seeds, adam):
-        rng = np.random.default_rng([seed, 1])  # rotations of its own per seed, apart from the training draws
-        rotated.append(np.mean([coordinate_share(E @ random_rotation(d, rng)) for _ in range(rotations)]))
-    return OptimizerShares(
-        d, steps, seeds,
-        adam=np.array([coordinate_share(E) for E in adam]),
-        rotated=np.array(rotated),
-        gd=np.array([coordinate_share(r.emb[-1]) for r in trained["gd"]]),
-        gaussian=np.array([coordinate_share(make_isotropic(vocab, d, rng=seed)) for seed in seeds]),
-    )
+    gaussians = [make_isotropic(vocab, d, rng=seed) for seed in seeds]
+    out = []
+    for k, steps in enumerate(lengths):
+        adam = [r.emb[k] for r in trained["adam"]]
+        gd = [r.emb[k] for r in trained["gd"]]
+        rotated = []
+        for seed, E in zip(seeds, adam):
+            rng = np.random.default_rng([seed, 1])  # rotations of its own per seed, apart from the training draws
+            rotated.append(np.mean([coordinate_share(E @ random_rotation(d, rng)) for _ in range(rotations)]))
+        out.append(OptimizerShares(
+            d, steps, seeds,
+            adam=np.array([coordinate_share(E) for E in adam]),
+            rotated=np.array(rotated),
+            gd=np.array([coordinate_share(E) for E in gd]),
+            gaussian=np.array([coordinate_share(G) for G in gaussians]),
+            adam_loss=np.array([float(r.loss[k]) for r in trained["adam"]]),
+            gd_loss=np.array([float(r.loss[k]) for r in trained["gd"]]),
+            adam_rank=np.array([effective_rank(cov_eigs(E)) for E in adam]),
+            gd_rank=np.array([effective_rank(cov_eigs(E)) for E in gd]),
+            gaussian_rank=np.array([effective_rank(cov_eigs(G)) for G in gaussians]),
+        ))
+    return out

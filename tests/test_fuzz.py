@@ -681,6 +681,7 @@ REGISTRY: list[Entry] = [
           {"corpora": "object", "optimizer": "band name"}),
     Entry(s.coordinate_share, lambda: dict(X=_cloud(12, 3)), {"X": CLOUD}, {"X": 0}),
     Entry(s.optimizer_shares, lambda: dict(d=2, seeds=(0, 1), steps=2, rotations=2, vocab=6)),
+    Entry(s.optimizer_shares_by_length, lambda: dict(d=2, seeds=(0, 1), lengths=(1, 2), rotations=2, vocab=6)),
     Entry(s.band_rows, lambda: dict(vocab=20, band="rare"), {"band": "band name"}),
     Entry(s.band_cosines, lambda: dict(run=_degeneration(), output=False), {"run": "object"}),
     Entry(s.gaussian_with_spectrum, lambda: dict(n=30, variances=np.array([3.0, 2.0, 1.0, 0.5]), rng=1),

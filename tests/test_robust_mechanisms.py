@@ -25,6 +25,7 @@ from shared import (
     make_isotropic,
     mean_cosine,
     optimizer_shares,
+    optimizer_shares_by_length,
     random_rotation,
     rank_collapse,
     rich_get_richer_run,
@@ -296,15 +297,36 @@ def test_05_coordinate_share_sees_an_outlier_coordinate_and_depends_on_the_basis
 
 @pytest.mark.parametrize("d", [8, 16])
 def test_05_adam_makes_no_outlier_coordinate_in_the_toy(d):
-    """Over seeds 0-4 at two widths, Adam's embeddings have no coordinate that carries more than
-    the same embeddings in a random basis: within a quarter, seed by seed, and nowhere near an
-    outlier dimension (a LayerNorm gain entry of 10 gives 0.67); the runs do differ from gradient
-    descent's, so the optimiser was switched."""
-    shares = optimizer_shares(d, seeds=SEEDS)
-    assert np.all(shares.adam < 1.25 * shares.rotated), (shares.adam, shares.rotated)  # 0.95 to 1.11 measured
-    assert shares.adam.max() < 2 / d and shares.gaussian.max() < 2 / d
-    assert np.all(shares.adam >= 1 / d) and np.all(shares.rotated >= 1 / d)
-    assert not np.allclose(shares.adam, shares.gd)
+    """Over seeds 0-4 at two widths and two training lengths (1,600 and 3,200 steps), Adam's
+    embeddings have no coordinate that carries much more than the same embeddings in a random
+    basis: within a quarter, seed by seed, and nowhere near an outlier dimension; the runs do differ
+    from gradient descent's, which trains more slowly (higher loss, lower effective rank)."""
+    for shares in optimizer_shares_by_length(d, seeds=SEEDS, lengths=(1600, 3200)):
+        assert np.all(shares.adam < 1.25 * shares.rotated), (shares.steps, shares.adam, shares.rotated)  # <= 1.21 measured
+        assert shares.adam.max() < 2 / d and shares.gaussian.max() < 2 / d
+        assert np.all(shares.adam >= 1 / d) and np.all(shares.rotated >= 1 / d)
+        assert not np.allclose(shares.adam, shares.gd)
+        assert shares.gd_loss.min() > shares.adam_loss.max()  # gradient descent is behind at the same length
+        assert shares.gd_rank.max() < shares.adam_rank.min()  # gradient descent is more collapsed at this stage
+        assert max(shares.adam_rank.max(), shares.gd_rank.max()) < shares.gaussian_rank.min()  # training narrows the spread
+        assert np.all(shares.rotated > shares.gaussian.max() - 0.02)
+    (single,) = optimizer_shares_by_length(d, seeds=(0,), lengths=(1600,))
+    assert np.array_equal(single.adam, optimizer_shares(d, seeds=(0,), steps=1600).adam)
+
+
+def test_05_longer_adam_training_tilts_mildly_toward_the_axes():
+    """With longer training (6,400 and 12,800 steps) at d = 16, Adam's largest coordinate carries
+    more than the same embeddings in a random basis in every seed (a mild preference for the axes,
+    1.0 to 1.3 times), but stays below 2/d, far from a LayerNorm gain entry of 10 (0.87 at d = 16).
+    At d = 8 the ratio is noisy in both directions and the share still far below 0.93."""
+    for shares in optimizer_shares_by_length(16, seeds=SEEDS, lengths=(6400, 12800)):
+        ratio = shares.adam / shares.rotated
+        assert np.all(ratio > 1.0) and np.all(ratio < 1.4), (shares.steps, ratio)
+        assert shares.adam.max() < 2 / 16
+    (long8,) = optimizer_shares_by_length(8, seeds=SEEDS, lengths=(12800,))
+    ratio = long8.adam / long8.rotated
+    assert ratio.min() < 1.0 < ratio.max(), ratio
+    assert long8.adam.max() < 0.4
 
 
 def test_05_adam_trains_the_toy_differently_from_gradient_descent():

@@ -127,21 +127,26 @@ def test_the_mixed_cloud_goes_where_its_pooled_ratio_points_not_where_one_direct
 
 
 def test_the_pooled_ratio_flips_in_a_band_not_at_one_number():
-    """Notebook 06: two seeds of the mixed cloud with pooled ratios within 0.01 of each other go to
-    different remedies, and the third cloud goes to all-but-the-top at a lower ratio than the mixed
-    seed that whitening wins."""
-    out = {}
-    for seed in (117, 118):
+    """Notebook 06, over seeds 105-124 of the mixed cloud: below about half the average (0.5) whitening
+    wins in every seed, above about two thirds (0.64) all-but-the-top does, and in between the two
+    score within about 0.02 and either can win (both winners occur there); the third cloud goes to
+    all-but-the-top already at a ratio inside or below that band."""
+    band = []
+    for seed in range(105, 125):
         planted = make_planted(3000, 50, rng=seed, **MIXED)
-        out[seed] = (label_variance_ratio(planted.X[:1000], planted.signal, 1), _thirds(planted.X, planted.labels))
-    (r117, c117), (r118, c118) = out[117], out[118]
-    assert abs(r117 - r118) < 0.01 and 0.45 < min(r117, r118) and max(r117, r118) < 0.6
-    assert {c117.winner, c118.winner} == {"whitening", "all-but-the-top"}
-    whitened = r117 if c117.winner == "whitening" else r118
+        ratio, c = label_variance_ratio(planted.X[:1000], planted.signal, 1), _thirds(planted.X, planted.labels)
+        if ratio < 0.5:
+            assert c.winner == "whitening" and c.whitening_auc > c.abtt_auc + 0.02, (seed, ratio)
+        elif ratio > 0.64:
+            assert c.winner == "all-but-the-top", (seed, ratio)
+        else:
+            assert abs(c.abtt_auc - c.whitening_auc) < 0.025, (seed, ratio, c)
+            band.append(c.winner)
+    assert len(band) >= 2 and set(band) == {"whitening", "all-but-the-top"}, band
     third = [(label_variance_ratio(p.X[:1000], p.signal, 1), _thirds(p.X, p.labels))
              for p in (make_planted(3000, 50, rng=100 + seed, **CLOUD_B_WEAK_NOISE) for seed in range(5))]
     lowest, c = min(third, key=lambda item: item[0])
-    assert c.winner == "all-but-the-top" and lowest < whitened
+    assert c.winner == "all-but-the-top" and lowest < 0.64
 
 
 def test_make_planted_with_strong_dims_changes_only_the_strong_directions():

@@ -45,7 +45,19 @@ def wrong_index(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
-    "04.1": Implementation(
+    "04.1": Exercise(
+        reference=lambda: "a",
+        right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
+        "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
+        hints=(
+            "Write down what each of the two meters is computed from: the vectors as they are, or only their "
+            "directions?",
+            "What does multiplying a vector by a positive number change: its length, its direction, or both? And "
+            "does either meter subtract the mean first?",
+        ),
+        choices=("a", "b", "c"),
+    ),
+    "04.2": Implementation(
         name="output_gradient",
         reference=reference_gradient,
         cases=lambda: [
@@ -78,29 +90,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "p_c = P.sum(axis=1); G = p_c[:, None] * Q - P; return G.T @ H.",
         ),
     ),
-    "04.2": Exercise(
-        reference=lambda: 0.1,
-        right="Its frequency is the maximum, so the factor is 1 - 0.9 * 1 = 0.1.",
-        hints=(
-            "The pull multiplies each token by a factor that depends on its frequency relative to the most "
-            "frequent token's. What is that ratio for the most frequent token itself?",
-            "Evaluate 1 - gamma * sqrt(f / f_max) for the token with f = f_max.",
-        ),
-        abs_tol=1e-6,
-    ),
     "04.3": Exercise(
-        reference=lambda: "a",
-        right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
-        "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
-        hints=(
-            "Write down what each of the two meters is computed from: the vectors as they are, or only their "
-            "directions?",
-            "What does multiplying a vector by a positive number change: its length, its direction, or both? And "
-            "does either meter subtract the mean first?",
-        ),
-        choices=("a", "b", "c"),
-    ),
-    "04.4": Exercise(
         reference=lambda: "b",
         right="With equal frequencies push and pull balance for every token, so the rare half does not lean; "
         "untied, the output matrix forms the same cone and the input embeddings a later, weaker one.",
@@ -111,5 +101,16 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "rare cone?",
         ),
         choices=("a", "b", "c"),
+    ),
+    "04.4": Exercise(
+        reference=lambda: 1 - 0.9 * 0.1,
+        right="With Zipf exponent 1 the 100th token is a hundredth as frequent as the first, so the factor is "
+        "1 - 0.9 * sqrt(1/100) = 1 - 0.09 = 0.91: it keeps most of its length.",
+        hints=(
+            "The pull multiplies each token by a factor that depends on its frequency relative to the most "
+            "frequent token's. With Zipf exponent 1, how frequent is the 100th token compared with the first?",
+            "Evaluate 1 - gamma * sqrt(f / f_max) with f / f_max = 1/100.",
+        ),
+        abs_tol=1e-6,
     ),
 }
