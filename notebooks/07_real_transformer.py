@@ -426,6 +426,8 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 #    paraphrase panel get better or worse?
 # 3. At layer 3, switch to *whitening*. Where do the traps sit against the paraphrase
 #    pairs, before and after?
+# 4. Compare *whitening* with *whitening, k = 128* at any layer. Which one spreads the tokens
+#    over more directions, and which one keeps paraphrases apart from unrelated pairs?
 #
 # ## 6 · The whole meter table, on any vectors
 #
