@@ -245,7 +245,9 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 # %% [markdown]
 # **What you see.** From layer 2 to layer 5 one coordinate, number 223, carries a third to more
 # than half of the mean cosine (0.596 at layer 5), where its mean is 3.44 against a median of 0.06
-# and 0.998 of the tokens share its sign: a cone in its simplest form, one axis. At the last layer
+# and 0.998 of the tokens share its sign. One axis carries most of the offset only at layer 5; in
+# layers 2–4 the mean cosine without it is still $+0.123$ to $+0.126$, so the cone there is more
+# than one axis. At the last layer
 # no coordinate stands out (0.052): the final LayerNorm scales coordinate 223, and two others, by
 # $2\times10^{-9}$ or less. The model switches its rogue coordinate off at the output.
 #
@@ -284,8 +286,8 @@ NormFrequencyView(freq)
 #   rarest words to 1.30 at Zipf 5–6; only the hundred or so most frequent words are shorter again
 #   (0.91 at Zipf 7–8): the opposite of the toy, and of Li et al.'s (2020) finding in BERT.
 # * **Hidden states:** over occurrences $\rho$ lies between $-0.621$ and $-0.852$, the toy's sign,
-#   but ten word types make a quarter of the occurrences. Per word type the picture is weaker:
-#   $+0.003$ at layer 0, $-0.273$ to $-0.475$ from layer 3 on.
+#   but ten word types make a quarter of the occurrences. Per word type the picture is weaker and
+#   less regular: $+0.003$, $-0.420$ and $+0.095$ at layers 0–2, then $-0.273$ to $-0.475$.
 #
 # The toy fixed the sign by construction; a real model's norms depend on its objective and
 # architecture. The direction has to be measured model by model.
@@ -293,7 +295,8 @@ NormFrequencyView(freq)
 # ## 5 · Remedies, fitted on one half and scored on the other
 #
 # Notebook 06's remedies: **centring**, **all-but-the-top** ($k = 4 \approx d/100$) and **ZCA
-# whitening**, keeping every direction with non-zero variance, the top 128 (as Su et al. 2021), or
+# whitening**, keeping every direction with non-zero variance, the top 128 (a third of the dimensions, like Su
+# et al.'s (2021) 256 of 768), or
 # *shrunk* towards the average variance first (Ledoit & Wolf 2004). Each is fitted on the fit half,
 # on the vectors it is applied to (tokens, or sentence vectors: the mean of a sentence's tokens),
 # and measured on the held-out half.
@@ -316,8 +319,8 @@ for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_
 # **What you see.** Centring takes the held-out mean cosine to about 0 without touching the
 # effective rank; the whitenings that keep every direction spread the tokens most (276.5 and 272.4
 # at layer 3). But whitening gives its fit half an effective rank of 381.0 and the held-out half
-# only 209.4; estimation noise explains well under half of that drop (Appendix B). Only held-out
-# data counts.
+# only 209.4; on this one split estimation noise explains a bit under half of that drop
+# (Appendix B). Only held-out data counts.
 #
 # ### Sentences: paraphrases against four kinds of negative
 #
@@ -349,6 +352,20 @@ for l, layer in enumerate(verdicts.layers):
     for r, remedy in enumerate(verdicts.remedies[1:], 1):
         print(f"  {remedy:20s}" + "".join(f"{f'{verdicts.helps(f)[l, r]:2d} / {verdicts.hurts(f)[l, r]:2d}':>14s}"
                                           for f in FIGURES))
+none = {f: getattr(verdicts, f)[:, :, 0] for f in FIGURES}
+order = (none["auc"] > none["hard_auc"]) & (none["hard_auc"] > none["topic_auc"]) & (none["topic_auc"] > none["trap_auc"])
+print(f"\nno remedy, unrelated > word-sharing > same-topic > traps in " + ", ".join(
+    f"{n}/{len(verdicts.seeds)}" for n in order.sum(axis=0)) + " splits at layers " + ", ".join(map(str, verdicts.layers)))
+l6, l0 = verdicts.layers.index(6), verdicts.layers.index(0)
+hard = ("hard_auc", "topic_auc", "trap_auc")
+print("layer 6, largest rise by any remedy in any split: " + ", ".join(
+    f"{FIGURES[f]} {verdicts.change(f)[:, l6, 1:].max():+.3f}" for f in hard) + "; remedy and negative pairings that"
+      f" lower the AUC in most splits: {sum(int(np.sum(verdicts.hurts(f)[l6, 1:] > verdicts.helps(f)[l6, 1:])) for f in hard)}"
+      f" of {len(hard) * (len(verdicts.remedies) - 1)}")
+r = verdicts.remedies.index("whitening")
+print("layer 0, whitening, change over the splits: AUC against traps " + " to ".join(
+    f"{x:+.3f}" for x in np.sort(verdicts.change("trap_auc")[:, l0, r])[[0, -1]]) + ", AUC against unrelated pairs "
+      + " to ".join(f"{x:+.3f}" for x in np.sort(verdicts.change("auc")[:, l0, r])[[0, -1]]))
 held = real_point(6, "none")
 same_enc = encode(same.sentences, model)
 T6 = sentence_embeddings(same_enc, 6)
@@ -363,22 +380,29 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
 #
 # **What you see.**
 #
-# * **In every split and at every layer the negatives rank the same way:** unrelated pairs are the
-#   easiest, then word-sharing, then **same-topic** negatives, and the **traps** beat most
-#   paraphrases (0.282 to 0.405 at the last layer). Paraphrases beat same-topic negatives in 0.826
+# * **At layers 0, 3 and 6 the negatives rank the same way in 20 of 20 splits** (the count line):
+#   unrelated pairs are the easiest, then word-sharing, then **same-topic** negatives, and the
+#   **traps** beat most paraphrases (0.282 to 0.405 at the last layer). Paraphrases beat same-topic negatives in 0.826
 #   to 0.889 of the comparisons at layer 0 and 0.945 to 0.981 at the last layer. The model sees
 #   the topic: at layer 6 same-topic pairs have a mean cosine of 0.408, unrelated pairs 0.061,
 #   paraphrases 0.772.
-# * **No remedy makes same-topic negatives easier at the last layer.** Every whitening lowers that
-#   AUC at layers 3 and 6 in 20 of 20 splits, all-but-the-top at layer 6 in 20 of 20; centring
-#   raises it at layer 3 in 20 of 20 but lowers it at layer 6 in 17. The traps differ: whitening
-#   that keeps every direction *raises* their AUC at layer 0 in 20 of 20 splits, never near 0.5.
+# * **At the last layer no remedy raises any hard-negative AUC by more than 0.006, and most
+#   lower them** (13 of the 15 pairings of remedy and negative lower it in most splits). Every
+#   whitening lowers the same-topic AUC at layers 3 and 6 in 20 of 20 splits, all-but-the-top at
+#   layer 6 in 20 of 20; centring raises it at layer 3 in 20 of 20 but lowers it at layer 6 in 17.
+#   Whitening that keeps every direction *raises* the trap AUC at layer 0 in 20 of 20 splits
+#   ($+0.059$ to $+0.241$), never near 0.5: a move towards chance as the paraphrase pairs lose
+#   their lead (AUC $-0.169$ to $-0.299$), not a gain.
 # * **Retrieval:** at layer 3 every whitening lowers top-1 in 20 of 20 splits.
 #
-# **Takeaway.** Here the remedies change little and never help against hard negatives at the
-# output; full-rank whitening from 338 sentences fails on its estimator (Appendix C). That is far
-# from the gain Gao et al. (2021) report for whitened BERT-base (notebook 06); possible reasons,
-# not tested: this model was tuned contrastively, and an AUC of 0.977 to 1.000 leaves little room.
+# **Takeaway.** Here the remedies change little, and at the output they do not help against hard
+# negatives. Full-rank whitening from 338 sentences fails on its estimator: it lowers layer-3
+# top-1 by 0.282 to 0.415 over the 20 splits, shrunk whitening by 0.037 to 0.088 (Appendix D; on
+# split 7, 0.599 and 0.817 against 0.891 with no remedy, Appendix C). That is far from the gain
+# Gao et al. (2021) report for whitened BERT-base (notebook 06); a possible reason, not tested:
+# this model was tuned contrastively. Room is not the reason: only the AUC against unrelated
+# pairs is near its ceiling (0.977 to 1.000); same-topic negatives (0.826 to 0.981), traps (0.057
+# to 0.405) and top-1 (0.740 to 0.995) leave room, and no remedy takes it.
 # Measure remedies on held-out data, over splits, against negatives that share the topic.
 #
 # ## Explorer
@@ -402,6 +426,8 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 #    paraphrase panel get better or worse?
 # 3. At layer 3, switch to *whitening*. Where do the traps sit against the paraphrase
 #    pairs, before and after?
+# 4. Compare *whitening* with *whitening, k = 128* at any layer. Which one spreads the tokens
+#    over more directions, and which one keeps paraphrases apart from unrelated pairs?
 #
 # ## 6 · The whole meter table, on any vectors
 #
@@ -417,10 +443,12 @@ for layer, report in reports.items():
 
 # %% [markdown]
 # **What you see.** Layer 5 fails every meter: a cone (the mean vector carries 18% of the average
-# squared norm) with a collapsed spread. At layer 6 the offset is gone (mean cosine $+0.032$) but
+# squared norm) with an uneven spread. At layer 6 the offset is gone (mean cosine $+0.032$) but
 # the spread is still uneven (effective rank 151.4 against 363.6); partition isotropy reads 0.000
-# at both, reacting to an uneven spread as to an offset. The report suggests whitening; section 5
-# measured what it buys here. `report.details()` shows how the baseline was drawn (Appendix E),
+# at both, reacting to an uneven spread as to an offset. The report's table calls this a
+# "collapsed spread", notebook 01's name for any effective rank below 0.8 of the Gaussian's; here
+# it means uneven, far from one line. The report suggests checking whitening on held-out rows;
+# section 5 did: 209.4 at layer 6, still below 0.8 of 363.6. `report.details()` shows how the baseline was drawn (Appendix E),
 # and the same call streams a `.npy` file of any size: `isotropy_report("my_vectors.npy", rng=0)`.
 #
 # ## What the real model says about the toy experiments
@@ -430,9 +458,9 @@ for layer, report in reports.items():
 # | 01 sphere vs cone | meters can disagree about one cloud | yes: the input embeddings score partition I 0.035 but mean cosine $+0.013$ |
 # | 02 illusory cosine | a shared offset inflates every cosine | yes: in layers 1–5; centring removes it, raising the input layer's paraphrase AUC in 20 of 20 splits and changing the last layer's by less than 0.001 |
 # | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone shared across sequences needs a shared component | a partial contraction within sentences (their mean cosine $+0.061$ to $+0.411$; rank-1 residual 0.915 to 0.751 against 0.944 for noise); one shared coordinate carries a third to 0.596 of the cross-sentence mean cosine in layers 2–5 |
-# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$), as in the trained toy; hidden states: the opposite sign over occurrences ($\rho$ from $-0.621$ to $-0.852$), weaker over word types ($+0.003$ at layer 0, $-0.273$ to $-0.475$ from layer 3 on); a finished model cannot show the training |
+# | 04 token frequency | a pull changes norms only; likelihood training pushes rare tokens into a cone, and frequent tokens end up large | static embeddings: norm rises with frequency ($\rho = +0.810$) up to Zipf 5–6 and falls among the most frequent words, an inverted U where notebook 04's trained toy draws a U; hidden states: the opposite sign over occurrences ($\rho$ from $-0.621$ to $-0.852$), weaker and less regular over word types ($+0.003$, $-0.420$, $+0.095$ at layers 0–2, then $-0.273$ to $-0.475$); a finished model cannot show the training |
 # | 05 rich-get-richer | a feedback loop collapses the spread onto one line | not the toy's outcome: the middle layers' spread is uneven (effective rank about 60, against 363.6 for a Gaussian) but no direction dominates (the top one holds 0.075 of the variance at layer 5); a finished model cannot show whether such a loop acted |
-# | 06 whitening | whitening helps when the label variance sits below the average and hurts when it sits above | whitening is the most isotropic remedy but not the most useful: every whitening lowers top-1 at layer 3, and the AUC against same-topic negatives at layers 3 and 6, in 20 of 20 splits; full-rank whitening from 338 sentences fails on its estimator (shrinkage repairs most of it); none brings the trap AUC near 0.5 |
+# | 06 whitening | whitening helps when the label variance sits below the average and hurts when it sits above | whitening is the most isotropic remedy but not the most useful: every whitening lowers top-1 at layer 3, and the AUC against same-topic negatives at layers 3 and 6, in 20 of 20 splits; full-rank whitening from 338 sentences fails on its estimator (layer-3 top-1 down by 0.282 to 0.415; shrunk, by 0.037 to 0.088), yet shrunk whitening still lowers the same-topic AUC in 20 of 20 splits at every layer; none brings the trap AUC near 0.5. Not tested here: the variance along the paraphrase direction is not measured |
 #
 # One model and about seven hundred sentences are a small sample: these are observations about
 # all-MiniLM-L6-v2 on this corpus, not laws, from a model trained to fight the very effect this
@@ -512,8 +540,8 @@ print(f"Gaussian control ({n_fit:,} x {n_dir} fit rows, {n_held:,} held-out rows
       f" rank {min(control):.1f} to {max(control):.1f}")
 
 # %% [markdown]
-# Estimation noise alone would leave a held-out effective rank of about 308 (308.2 to 308.5), so it
-# explains well under half of the drop to 209.4. The rest is not explained here; two candidates,
+# Estimation noise alone would leave a held-out effective rank of about 308 (308.2 to 308.5), so on
+# this one split (seed 7) it explains a bit under half of the drop from 381.0 to 209.4. The rest is not explained here; two candidates,
 # neither tested, are that the tokens of one sentence are correlated (fewer independent rows than
 # it seems) and that the two halves hold different sentences. Every hidden state leaves a
 # LayerNorm, so the covariance has a zero eigenvalue (at the last layer three, one for each
@@ -630,15 +658,28 @@ for seed in verdicts.seeds:
     chance.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2), np.arange(2 * P, 2 * P + 2 * N).reshape(-1, 2)))
 print(f"Gaussian sentence vectors ({2 * P + 2 * N} x 384, seeds 0-19), AUC of {P} pairs against {N}:"
       f" {min(chance):.3f} to {max(chance):.3f}")
+T = len(study.held_traps)
+chance_traps = []
+for seed in verdicts.seeds:
+    G = np.random.default_rng(int(seed)).standard_normal((2 * P + 2 * T, 384))
+    chance_traps.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2), np.arange(2 * P, 2 * P + 2 * T).reshape(-1, 2)))
+print(f"the same with {T} negative pairs, as many as the traps ({2 * P + 2 * T} x 384, seeds 0-19):"
+      f" {min(chance_traps):.3f} to {max(chance_traps):.3f}")
+below = np.sum(verdicts.trap_auc[:, verdicts.layers.index(6), 0] < min(chance_traps))
+print(f"layer 6, no remedy: trap AUC below the lowest of these chance draws in {below}/{len(verdicts.seeds)} splits")
 
 # %% [markdown]
 # A few details the main text summarises. Full-rank whitening loses AUC, top-1 and the AUCs against
 # word-sharing and same-topic negatives at every layer in 20 of 20 splits; only the trap figure
-# rises, at layer 0 (by $+0.059$ to $+0.241$). At layer 0 whitening cut to 128 raises top-1 in 5
+# rises, at layer 0 (by $+0.059$ to $+0.241$), towards chance because the paraphrase cosines
+# degrade (their AUC falls by $0.169$ to $0.299$), not because the traps are told apart better. At layer 0 whitening cut to 128 raises top-1 in 5
 # splits (by up to $+0.039$) and shrunk whitening in 1 ($+0.020$). Against same-topic negatives
 # with no remedy, the layer-3 range is 0.926 to 0.965, and centring there raises the AUC by
 # $+0.006$ to $+0.040$ in 20 of 20 splits. Random vectors score 0.397 to 0.623 over the same 20
-# seeds: every AUC in these tables is far above chance, except the traps', far below it. The
+# seeds against 48 negative pairs, and 0.359 to 0.672 against 21, as many as the traps. Every
+# other AUC in these tables is far above chance; the traps' is far below it at layers 0 and 3
+# (0.057 to 0.160), and at layer 6 (0.282 to 0.405) below it in most splits: under the lowest
+# chance draw in 18 of 20. The
 # order of the negatives is read split by split (each split's own four AUCs), not from ranges.
 #
 # ## Appendix E · The report's details
@@ -652,8 +693,8 @@ print(reports[5].details())
 
 # %% [markdown]
 # The report's mean cosine is over all pairs of tokens, the same sentence included, so it can differ
-# from section 2's cross-sentence values; here they agree to a thousandth ($+0.236$ at layer 5,
-# $+0.032$ at layer 6). The meters that look at the raw vectors see the offset; effective rank,
+# from section 2's cross-sentence values; here they agree within 0.001 ($+0.236$ at layer 5 both
+# ways; at layer 6, $+0.031$ across sentences and $+0.032$ over all pairs). The meters that look at the raw vectors see the offset; effective rank,
 # entropy rank and IsoScore centre the data first, cannot see an offset, and fail because the
 # spread is uneven. For 6,865 rows the baseline's spectrum meters come from one exact draw of a
 # Gaussian's scatter matrix rather than a sample of rows, and the uniformity baseline is exact.

@@ -136,8 +136,8 @@ class IsotropyReport:
             f"{100 * self.mean_share:.0f}% of the average squared norm)"
         )
         narrow = (
-            f"the variance around the mean crowds into few directions (effective rank {m.effective_rank:.1f} "
-            f"of {self.d}, against {b.effective_rank:.1f} for the Gaussian)"
+            f"the variance around the mean is spread more unevenly over the directions than a Gaussian's "
+            f"(effective rank {m.effective_rank:.1f} of {self.d}, against {b.effective_rank:.1f} for the Gaussian)"
         )
         if offset and spread_failed:
             return f"a cone with a collapsed spread: {lean}, and {narrow}."
@@ -149,7 +149,8 @@ class IsotropyReport:
         if spread_failed:
             return (
                 f"a collapsed spread, not a cone: {narrow}, though the rows do not lean one way (mean cosine "
-                f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening would (notebook 06)."
+                f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening evens the spread on the rows "
+                "it is fitted on (notebook 06), so check it on held-out rows (notebook 07)."
             )
         odd = [meter.label for meter in METERS if marks[meter.__name__] is False]
         if odd:

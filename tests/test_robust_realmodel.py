@@ -223,3 +223,28 @@ def test_the_same_topic_order_holds_with_half_the_negatives(verdicts, same_topic
         assert verdicts.trap_auc[seed, l, 0] < topic["none"] < hard
         if layer == 6:
             assert topic["whitening, shrunk"] < topic["none"]
+
+
+def test_the_four_negatives_rank_strictly_in_every_split_at_every_layer(verdicts):
+    """Notebook 07's count line: unrelated > word-sharing > same-topic > traps, split by split."""
+    none = {f: getattr(verdicts, f)[:, :, 0] for f in ("auc", "hard_auc", "topic_auc", "trap_auc")}
+    order = (none["auc"] > none["hard_auc"]) & (none["hard_auc"] > none["topic_auc"]) & (
+        none["topic_auc"] > none["trap_auc"])
+    assert order.sum(axis=0).tolist() == [20] * len(verdicts.layers)
+
+
+def test_at_the_last_layer_no_remedy_raises_a_hard_negative_auc_by_more_than_0006(verdicts):
+    hard = ("hard_auc", "topic_auc", "trap_auc")
+    for figure in hard:
+        assert verdicts.change(figure)[:, LAYERS[6], 1:].max() < 0.0065, figure
+    lowering = sum(int(np.sum(verdicts.hurts(f)[LAYERS[6], 1:] > verdicts.helps(f)[LAYERS[6], 1:])) for f in hard)
+    assert lowering >= 13  # of 15 pairings of remedy and negative, most lower the AUC in most splits
+
+
+def test_full_whitening_raises_the_trap_auc_at_layer_0_only_as_paraphrases_lose_their_lead(verdicts):
+    w = _r("whitening")
+    assert np.all(verdicts.change("trap_auc")[:, LAYERS[0], w] > 0)
+    assert np.all(verdicts.change("auc")[:, LAYERS[0], w] < -0.15)  # the paraphrases' own AUC collapses
+    assert np.all(verdicts.trap_auc[:, LAYERS[0], w] < 0.5)  # towards chance, never past it
+    # shrunk whitening keeps the top-1 loss small yet still lowers the same-topic AUC everywhere
+    assert verdicts.hurts("topic_auc")[:, _r("whitening, shrunk")].tolist() == [20, 20, 20]
