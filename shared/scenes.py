@@ -31,6 +31,7 @@ from .meters import (
     read,
 )
 from .pca import mean_plane, pca_2d, principal_axes
+from .remedies import Sweep, all_but_the_top, zca_whiten
 
 __all__ = [
     "AttentionScene",
@@ -317,8 +318,6 @@ TRADEOFF_K_LABELS = (0, 1, 2, 5)
 def tradeoff_scene(sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -> TradeoffScene:
     """What :class:`~shared.figures.TradeoffView` draws of a :class:`~shared.remedies.Sweep`: both
     curves, the best setting, the settings ``k`` and ``power`` and their readings."""
-    from .remedies import Sweep, all_but_the_top, zca_whiten
-
     _checks.instance(sweep, Sweep, "sweep")
     if not isinstance(name, str):
         raise TypeError(f"name: expected a string, got {name!r}")

@@ -182,6 +182,13 @@ def test_views_refuse_data_they_cannot_draw():
         TradeoffView(planted_sweep(1), "cloud A", k=2, power=0.33)
     with pytest.raises(ValueError, match=r"D: expected 0..4"):
         StaticVectorsView(*abtt_sweep(1), 5)
+    X_iso, X_cone = sphere_and_cone()
+    with pytest.raises(ValueError, match=r"X_cone: expected the dimension of X_iso \(50\), got 49"):
+        SphereConeView.measure(X_iso, X_cone[:, :49])
+    with pytest.raises(ValueError, match="freq: expected one frequency per row of emb"):
+        FrequencyView.measure(np.ones(3), X_iso)
+    with pytest.raises(TypeError, match="sweep: expected a Sweep"):
+        TradeoffView.measure("cloud A")
 
 
 def test_real_model_figures_draw_without_warnings():
