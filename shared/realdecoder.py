@@ -22,6 +22,7 @@ from .meters import (
     effective_rank,
     mean_cosine,
     partition_isotropy,
+    ROW_CHUNK,
     read,
     unit_rows,
 )
@@ -118,7 +119,7 @@ def vocabulary_cone() -> VocabularyCone:
     E = load_smollm().embeddings
     E64 = E.astype(np.float64)  # the one double-precision copy every figure below reads
     n = len(E64)
-    total = unit_rows(E64).sum(axis=0)
+    total = sum(unit_rows(E64[a:a + ROW_CHUNK]).sum(axis=0) for a in range(0, n, ROW_CHUNK))
     direction = total / np.linalg.norm(total)
     bands = [mean_cosine(E64[a:b]) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
     norms_all = np.linalg.norm(E64, axis=1)
