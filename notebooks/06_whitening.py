@@ -220,7 +220,7 @@ for name, planted in clouds_with_labels.items():
                 print(f"  {curve.describe(i):16s} {curve.isoscore[i]:9.3f} {curve.mean_cosine[i]:+9.3f}"
                       f" {curve.pair_auc[i]:9.3f} {curve.knn_accuracy[i]:8.3f}")
     best, i = sweep.best()
-    print(f"  best held-out pair AUC: {best} {sweep.curve(best).describe(i)}, {sweep.curve(best).pair_auc[i]:.3f}\n")
+    print(f"  best held-out pair AUC: {best.remedy} {best.describe(i)}, {best.pair_auc[i]:.3f}\n")
 
 # %%
 TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in strong directions", k=2, power=1.0)

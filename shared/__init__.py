@@ -10,7 +10,8 @@
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
   :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
-* drawings: :mod:`~shared.figures` (one view per figure; needs matplotlib);
+* drawings: :mod:`~shared.scenes` (what each figure draws, computed without matplotlib) and
+  :mod:`~shared.figures` (one view per figure, drawing a scene; needs matplotlib);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
 * :mod:`~shared.exercises`: the checks of the exercises, one module per notebook.
 

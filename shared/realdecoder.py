@@ -8,15 +8,24 @@ sampling) except where a seed is named.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _checks
+from . import _cache, _checks
 from .decoder import Decoded, decode, load_smollm
 from .encoder import Corpus, encode, load_corpus, split_halves, word_embeddings
-from .meters import Reading, cov_eigs, cross_group_cosines, effective_rank, mean_cosine, partition_isotropy, read
+from .meters import (
+    Reading,
+    cov_eigs,
+    cross_group_cosines,
+    effective_rank,
+    mean_cosine,
+    partition_isotropy,
+    ROW_CHUNK,
+    read,
+    unit_rows,
+)
 from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, binned_median, real_remedy, zipf_scale
 from .taskmetrics import spearman
 from .yardstick import MeterTable, meter_table
@@ -43,9 +52,10 @@ class DecoderStudy:
     dec: Decoded
     first: np.ndarray
     is_fit: np.ndarray
+    measured: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
-@lru_cache(maxsize=1)
+@_cache.once
 def decoder_study() -> DecoderStudy:
     """Decode every third corpus sentence once per kernel (about 15 s on two cores)."""
     corpus = load_corpus()
@@ -56,31 +66,6 @@ def decoder_study() -> DecoderStudy:
     for array in (dec.enc.states, dec.enc.ids, dec.enc.sentence, dec.enc.word, first, is_fit):
         array.setflags(write=False)
     return DecoderStudy(corpus, rows, dec, first, is_fit)
-
-
-def _unit_sum(X: np.ndarray, chunk: int = 8192) -> tuple[np.ndarray, int]:
-    """Sum of the unit rows of ``X`` (float64, in row chunks) and the number of non-zero rows."""
-    total, n = np.zeros(X.shape[1]), 0
-    for a in range(0, len(X), chunk):
-        B = np.asarray(X[a:a + chunk], dtype=np.float64)
-        norms = np.linalg.norm(B, axis=1)
-        keep = norms > 0
-        total += (B[keep] / norms[keep, None]).sum(axis=0)
-        n += int(keep.sum())
-    return total, n
-
-
-def exact_mean_cosine(X: np.ndarray) -> float:
-    r"""Exact mean cosine over all pairs of distinct rows, :math:`(\lVert\sum_i u_i\rVert^2 - n)/(n(n-1))`,
-    read in row chunks so a large matrix (a whole vocabulary) needs no float64 copy. Zero rows are
-    left out. Same value as :func:`~shared.meters.mean_cosine` (Ethayarajh 2019's baseline)."""
-    X = np.asarray(X)
-    if X.ndim != 2 or len(X) < 2:
-        raise ValueError(f"X: expected a 2-D array with at least two rows, got shape {X.shape}")
-    total, n = _unit_sum(X)
-    if n < 2:
-        raise ValueError("X: fewer than two non-zero rows")
-    return float((total @ total - n) / (n * (n - 1)))
 
 
 VOCAB_BANDS = (0, 1000, 5000, 20000, 49152)  # token-id bands (BPE ids: low = merged early = frequent)
@@ -119,7 +104,6 @@ class VocabularyCone:
     table: MeterTable
 
 
-@lru_cache(maxsize=1)
 def word_types() -> tuple[np.ndarray, np.ndarray]:
     """Rows of SmolLM2's vocabulary that are a space and a lower-case word (``Ġword``, two letters
     or more) that wordfreq knows, and each word's Zipf frequency (:func:`~shared.realmodel.zipf_scale`)."""
@@ -130,14 +114,15 @@ def word_types() -> tuple[np.ndarray, np.ndarray]:
     return rows[zipf > 0], zipf[zipf > 0]
 
 
-@lru_cache(maxsize=1)
 def vocabulary_cone() -> VocabularyCone:
     """:class:`VocabularyCone` of SmolLM2's token embeddings."""
     E = load_smollm().embeddings
-    total, n = _unit_sum(E)
+    E64 = E.astype(np.float64)  # the one double-precision copy every figure below reads
+    n = len(E64)
+    total = sum(unit_rows(E64[a:a + ROW_CHUNK]).sum(axis=0) for a in range(0, n, ROW_CHUNK))
     direction = total / np.linalg.norm(total)
-    bands = [exact_mean_cosine(E[a:b]) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
-    norms_all = np.linalg.norm(E.astype(np.float64), axis=1)
+    bands = [mean_cosine(E64[a:b]) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
+    norms_all = np.linalg.norm(E64, axis=1)
     band_norm = [float(np.median(norms_all[a:b])) for a, b in zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:])]
     rows, zipf = word_types()
     W = E[rows].astype(np.float64)
@@ -149,7 +134,7 @@ def vocabulary_cone() -> VocabularyCone:
     bin_cos = np.array([mean_cosine(W[which == b]) if counts[b] >= 2 else np.nan for b in range(len(counts))])
     sample = np.sort(np.random.default_rng(REAL_SEED).choice(len(E), TABLE_TYPES, replace=False))
     table = meter_table({"SmolLM2 token embeddings": E[sample].astype(np.float64)})
-    return VocabularyCone(n, float((total @ total - n) / (n * (n - 1))), np.array(bands), np.array(band_norm),
+    return VocabularyCone(n, mean_cosine(E64), np.array(bands), np.array(band_norm),
                           len(rows), zipf, norm, cone, spearman(zipf, norm), spearman(zipf, cone),
                           spearman(zipf, rows.astype(float)), counts, bin_norm, bin_cone, bin_cos, table)
 
@@ -207,10 +192,16 @@ class DecoderProfile:
     median: np.ndarray
 
 
-@lru_cache(maxsize=1)
 def decoder_profile() -> DecoderProfile:
-    """The :class:`DecoderProfile` of :func:`decoder_study`."""
-    study = decoder_study()
+    """The :class:`DecoderProfile` of :func:`decoder_study` (kept by the study)."""
+    return _profile(decoder_study())
+
+
+def _profile(study: DecoderStudy) -> DecoderProfile:
+    return _cache.kept(study.measured, "profile", lambda: _decoder_profile(study))
+
+
+def _decoder_profile(study: DecoderStudy) -> DecoderProfile:
     enc, first = study.dec.enc, study.first
     rest = ~first
     groups = enc.sentence
@@ -265,11 +256,15 @@ class RemedyRow:
     effective_rank: float
 
 
-@lru_cache(maxsize=None)
 def decoder_remedies(layer: int) -> tuple[RemedyRow, ...]:
-    """Notebook 06's remedies (as notebook 07 applies them) on the decoder's tokens at ``layer``."""
+    """Notebook 06's remedies (as notebook 07 applies them) on the decoder's tokens at ``layer``
+    (kept by the study)."""
     study = decoder_study()
     layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
+    return _cache.kept(study.measured, ("remedies", layer), lambda: _decoder_remedies(study, layer))
+
+
+def _decoder_remedies(study: DecoderStudy, layer: int) -> tuple[RemedyRow, ...]:
     enc = study.dec.enc
     H = enc.states[layer].astype(np.float64)
     fit_sentence = study.is_fit[enc.sentence]
@@ -317,31 +312,33 @@ class DecoderPoint:
             Reading("share carried by the top three", float(self.top_terms[:3].sum() / self.mean_cosine))]}
 
 
-@lru_cache(maxsize=1)
-def _histogram_rows() -> np.ndarray:
-    n = len(decoder_study().dec.enc.sentence)
+def _histogram_rows(study: DecoderStudy) -> np.ndarray:
+    n = len(study.dec.enc.sentence)
     return np.sort(np.random.default_rng(REAL_SEED).choice(n, HISTOGRAM_TOKENS, replace=False))
 
 
-@lru_cache(maxsize=None)
 def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
     """The :class:`DecoderPoint` at ``layer`` with ``leave_out`` (one of :data:`LEAVE_OUT`) removed
-    (cached: each setting is computed once per kernel)."""
+    (kept by the study: each setting is computed once)."""
     study = decoder_study()
-    enc = study.dec.enc
-    layer = _checks.integer(layer, "layer", 0, enc.states.shape[0] - 1)
-    if leave_out not in LEAVE_OUT:
+    layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
+    if not isinstance(leave_out, str) or leave_out not in LEAVE_OUT:
         raise ValueError(f"leave_out: expected one of {LEAVE_OUT}, got {leave_out!r}")
+    return _cache.kept(study.measured, ("point", layer, leave_out), lambda: _decoder_point(study, layer, leave_out))
+
+
+def _decoder_point(study: DecoderStudy, layer: int, leave_out: str) -> DecoderPoint:
+    enc = study.dec.enc
     tokens = np.ones(len(enc.sentence), dtype=bool)
     if leave_out in ("the first token", "both"):
         tokens = ~study.first
     columns = np.arange(enc.states.shape[2])
     if leave_out in ("the massive coordinates", "both"):
-        columns = np.setdiff1d(columns, decoder_profile().massive)
+        columns = np.setdiff1d(columns, _profile(study).massive)
     H = enc.states[layer][:, columns].astype(np.float64)
     terms = cross_group_cosines(H[tokens], enc.sentence[tokens])
     order = np.argsort(-terms, kind="stable")[:8]
-    rows = _histogram_rows()
+    rows = _histogram_rows(study)
     rows = rows[tokens[rows]]
     V = H[rows] / np.linalg.norm(H[rows], axis=1, keepdims=True)
     g = enc.sentence[rows]
@@ -370,10 +367,13 @@ class EncoderSide:
     tokens: int
 
 
-@lru_cache(maxsize=1)
 def encoder_side() -> EncoderSide:
-    """:class:`EncoderSide` (encodes the decoder's sentences with MiniLM, about 2 s)."""
+    """:class:`EncoderSide` (encodes the decoder's sentences with MiniLM, about 2 s; kept by the study)."""
     study = decoder_study()
+    return _cache.kept(study.measured, "encoder side", lambda: _encoder_side(study))
+
+
+def _encoder_side(study: DecoderStudy) -> EncoderSide:
     enc = encode([study.corpus.sentences[i] for i in study.rows])
     ordinary = ~enc.special
     rows = []
@@ -383,5 +383,5 @@ def encoder_side() -> EncoderSide:
         rows.append((terms.sum(), effective_rank(cov_eigs(H[ordinary])), top.sum() / terms.sum(),
                      largest_entry_ratio(H[ordinary])))
     E, _ = word_embeddings()
-    return EncoderSide(*map(np.array, zip(*rows)), vocabulary_mean_cosine=exact_mean_cosine(E), vocabulary=len(E),
+    return EncoderSide(*map(np.array, zip(*rows)), vocabulary_mean_cosine=mean_cosine(E), vocabulary=len(E),
                        tokens=int(ordinary.sum()))

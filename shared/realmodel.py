@@ -1,6 +1,7 @@
 """Notebook 07's measurements of a real Transformer: the course corpus through all-MiniLM-L6-v2.
 
-Everything here is computed from :func:`real_study`, which encodes the corpus once per kernel.
+Everything here is computed from :func:`real_study`, which encodes the corpus once per kernel (in
+the toolkit's one cache, :mod:`shared._cache`); what is measured from it is kept by the study itself.
 The numbers are exact functions of the hidden states (all pairs, no sampling), so they do not
 depend on a seed beyond the one that splits the corpus into a fit half and a held-out half.
 """
@@ -10,12 +11,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _checks
+from . import _cache, _checks
 from .encoder import DATA, Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
     Reading,
@@ -59,9 +59,10 @@ class RealStudy:
     held_pairs: np.ndarray
     held_kind: tuple[str, ...]
     held_traps: np.ndarray
+    measured: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
-@lru_cache(maxsize=1)
+@_cache.once
 def real_study() -> RealStudy:
     """Encode the course corpus once per kernel (a few seconds) and split it (seed 7)."""
     corpus = load_corpus()
@@ -117,21 +118,23 @@ def _remedy_name(remedy: object) -> str:
     return remedy
 
 
-@lru_cache(maxsize=1)
-def _histogram_tokens() -> tuple[np.ndarray, np.ndarray]:
+def _histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
     """:data:`HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
     which of their pairs come from different sentences (the upper triangle only)."""
-    study = real_study()
+    return _cache.kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study))
+
+
+def _draw_histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
     groups = study.enc.sentence[study.held_tokens]
     rows = np.sort(np.random.default_rng(REAL_SEED).choice(len(groups), HISTOGRAM_TOKENS, replace=False))
     g = groups[rows]
     return rows, np.triu(g[:, None] != g[None, :], k=1)
 
 
-def _cosine_histogram(U: np.ndarray) -> np.ndarray:
+def _cosine_histogram(study: RealStudy, U: np.ndarray) -> np.ndarray:
     """Density over :data:`COSINE_GRID` of the cosines between the :func:`_histogram_tokens` of the
     unit rows ``U`` that come from different sentences."""
-    rows, across = _histogram_tokens()
+    rows, across = _histogram_tokens(study)
     V = U[rows].astype(np.float32)  # only drawn, never printed: single precision is plenty
     cos = (V @ V.T)[across]
     bins = len(COSINE_GRID) - 1
@@ -186,32 +189,34 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     included: the model's own pooling), as Su et al. (2021) whiten sentence vectors. Token
     cosines are exact over *all* pairs of held-out tokens from different sentences.
     """
-    layer = _checks.integer(layer, "layer", 0, real_study().enc.states.shape[0] - 1)
-    return _real_point(layer, _remedy_name(remedy))
+    study = real_study()
+    layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
+    remedy = _remedy_name(remedy)
+    return _cache.kept(study.measured, ("point", layer, remedy), lambda: _real_point(study, layer, remedy))
 
 
-@lru_cache(maxsize=None)
-def _tokens(layer: int) -> tuple[np.ndarray, np.ndarray]:
+def _tokens(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
     """The ordinary tokens of the fit half and of the held-out half at ``layer`` (read-only copies,
-    made once per kernel: every remedy of a layer uses them)."""
-    study = real_study()
+    kept by the study: every remedy of a layer uses them)."""
     H = study.enc.states[layer]
-    return _frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])
+    return _cache.kept(study.measured, ("tokens", layer),
+                       lambda: (_frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])))
 
 
-@lru_cache(maxsize=None)
-def _pooled(layer: int) -> tuple[np.ndarray, np.ndarray]:
+def _pooled(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
     """The sentence vectors (mean pooling) of the fit half and of the held-out half at ``layer``."""
-    study = real_study()
-    pooled = sentence_embeddings(study.enc, layer)
-    return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
+    def pool() -> tuple[np.ndarray, np.ndarray]:
+        pooled = sentence_embeddings(study.enc, layer)
+        return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
+
+    return _cache.kept(study.measured, ("pooled", layer), pool)
 
 
-@lru_cache(maxsize=None)
-def _fitted(layer: int, vectors: str) -> FittedRemedies:
+def _fitted(study: RealStudy, layer: int, vectors: str) -> FittedRemedies:
     """The remedies fitted on the fit half's ordinary ``"tokens"`` or ``"sentences"`` at ``layer``
-    (one eigendecomposition, made once per kernel, shared by every remedy)."""
-    return FittedRemedies((_tokens if vectors == "tokens" else _pooled)(layer)[0])
+    (one eigendecomposition, kept by the study, shared by every remedy)."""
+    return _cache.kept(study.measured, ("fitted", layer, vectors),
+                       lambda: FittedRemedies((_tokens if vectors == "tokens" else _pooled)(study, layer)[0]))
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -219,20 +224,18 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-@lru_cache(maxsize=64)
-def _real_point(layer: int, remedy: str) -> RealPoint:
-    """:func:`real_point` for checked arguments (cached: each setting is computed once per kernel)."""
-    study = real_study()
-    _, held_tokens = _tokens(layer)
-    held = real_remedy(remedy, held_tokens, _fitted(layer, "tokens"))
+def _real_point(study: RealStudy, layer: int, remedy: str) -> RealPoint:
+    """:func:`real_point` for checked arguments (kept by the study: each setting is computed once)."""
+    _, held_tokens = _tokens(study, layer)
+    held = real_remedy(remedy, held_tokens, _fitted(study, layer, "tokens"))
     groups = study.enc.sentence[study.held_tokens]
     contributions = cross_group_cosines(held, groups)
     top = int(np.argmax(contributions))
-    fit_sentences, held_sentences = _pooled(layer)
-    S = real_remedy(remedy, held_sentences, _fitted(layer, "sentences"))
+    fit_sentences, held_sentences = _pooled(study, layer)
+    S = real_remedy(remedy, held_sentences, _fitted(study, layer, "sentences"))
     cosines = paraphrase_cosines(S, study.held_pairs)
     traps = paraphrase_cosines(S, study.held_traps).paraphrase
-    hist = _cosine_histogram(held / np.linalg.norm(held, axis=1, keepdims=True))
+    hist = _cosine_histogram(study, held / np.linalg.norm(held, axis=1, keepdims=True))
     for array in (hist, S, cosines.paraphrase, cosines.unrelated, traps):
         array.setflags(write=False)
     return RealPoint(layer, remedy, hist, float(contributions.sum()), effective_rank(cov_eigs(held)), top,
@@ -279,10 +282,14 @@ class LayerProfile:
     rank_collapse_gaussian: float
 
 
-@lru_cache(maxsize=1)
 def layer_profile() -> LayerProfile:
-    """The :class:`LayerProfile` of the course corpus."""
-    enc = real_study().enc
+    """The :class:`LayerProfile` of the course corpus (kept by :func:`real_study`'s study)."""
+    study = real_study()
+    return _cache.kept(study.measured, "layer profile", lambda: _layer_profile(study))
+
+
+def _layer_profile(study: RealStudy) -> LayerProfile:
+    enc = study.enc
     ordinary = ~enc.special
     bounds = np.append(enc.starts, len(enc.sentence))
     rows = []
@@ -373,14 +380,13 @@ def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
     return np.array([round(math.log10(table[w]) + 9.0, 2) if w in table else 0.0 for w in words])
 
 
-@lru_cache(maxsize=1)
+@_cache.once
 def _frequency_table() -> dict[str, float]:
     from wordfreq import get_frequency_dict
 
     return get_frequency_dict("en")
 
 
-@lru_cache(maxsize=1)
 def frequency_words() -> tuple[np.ndarray, np.ndarray]:
     """The rows of all-MiniLM-L6-v2's vocabulary that are whole, alphabetic words wordfreq knows,
     and each one's frequency on the Zipf scale (:func:`zipf_scale`)."""
@@ -391,7 +397,6 @@ def frequency_words() -> tuple[np.ndarray, np.ndarray]:
     return rows[known], zipf[known]
 
 
-@lru_cache(maxsize=1)
 def static_norm_frequency() -> FrequencyNorms:
     """Input-embedding norm against word frequency for the words of :func:`frequency_words`
     (static vectors, one per word type)."""
@@ -400,7 +405,6 @@ def static_norm_frequency() -> FrequencyNorms:
     return _frequency_norms(zipf, np.linalg.norm(E[rows], axis=1))
 
 
-@lru_cache(maxsize=1)
 def norm_frequency() -> NormFrequency:
     """Vector norm against word frequency (wordfreq's Zipf scale), for notebook 04's claim.
 
@@ -409,7 +413,12 @@ def norm_frequency() -> NormFrequency:
     that occurs often, such as "the", weighs as often as it occurs). ``context_types``: the mean
     norm of each such word type over its occurrences, one value per type (as for the vocabulary).
     """
-    enc = real_study().enc
+    study = real_study()
+    return _cache.kept(study.measured, "norm frequency", lambda: _norm_frequency(study))
+
+
+def _norm_frequency(study: RealStudy) -> NormFrequency:
+    enc = study.enc
     tokens = np.asarray(enc.tokens)
     _, inverse, pieces = np.unique(np.column_stack([enc.sentence, enc.word]), axis=0,
                                    return_inverse=True, return_counts=True)
@@ -588,13 +597,13 @@ def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
     the split's fit half is applied to them too). One eigendecomposition per split and layer serves
     every remedy.
     """
-    return _split_verdicts(_checks.integer(splits, "splits", 1))
-
-
-@lru_cache(maxsize=2)
-def _split_verdicts(splits: int) -> SplitVerdicts:
-    """:func:`split_verdicts` for a checked number of splits (cached: computed once per kernel)."""
+    splits = _checks.integer(splits, "splits", 1)
     study = real_study()
+    return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
+
+
+def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
+    """:func:`split_verdicts` for a checked number of splits (kept by the study: computed once)."""
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
     same = load_same_topic()

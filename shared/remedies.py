@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import _checks
@@ -185,19 +185,17 @@ class Sweep:
     all_but_the_top: RemedyCurve
     whitening: RemedyCurve
 
-    def curve(self, remedy: str) -> RemedyCurve:
-        """The curve of ``"all-but-the-top"`` or ``"whitening"``."""
-        if remedy not in REMEDIES:
-            raise ValueError(f"remedy: expected one of {REMEDIES}, got {remedy!r}")
-        return self.all_but_the_top if remedy == "all-but-the-top" else self.whitening
+    def curve(self, remedy: Callable[..., np.ndarray]) -> RemedyCurve:
+        """The curve of a remedy, named by its function: ``sweep.curve(all_but_the_top)`` or ``sweep.curve(zca_whiten)``."""
+        for function, curve in ((all_but_the_top, self.all_but_the_top), (zca_whiten, self.whitening)):
+            if remedy is function:
+                return curve
+        raise ValueError(f"remedy: expected all_but_the_top or zca_whiten (the remedies a sweep measures), got {remedy!r}")
 
-    def best(self) -> tuple[str, int]:
-        """The remedy and the position of its setting with the highest held-out pair AUC."""
-        return max(((name, int(np.argmax(self.curve(name).pair_auc))) for name in REMEDIES),
-                   key=lambda item: self.curve(item[0]).pair_auc[item[1]])
-
-
-REMEDIES = ("all-but-the-top", "whitening")
+    def best(self) -> tuple[RemedyCurve, int]:
+        """The curve and the position of its setting with the highest held-out pair AUC."""
+        return max(((curve, int(np.argmax(curve.pair_auc))) for curve in (self.all_but_the_top, self.whitening)),
+                   key=lambda item: item[0].pair_auc[item[1]])
 
 
 #: Neighbours :func:`sweep_remedies` lets vote in :func:`knn_accuracy`.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared import cross_group_cosines, mean_cosine
+from shared import cross_group_cosines
 from shared.decoder import (
     GGUF_NAME,
     Decoded,
@@ -25,7 +25,6 @@ from shared.realdecoder import (
     decoder_point,
     decoder_profile,
     decoder_study,
-    exact_mean_cosine,
     largest_entry_ratio,
     vocabulary_cone,
 )
@@ -154,7 +153,6 @@ def test_rotary_keeps_norms_and_scores_depend_on_relative_position_only(seed):
         (lambda m: decode([], m), "non-empty list"),
         (lambda m: decode(["fine", " "], m), "non-empty string"),
         (lambda m: decoder_point(3, "everything"), "leave_out: expected one of"),
-        (lambda m: exact_mean_cosine(np.ones(5)), "X: expected a 2-D array"),
         (lambda m: rms_norm(np.ones((2, 4)), np.ones(3), 1e-5), "gain: expected one value per coordinate"),
         (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number"),
         (lambda m: rotary(np.ones((1, 3, 5)), np.arange(3), 1e4), "even width"),
@@ -169,14 +167,6 @@ def test_bad_input_raises_a_named_value_error(model, call, message):
 def test_a_single_sentence_must_be_wrapped_in_a_list(model):
     with pytest.raises(TypeError, match="wrap one sentence in a list"):
         decode("One sentence.", model)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_exact_mean_cosine_equals_the_meter_and_skips_zero_rows(seed):
-    X = np.random.default_rng(seed).standard_normal((300, 7)) + 0.5
-    assert np.isclose(exact_mean_cosine(X), mean_cosine(X))
-    assert np.isclose(exact_mean_cosine(np.vstack([X, np.zeros((3, 7))])), mean_cosine(X))
-    assert np.isclose(exact_mean_cosine(X.astype(np.float32)), mean_cosine(X), atol=1e-6)
 
 
 def test_largest_entry_ratio_is_small_for_a_gaussian_and_large_for_a_massive_entry():
@@ -298,3 +288,12 @@ def test_decoder_layers_view_draws_the_profile_without_warnings(profile):
     assert np.allclose(lines[0].get_xdata(), np.arange(31) / 30)
     assert np.allclose(lines[0].get_ydata(), profile.mean_cosine)
     assert np.allclose(lines[2].get_ydata(), profile.mean_cosine_trimmed)
+
+
+def test_the_vocabulary_cone_is_measured_by_the_course_meter_over_every_token():
+    """One home for the exact mean cosine: the vocabulary's figures are meters.mean_cosine of its rows."""
+    from shared import mean_cosine
+
+    vocab, E = vocabulary_cone(), load_smollm().embeddings
+    assert vocab.types == len(E) and np.all(np.linalg.norm(E, axis=1) > 0), "no zero row: every type counts"
+    assert vocab.band_mean_cosine[0] == mean_cosine(E[:1000].astype(np.float64))

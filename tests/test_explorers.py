@@ -98,25 +98,38 @@ def test_text_form_is_not_truncated():
 
 
 class CountingView:
-    """A stand-in view that records what it was given (no drawing)."""
+    """A stand-in view that records what it was measured and drew (no drawing)."""
 
-    def __init__(self, data: float, shift: float = 0.0) -> None:
-        self.updates: list[tuple[float, float]] = []
-        self.update(data, shift)
+    measured: list[tuple[float, float]] = []
 
-    def update(self, data: float, shift: float = 0.0) -> None:
-        self.updates.append((data, shift))
+    @staticmethod
+    def measure(data: float, shift: float = 0.0) -> tuple[float, float]:
+        CountingView.measured.append((data, shift))
+        return data, shift
+
+    @classmethod
+    def of(cls, scene: tuple[float, float]) -> "CountingView":
+        view = cls()
+        view.draw(scene)
+        return view
+
+    def __init__(self) -> None:
+        self.drawn: list[tuple[float, float]] = []
+
+    def draw(self, scene: tuple[float, float]) -> None:
+        self.drawn.append(scene)
 
     def image(self) -> bytes:
         return b""
 
     def readings(self) -> dict[str, list[Reading]]:
-        data, shift = self.updates[-1]
+        data, shift = self.drawn[-1]
         return {"value": [Reading("sum", data + shift)]}
 
 
 def test_a_slider_the_compute_function_does_not_take_only_redraws():
     calls: list[float] = []
+    CountingView.measured.clear()
 
     def compute(scale: float) -> float:
         calls.append(scale)
@@ -129,8 +142,14 @@ def test_a_slider_the_compute_function_does_not_take_only_redraws():
     explorer.controls["scale"].value = 2.0
     explorer.controls["scale"].value = 1.0  # back to a setting computed before: remembered
     assert calls == [1.0, 2.0]
-    assert explorer.view.updates[-1] == (10.0, 2.0)
+    assert explorer.view.drawn[-1] == (10.0, 2.0)
+    assert CountingView.measured == [(10.0, 0.0), (10.0, 2.0), (20.0, 2.0)], "a scene measured before is remembered"
     assert "sum = 12.000" in repr(explorer)
+
+
+def test_an_explorer_refuses_a_view_that_cannot_measure():
+    with pytest.raises(TypeError, match="view: expected a view class"):
+        explore(lambda scale: scale, lambda data: None, scale=slider("scale", 1.0, 0.0, 2.0, 0.5))
 
 
 def test_controls_are_checked():

@@ -716,6 +716,7 @@ REGISTRY: list[Entry] = [
     Entry(realmodel.binned_median, lambda: dict(zipf=np.linspace(1.0, 7.9, 12), values=np.cos(np.arange(12.0))),
           {"zipf": "vector", "values": "vector"}, {"values": (1, 0)}, nan_ok=("0",)),
     Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
+    Entry(realmodel.frequency_words, dict),
     Entry(realmodel.static_norm_frequency, dict),
     Entry(realmodel.norm_frequency, dict),
     Entry(realmodel.trap_kinds, lambda: dict(corpus=encoder.load_corpus()), {"corpus": "object"}),

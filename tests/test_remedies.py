@@ -125,10 +125,11 @@ def test_sweep_remedies_structure_and_endpoints():
     assert white.index(1.0) == 1 and white.describe(1) == "p=1.00" and abtt.describe(1) == "k=1"
     with pytest.raises(ValueError, match="setting: whitening was not measured at 0.5"):
         white.index(0.5)
-    name, i = sweep.best()
-    assert sweep.curve(name).pair_auc[i] == max(abtt.pair_auc.max(), white.pair_auc.max())
-    with pytest.raises(ValueError, match="remedy: expected one of"):
-        sweep.curve("flow")
+    best, i = sweep.best()
+    assert best.pair_auc[i] == max(abtt.pair_auc.max(), white.pair_auc.max())
+    assert sweep.curve(all_but_the_top) is abtt and sweep.curve(zca_whiten) is white
+    with pytest.raises(ValueError, match="remedy: expected all_but_the_top or zca_whiten"):
+        sweep.curve("whitening")  # a name is not a remedy
 
 
 def test_whitening_a_cloud_in_a_flat_subspace():
@@ -266,9 +267,10 @@ def test_whitening_loses_when_labels_live_in_strong_directions_and_wins_when_the
 
     strong = sweep(make_planted(2000, 50, seed))  # labels in strong directions under a cone (cloud A)
     weak = sweep(make_planted(2000, 50, seed + 1, signal_dims=8, separation=0.3, within=0.1, noise=1.0))  # cloud B
-    assert strong.best()[0] == "all-but-the-top"
+    assert strong.best()[0] is strong.all_but_the_top
     assert strong.whitening.pair_auc[-1] < strong.all_but_the_top.pair_auc[1] - 0.15
-    assert weak.best() == ("whitening", 2)
+    best, i = weak.best()
+    assert best is weak.whitening and i == 2
     assert weak.whitening.pair_auc[-1] > weak.all_but_the_top.pair_auc.max() + 0.08
     assert weak.whitening.knn_accuracy[-1] > weak.all_but_the_top.knn_accuracy.max() + 0.3
 
