@@ -83,10 +83,11 @@ print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3
 FrequencyView(freq, emb)
 
 # %% [markdown]
-# The most frequent token keeps a norm of 0.72, the least frequent 6.31, and norm rises steadily
-# with rank (left). In the PCA picture (right) the bright, frequent tokens sit at the centre and
-# the dark, rare ones around them: the common picture of frequent tokens "pinned to the
-# centre".
+# The most frequent token keeps a norm of 0.72, the least frequent 6.31. Over bands of ranks the
+# typical norm rises with rank (left), though token by token the Gaussian's own spread of lengths
+# blurs the trend beyond the first few dozen ranks. In the PCA picture (right) the brightest, most
+# frequent tokens sit at the centre and the dark, rare ones around them: the common picture of
+# frequent tokens "pinned to the centre".
 #
 # **Is that a cone?** Notebook 01's yardstick answers: every meter for the pulled tokens, beside
 # the same tokens before the pull (the mechanism switched off) and a Gaussian of the same size.

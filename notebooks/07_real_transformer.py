@@ -651,18 +651,22 @@ for figure, title in [("auc", "AUC"), ("top1", "top-1 retrieval"), ("trap_auc", 
                  f"{helps[l, r]:2d}/{hurts[l, r]:2d} {change[:, l, r].min():+.3f} to {change[:, l, r].max():+.3f}"
                  for l in range(len(verdicts.layers))]
         print(f"  {remedy:20s}" + "".join(f"{cell:>27s}" for cell in cells))
-P, N = len(study.held_pairs), len(same.pairs)
-chance = []
-for seed in verdicts.seeds:
-    G = np.random.default_rng(int(seed)).standard_normal((2 * P + 2 * N, 384))
-    chance.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2), np.arange(2 * P, 2 * P + 2 * N).reshape(-1, 2)))
+P, N, T = len(study.held_pairs), len(same.pairs), len(study.held_traps)
+
+
+def chance_aucs(negatives: int) -> list[float]:
+    """AUC of P pairs of Gaussian sentence vectors against `negatives` Gaussian pairs, one draw per split seed."""
+    aucs = []
+    for seed in verdicts.seeds:
+        G = np.random.default_rng(int(seed)).standard_normal((2 * P + 2 * negatives, 384))
+        aucs.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2),
+                                 np.arange(2 * P, 2 * P + 2 * negatives).reshape(-1, 2)))
+    return aucs
+
+
+chance, chance_traps = chance_aucs(N), chance_aucs(T)
 print(f"Gaussian sentence vectors ({2 * P + 2 * N} x 384, seeds 0-19), AUC of {P} pairs against {N}:"
       f" {min(chance):.3f} to {max(chance):.3f}")
-T = len(study.held_traps)
-chance_traps = []
-for seed in verdicts.seeds:
-    G = np.random.default_rng(int(seed)).standard_normal((2 * P + 2 * T, 384))
-    chance_traps.append(negative_auc(G, np.arange(2 * P).reshape(-1, 2), np.arange(2 * P, 2 * P + 2 * T).reshape(-1, 2)))
 print(f"the same with {T} negative pairs, as many as the traps ({2 * P + 2 * T} x 384, seeds 0-19):"
       f" {min(chance_traps):.3f} to {max(chance_traps):.3f}")
 below = np.sum(verdicts.trap_auc[:, verdicts.layers.index(6), 0] < min(chance_traps))

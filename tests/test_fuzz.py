@@ -717,6 +717,7 @@ REGISTRY: list[Entry] = [
           {"zipf": "vector", "values": "vector"}, {"values": (1, 0)}, nan_ok=("0",)),
     Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
     Entry(realmodel.frequency_words, dict),
+    Entry(realmodel.load_same_topic, dict),
     Entry(realmodel.static_norm_frequency, dict),
     Entry(realmodel.norm_frequency, dict),
     Entry(realmodel.trap_kinds, lambda: dict(corpus=encoder.load_corpus()), {"corpus": "object"}),
