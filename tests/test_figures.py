@@ -410,6 +410,7 @@ def test_08_the_spectrum_has_a_cliff_and_the_two_isotropy_curves_part_ways():
     assert legend_texts(view.axes[2]) == ["course (rescaled)", "original (no rescaling)", "published: 0.6"]
 
 
+@pytest.mark.exhaustive  # long: runs the real model again (or trains 12,800 steps); .ci/run runs it
 def test_07_the_layer_curves_rise_then_drop_and_stay_below_a_gaussian():
     """07: "mean cosine across sentences rises from +0.073 after the embedding layer to +0.236 after
     layer 5 ... (halfway through the model, +0.198 against BERT's published 0.420) ... drops to +0.031
@@ -466,6 +467,7 @@ def test_07_centring_moves_the_token_histogram_to_0():
     assert names == ["unrelated pairs", "paraphrase pairs", "traps"]
 
 
+@pytest.mark.exhaustive  # long: runs the real model again (or trains 12,800 steps); .ci/run runs it
 def test_09_the_cone_is_not_the_first_tokens_and_lives_in_the_massive_coordinates():
     """09: "the mean cosine of tokens from different sentences is +0.605 at layer 2 ... leaving out the
     first token barely moves it (+0.617 instead of +0.606 at layer 15, and by at most 0.080 in any

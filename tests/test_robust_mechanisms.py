@@ -314,6 +314,7 @@ def test_05_adam_makes_no_outlier_coordinate_in_the_toy(d):
     assert np.array_equal(single.adam, optimizer_shares(d, seeds=(0,), steps=1600).adam)
 
 
+@pytest.mark.exhaustive  # long: runs the real model again (or trains 12,800 steps); .ci/run runs it
 def test_05_longer_adam_training_tilts_mildly_toward_the_axes():
     """With longer training (6,400 and 12,800 steps) at d = 16, Adam's largest coordinate carries
     more than the same embeddings in a random basis in every seed (a mild preference for the axes,
