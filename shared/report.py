@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import BinaryIO, Callable, Literal
 
 import numpy as np
 
@@ -474,14 +474,18 @@ class _FileRows(_Rows):
             f.seek(self.offset)
             for start in range(0, self.n, rows):
                 chunk = buffer[: min(rows, self.n - start)]
-                view = memoryview(chunk.reshape(-1).view(np.uint8))
-                done = 0
-                while done < len(view):
-                    got = f.readinto(view[done:])
-                    if not got:
-                        raise ValueError(f"source: {self.path} ended early, at row {start:,}")
-                    done += got
+                self._read_exactly(f, chunk.reshape(-1), f"at row {start:,}")
                 yield start, chunk
+
+    def _read_exactly(self, f: BinaryIO, into: np.ndarray, where: str) -> None:
+        """Fill the contiguous 1-D array ``into`` from ``f`` (``readinto`` may return fewer bytes)."""
+        view = memoryview(into.view(np.uint8))
+        done = 0
+        while done < len(view):
+            got = f.readinto(view[done:])
+            if not got:
+                raise ValueError(f"source: {self.path} ended early, {where}")
+            done += got
 
 
 class _FortranFileRows(_FileRows):
@@ -497,13 +501,7 @@ class _FortranFileRows(_FileRows):
                 columns = buffer[:, :k] if k == buffer.shape[1] else np.empty((self.d, k), dtype=self.dtype)
                 for j in range(self.d):
                     f.seek(self.offset + (j * self.n + start) * size)
-                    view = memoryview(columns[j].view(np.uint8))
-                    done = 0
-                    while done < len(view):
-                        got = f.readinto(view[done:])
-                        if not got:
-                            raise ValueError(f"source: {self.path} ended early, in column {j:,}")
-                        done += got
+                    self._read_exactly(f, columns[j], f"in column {j:,}")
                 yield start, columns.T
 
 
