@@ -7,17 +7,28 @@ wordfreq's table, and the course corpus run through each model (:func:`~shared.r
 :func:`~shared.realdecoder.decoder_study`). Everything measured from a study is kept by that study
 object (:func:`kept`), so it lives exactly as long as the study does. :func:`clear` empties the
 cache and so frees all of it (the next call reads again); :func:`held` names what it holds.
+
+The course's test run starts many processes (two workers and a kernel per notebook) that each need
+the corpus run through the two models. When the environment variable :data:`RUN_RESULTS` names a
+directory (the test suite sets it, for one run), :func:`across_processes` computes such a result in
+the first process that asks and writes it there; the others read it (pickle keeps every value
+exactly). Without the variable, as in a learner's kernel, it simply computes.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable
+import hashlib
+import os
+import pickle
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 _HELD: dict[str, Any] = {}
+RUN_RESULTS = "COURSE_RUN_RESULTS"
 
 
 def once(read: Callable[[], T]) -> Callable[[], T]:
@@ -48,3 +59,35 @@ def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T]) -> T
     if key not in memory:
         memory[key] = make()
     return memory[key]
+
+
+def across_processes(name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
+    """``make()``, computed once for all the processes of a test run (see the module's text).
+
+    ``inputs`` (the sentences ``make`` runs through a model) name the result together with ``name``,
+    so other inputs are never given this result. In the directory that :data:`RUN_RESULTS` names, one
+    process computes and writes the result while holding a lock, and the others wait and read it.
+    Without that directory, or where file locks are not available, ``make()``."""
+    directory = os.environ.get(RUN_RESULTS)
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: every process computes for itself
+        return make()
+    if not directory or not Path(directory).is_dir():
+        return make()
+    digest = hashlib.sha256("\n".join([name, *inputs]).encode()).hexdigest()[:16]
+    path = Path(directory) / f"{digest}.pickle"
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if path.exists():
+                with open(path, "rb") as file:
+                    return pickle.load(file)  # noqa: S301 - written by this function in this test run
+            value = make()
+            part = path.with_suffix(".part")
+            with open(part, "wb") as file:
+                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+            part.replace(path)
+            return value
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -60,7 +60,8 @@ def decoder_study() -> DecoderStudy:
     """Decode every third corpus sentence once per kernel (about 15 s on two cores)."""
     corpus = load_corpus()
     rows = np.arange(0, len(corpus.sentences), DECODER_EVERY)
-    dec = decode([corpus.sentences[i] for i in rows])
+    sentences = [corpus.sentences[i] for i in rows]
+    dec = _cache.across_processes("SmolLM2", sentences, lambda: decode(sentences))
     first = dec.enc.word == 0
     is_fit = split_halves(corpus, REAL_SEED)[rows]
     for array in (dec.enc.states, dec.enc.ids, dec.enc.sentence, dec.enc.word, first, is_fit):
@@ -374,7 +375,8 @@ def encoder_side() -> EncoderSide:
 
 
 def _encoder_side(study: DecoderStudy) -> EncoderSide:
-    enc = encode([study.corpus.sentences[i] for i in study.rows])
+    sentences = [study.corpus.sentences[i] for i in study.rows]
+    enc = _cache.across_processes("MiniLM", sentences, lambda: encode(sentences))
     ordinary = ~enc.special
     rows = []
     for H in enc.states:

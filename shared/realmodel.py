@@ -66,7 +66,7 @@ class RealStudy:
 def real_study() -> RealStudy:
     """Encode the course corpus once per kernel (a few seconds) and split it (seed 7)."""
     corpus = load_corpus()
-    enc = encode(corpus.sentences)
+    enc = _cache.across_processes("MiniLM", corpus.sentences, lambda: encode(corpus.sentences))
     is_fit = split_halves(corpus, REAL_SEED)
     ordinary = ~enc.special
     held_sentences = np.flatnonzero(~is_fit)
@@ -607,7 +607,7 @@ def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
     same = load_same_topic()
-    same_enc = encode(same.sentences)
+    same_enc = _cache.across_processes("MiniLM", same.sentences, lambda: encode(same.sentences))
     same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in VERDICT_LAYERS}
     shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
     figures = {name: np.empty(shape) for name in VERDICT_FIGURES}

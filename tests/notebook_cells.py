@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import os
 from collections.abc import Callable
@@ -52,6 +53,17 @@ def run(stem: str, edit: Callable[[str], str] | None = None) -> list[object]:
     finally:
         os.chdir(cwd)
     return shown
+
+
+@functools.lru_cache(maxsize=None)
+def shown(stem: str) -> tuple[object, ...]:
+    """What the notebook's cells display (:func:`run`), each view drawn once: run once per process and
+    shared by the explorer and figure tests, which ``tests/conftest.py`` keeps on one worker."""
+    values = tuple(run(stem))
+    for value in values:
+        if hasattr(value, "_repr_png_"):
+            value._repr_png_()
+    return values
 
 
 def displayed_calls(stem: str, name: str) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import math
 import warnings
-from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -13,12 +12,11 @@ from PIL import Image
 
 from shared.explorers import Explorer, choice, explore, slider
 from shared.meters import Reading
-from tests.notebook_cells import displayed_calls, run, stems
+from tests.notebook_cells import displayed_calls, shown, stems
 
 
-@lru_cache(maxsize=None)
 def explorers_of(stem: str) -> tuple[Explorer, ...]:
-    return tuple(value for value in run(stem) if isinstance(value, Explorer))
+    return tuple(value for value in shown(stem) if isinstance(value, Explorer))
 
 
 # Read from the notebooks' sources, so that collecting the tests runs no notebook; the notebooks run

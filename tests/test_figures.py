@@ -45,7 +45,7 @@ from shared.figures import (
     course_style,
     nice_limit,
 )
-from tests.notebook_cells import run
+from tests.notebook_cells import run, shown
 
 
 def pixels(data: bytes) -> np.ndarray:
@@ -234,16 +234,6 @@ def test_the_cone_panel_keeps_the_origin_and_the_cone_stands_off_it():
 # Each test takes the views a notebook itself displays (its own cells, run as a learner runs them),
 # draws them (Agg) and checks the text's claim on the drawn artists: where points sit, which way a
 # curve goes, where a histogram's mass lies, what a legend names.
-
-
-@lru_cache(maxsize=None)
-def shown(stem: str) -> tuple:
-    """What a notebook's cells display (views and explorers), drawn once each."""
-    values = tuple(run(stem))
-    for value in values:
-        if hasattr(value, "_repr_png_"):
-            value._repr_png_()
-    return values
 
 
 def views(stem: str, cls: type) -> list:

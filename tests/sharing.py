@@ -1,0 +1,47 @@
+"""How a test run shares its work between processes: two workers (``-n 2``) and a kernel per notebook.
+
+Loaded with ``-p tests.sharing`` (``pyproject.toml``), so it applies whichever paths are given.
+
+- A unit of work is a whole file, as with ``--dist loadscope``: a notebook's cells run in order in one
+  kernel, and a test module's cached fixtures are built once. The modules of :data:`TOGETHER` form
+  one unit: they look at what the notebooks display, run in the worker's own process
+  (:func:`tests.notebook_cells.shown`), and at the real models' studies, which keep what is measured
+  from them; in one process each notebook runs once and each measurement is made once.
+- The corpus run through the two models is computed once per run, not once per process: the first
+  process sets ``COURSE_RUN_RESULTS`` to a fresh directory, which the workers and the kernels they
+  start inherit (see :func:`shared._cache.across_processes`), and removes it at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from xdist.scheduler import LoadScopeScheduling
+
+TOGETHER = ("test_explorers.py", "test_figures.py", "test_decoder.py", "test_encoder.py", "test_robust_realmodel.py")
+
+
+class ByFile(LoadScopeScheduling):
+    """``--dist loadscope`` with one unit per file, and one unit for the files of :data:`TOGETHER`."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        return "the notebooks in-process and the real models" if path.rsplit("/", 1)[-1] in TOGETHER else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> ByFile | None:
+    return ByFile(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Imported here, after tests/conftest.py has set the workers' BLAS threads (numpy reads them once).
+    from shared._cache import RUN_RESULTS
+
+    if RUN_RESULTS not in os.environ:  # the run's first process: the controller, or the only one
+        directory = tempfile.mkdtemp(prefix="course-run-")
+        os.environ[RUN_RESULTS] = directory
+        config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
