@@ -306,15 +306,16 @@ def reference_difference(model: SmolLM | None = None) -> ReferenceCheck:
     eps = float(model.config["attention.layer_norm_rms_epsilon"])
     with np.load(REFERENCE) as ref:
         layers = tuple(int(x) for x in ref["layers"])
-        worst_abs = worst_rel = 0.0
-        count = 0
-        for i, sentence in enumerate(ref["sentences"]):
-            ids, _ = tokenize([str(sentence)], model)
-            if not np.array_equal(ids[0], ref[f"ids_{i}"]):
+        ids, _ = tokenize([str(sentence) for sentence in ref["sentences"]], model)
+        for i, sentence_ids in enumerate(ids):
+            if not np.array_equal(sentence_ids, ref[f"ids_{i}"]):
                 raise ValueError(f"sentence {i}: token ids differ from the reference")
-            states = hidden_states(model, ids).states
+        states = hidden_states(model, ids).states  # one pass: attention stays within each sentence
+        starts = np.cumsum([0] + [len(t) for t in ids])
+        worst_abs = worst_rel = 0.0
+        for i, (a, b) in enumerate(zip(starts[:-1], starts[1:])):
             for j, layer in enumerate(layers):
-                ours = states[layer].astype(np.float64)
+                ours = states[layer, a:b].astype(np.float64)
                 if layer == model.n_layers:
                     ours = rms_norm(ours, model.norms["output_norm.weight"], eps)
                 theirs = ref[f"states_{i}"][j].astype(np.float64)
@@ -322,5 +323,4 @@ def reference_difference(model: SmolLM | None = None) -> ReferenceCheck:
                 scale = np.sqrt(np.mean(theirs**2, axis=1, keepdims=True))
                 worst_abs = max(worst_abs, float(diff.max()))
                 worst_rel = max(worst_rel, float((diff / scale).max()))
-            count += len(ids[0])
-    return ReferenceCheck(worst_abs, worst_rel, layers, count)
+    return ReferenceCheck(worst_abs, worst_rel, layers, int(starts[-1]))
