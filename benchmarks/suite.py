@@ -33,6 +33,7 @@ def main() -> int:
     worker: dict[str, str] = {}
     for line in lines:
         if m := re.match(r"\[(gw\d+)\] \[\s*\d+%\] \w+ (.+?)\s*$", line):
+            # -v prints a notebook cell as "notebooks/x::ipynb::Cell 3", --durations as "notebooks/x.ipynb::Cell 3"
             worker[m.group(2).replace("::ipynb", ".ipynb")] = m.group(1)
     per_worker: Counter[str] = Counter()
     per_unit: Counter[str] = Counter()
@@ -41,6 +42,9 @@ def main() -> int:
             per_worker[worker[m.group(2)]] += float(m.group(1))
             per_unit[unit_of(m.group(2))] += float(m.group(1))
     print(lines[-1] if lines else done.stderr[-2000:])
+    for line in lines:
+        if line.startswith(("FAILED", "ERROR")):
+            print(line)
     print(f"wall time {wall:.0f} s (target {TARGET:.0f} s on two cores): {'met' if wall <= TARGET else 'MISSED'}")
     for name, seconds in sorted(per_worker.items()):
         print(f"  {name}: {seconds:.0f} s in tests")

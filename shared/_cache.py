@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import pickle
 from collections.abc import Callable, Hashable, Sequence
@@ -75,7 +76,7 @@ def across_processes(name: str, inputs: Sequence[str], make: Callable[[], T]) ->
         return make()
     if not directory or not Path(directory).is_dir():
         return make()
-    digest = hashlib.sha256("\n".join([name, *inputs]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps([name, *inputs]).encode()).hexdigest()[:16]
     path = Path(directory) / f"{digest}.pickle"
     with open(path.with_suffix(".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -65,8 +65,7 @@ class SmolLM:
 
     ``embeddings``: the token-embedding matrix, dequantized (float32, ``(49152, 576)``, read-only;
     the output layer reuses it). ``norms``: the RMSNorm gains (float32) by GGUF name.
-    ``quantized``: every matrix as its raw GGUF tensor (dequantized on use by :meth:`matrix`; the
-    token embeddings' is the one ``embeddings`` was dequantized from).
+    ``quantized``: every block matrix as its raw GGUF tensor (dequantized on use by :meth:`matrix`).
     ``config``: the architecture read from the file's metadata; ``vocab``: token strings
     (byte-level, ``Ġ`` marks a leading space); ``tokenizer``: a ``tokenizers`` byte-level BPE
     built from the file's vocabulary and merges.
@@ -84,7 +83,7 @@ class SmolLM:
         return int(self.config["block_count"])
 
     def matrix(self, name: str) -> np.ndarray:
-        """The matrix ``name`` (e.g. ``"blk.3.attn_q.weight"``) dequantized to float32, shape
+        """The block matrix ``name`` (e.g. ``"blk.3.attn_q.weight"``) dequantized to float32, shape
         ``(out, in)``."""
         from gguf import quants
 
@@ -135,7 +134,7 @@ def load_smollm() -> SmolLM:
         if name.endswith("norm.weight"):
             norms[name] = np.array(t.data, dtype=np.float32)
             norms[name].setflags(write=False)
-    quantized = {name: t for name, t in tensors.items() if not name.endswith("norm.weight")}
+    quantized = {name: t for name, t in tensors.items() if name.startswith("blk.") and not name.endswith("norm.weight")}
     tokenizer = _tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"), _field(reader, "tokenizer.ggml.token_type"))
     config["add_bos_token"] = bool(_field(reader, "tokenizer.ggml.add_bos_token"))
     config["bos_token_id"] = int(_field(reader, "tokenizer.ggml.bos_token_id"))

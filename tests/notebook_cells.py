@@ -58,7 +58,7 @@ def run(stem: str, edit: Callable[[str], str] | None = None) -> list[object]:
 @functools.lru_cache(maxsize=None)
 def shown(stem: str) -> tuple[object, ...]:
     """What the notebook's cells display (:func:`run`), each view drawn once: run once per process and
-    shared by the explorer and figure tests, which ``tests/conftest.py`` keeps on one worker."""
+    shared by the explorer and figure tests, which ``tests/sharing.py`` keeps on one worker."""
     values = tuple(run(stem))
     for value in values:
         if hasattr(value, "_repr_png_"):

@@ -7,9 +7,10 @@ Loaded with ``-p tests.sharing`` (``pyproject.toml``), so it applies whichever p
   one unit: they look at what the notebooks display, run in the worker's own process
   (:func:`tests.notebook_cells.shown`), and at the real models' studies, which keep what is measured
   from them; in one process each notebook runs once and each measurement is made once.
-- The corpus run through the two models is computed once per run, not once per process: the first
-  process sets ``COURSE_RUN_RESULTS`` to a fresh directory, which the workers and the kernels they
-  start inherit (see :func:`shared._cache.across_processes`), and removes it at the end.
+- The corpus run through the two models is computed once per run, not once per process: the run's
+  first process (the controller, or the only one) always sets ``COURSE_RUN_RESULTS`` to a fresh
+  directory, which the workers and the kernels they start inherit (see
+  :func:`shared._cache.across_processes`), and removes it at the end; so no run reads another's results.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Imported here, after tests/conftest.py has set the workers' BLAS threads (numpy reads them once).
     from shared._cache import RUN_RESULTS
 
-    if RUN_RESULTS not in os.environ:  # the run's first process: the controller, or the only one
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # the run's first process: the controller, or the only one
         directory = tempfile.mkdtemp(prefix="course-run-")
         os.environ[RUN_RESULTS] = directory
         config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
