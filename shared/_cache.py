@@ -9,10 +9,12 @@ object (:func:`kept`), so it lives exactly as long as the study does. :func:`cle
 cache and so frees all of it (the next call reads again); :func:`held` names what it holds.
 
 The course's test run starts many processes (two workers and a kernel per notebook) that each need
-the corpus run through the two models. When the environment variable :data:`RUN_RESULTS` names a
-directory (the test suite sets it, for one run), :func:`across_processes` computes such a result in
-the first process that asks and writes it there; the others read it (pickle keeps every value
-exactly). Without the variable, as in a learner's kernel, it simply computes.
+the corpus run through the two models, and what is measured from it. When the environment variable
+:data:`RUN_RESULTS` names a directory (the test suite sets it, for one run), :func:`across_processes`
+computes such a result in the first process that asks and writes it there; the others read it
+(pickle keeps every value exactly). A study's :class:`Memory` names the study's inputs, so that
+:func:`kept` shares each measurement the same way. Without the variable, as in a learner's
+kernel, everything is computed in the process that asks.
 """
 
 from __future__ import annotations
@@ -55,10 +57,24 @@ def held() -> tuple[str, ...]:
     return tuple(sorted(_HELD))
 
 
-def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T]) -> T:
-    """``memory[key]``, made by ``make()`` the first time: how a study keeps what is measured from it."""
+class Memory(dict):
+    """What is measured from one study, by key. ``inputs`` name the study (its model and sentences):
+    with them, a test run computes each measurement once for all its processes (:func:`kept`)."""
+
+    def __init__(self, *inputs: str) -> None:
+        super().__init__()
+        self.inputs = inputs
+
+
+def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T], local: bool = False) -> T:
+    """``memory[key]``, made by ``make()`` the first time: how a study keeps what is measured from it.
+
+    When ``memory`` is a :class:`Memory`, ``make()`` runs through :func:`across_processes`, named by
+    the study's inputs and ``repr(key)`` (keys are tuples of strings and numbers), unless ``local``:
+    the study's intermediate arrays (read-only views the measurements share) stay in this process."""
     if key not in memory:
-        memory[key] = make()
+        inputs = () if local else getattr(memory, "inputs", ())
+        memory[key] = across_processes(repr(key), inputs, make) if inputs else make()
     return memory[key]
 
 

@@ -52,7 +52,11 @@ class DecoderStudy:
     dec: Decoded
     first: np.ndarray
     is_fit: np.ndarray
-    measured: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    measured: _cache.Memory = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        sentences = [self.corpus.sentences[i] for i in self.rows]
+        object.__setattr__(self, "measured", _cache.Memory("SmolLM2", *sentences))
 
 
 @_cache.once

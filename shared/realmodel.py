@@ -59,7 +59,10 @@ class RealStudy:
     held_pairs: np.ndarray
     held_kind: tuple[str, ...]
     held_traps: np.ndarray
-    measured: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    measured: _cache.Memory = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "measured", _cache.Memory("MiniLM", *self.corpus.sentences))
 
 
 @_cache.once
@@ -121,7 +124,7 @@ def _remedy_name(remedy: object) -> str:
 def _histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
     """:data:`HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
     which of their pairs come from different sentences (the upper triangle only)."""
-    return _cache.kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study))
+    return _cache.kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study), local=True)
 
 
 def _draw_histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
@@ -200,7 +203,7 @@ def _tokens(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
     kept by the study: every remedy of a layer uses them)."""
     H = study.enc.states[layer]
     return _cache.kept(study.measured, ("tokens", layer),
-                       lambda: (_frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])))
+                       lambda: (_frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])), local=True)
 
 
 def _pooled(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
@@ -209,14 +212,14 @@ def _pooled(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
         pooled = sentence_embeddings(study.enc, layer)
         return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
 
-    return _cache.kept(study.measured, ("pooled", layer), pool)
+    return _cache.kept(study.measured, ("pooled", layer), pool, local=True)
 
 
 def _fitted(study: RealStudy, layer: int, vectors: str) -> FittedRemedies:
     """The remedies fitted on the fit half's ordinary ``"tokens"`` or ``"sentences"`` at ``layer``
     (one eigendecomposition, kept by the study, shared by every remedy)."""
     return _cache.kept(study.measured, ("fitted", layer, vectors),
-                       lambda: FittedRemedies((_tokens if vectors == "tokens" else _pooled)(study, layer)[0]))
+                       lambda: FittedRemedies((_tokens if vectors == "tokens" else _pooled)(study, layer)[0]), local=True)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -7,10 +7,13 @@ Loaded with ``-p tests.sharing`` (``pyproject.toml``), so it applies whichever p
   one unit: they look at what the notebooks display, run in the worker's own process
   (:func:`tests.notebook_cells.shown`), and at the real models' studies, which keep what is measured
   from them; in one process each notebook runs once and each measurement is made once.
-- The corpus run through the two models is computed once per run, not once per process: the run's
-  first process (the controller, or the only one) always sets ``COURSE_RUN_RESULTS`` to a fresh
-  directory, which the workers and the kernels they start inherit (see
-  :func:`shared._cache.across_processes`), and removes it at the end; so no run reads another's results.
+- The corpus run through the two models, and each measurement of notebooks 07 and 09 made from it,
+  is computed once per run, not once per process: the run's first process (the controller, or the
+  only one) always sets ``COURSE_RUN_RESULTS`` to a fresh directory, which the workers and the
+  kernels they start inherit (see :func:`shared._cache.across_processes` and
+  :func:`shared._cache.kept`), and removes it at the end; so no run reads another's results. A
+  notebook's kernel may so print a figure that another process of the same run computed, with the
+  same code on the same inputs; nbval compares it with the stored output all the same.
 """
 
 from __future__ import annotations

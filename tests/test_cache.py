@@ -58,3 +58,19 @@ def test_a_result_across_processes_is_computed_once_per_run_and_read_back_exactl
             "x = c.across_processes('model', ['a', 'b'], lambda: 1 / 0); print(x.dtype, float(x.sum()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["float32", str(float(first.sum()))]
+
+
+def test_a_study_memory_shares_its_measurements_across_processes_but_not_its_intermediates(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    monkeypatch.setenv(_cache.RUN_RESULTS, str(tmp_path))
+    memory = _cache.Memory("model", "one sentence.", "another sentence.")
+    assert _cache.kept(memory, ("point", 3, "centring"), lambda: [1.5]) == [1.5]
+    assert _cache.kept(memory, ("tokens", 3), lambda: [2.5], local=True) == [2.5]
+    code = ("import shared._cache as c; m = c.Memory('model', 'one sentence.', 'another sentence.'); "
+            "print(c.kept(m, ('point', 3, 'centring'), lambda: 'computed'), "
+            "c.kept(m, ('tokens', 3), lambda: 'computed', local=True), "
+            "c.kept(c.Memory('model', 'other.'), ('point', 3, 'centring'), lambda: 'computed'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["[1.5]", "computed", "computed"], "read back; an intermediate and another study are computed"
