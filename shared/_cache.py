@@ -81,16 +81,17 @@ def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T], loca
 def across_processes(name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
     """``make()``, computed once for all the processes of a test run (see the module's text).
 
-    ``inputs`` (the sentences ``make`` runs through a model) name the result together with ``name``,
-    so other inputs are never given this result. In the directory that :data:`RUN_RESULTS` names, one
-    process computes and writes the result while holding a lock, and the others wait and read it.
-    Without that directory, or where file locks are not available, ``make()``."""
+    ``name`` and ``inputs`` (what ``make`` depends on besides the code: a model's name and the
+    sentences it runs through, or a study's inputs and a measurement's key) name the result, so
+    other inputs are never given it. In the directory that :data:`RUN_RESULTS` names, one process
+    computes and writes the result while holding a lock, and the others wait and read it. Without
+    that directory, or where file locks are not available, ``make()``."""
     directory = os.environ.get(RUN_RESULTS)
+    if not directory or not Path(directory).is_dir():
+        return make()
     try:
         import fcntl
     except ImportError:  # not a POSIX system: every process computes for itself
-        return make()
-    if not directory or not Path(directory).is_dir():
         return make()
     digest = hashlib.sha256(json.dumps([name, *inputs]).encode()).hexdigest()[:16]
     path = Path(directory) / f"{digest}.pickle"
