@@ -339,7 +339,7 @@ def test_repeated_wrong_tries_walk_the_hint_steps_in_order(exercise, fresh_hints
 def test_a_right_answer_starts_the_steps_again_and_tries_count_per_exercise(fresh_hints, capsys):
     check("03.2", "a")
     check("03.2", "c")
-    check("03.3", "a")  # another exercise keeps its own count
+    check("03.3", "b")  # another exercise keeps its own count
     out = capsys.readouterr().out
     assert out.count("Hint 1 of 2") == 2 and out.count("Hint 2 of 2") == 1
     check("03.2", solution("03.2"))

@@ -101,7 +101,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         rel_tol=0.15,
     ),
     "02.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "c",
         right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
         "says nothing about meaning, nor about how the variance is spread.",
         hints=(
