@@ -21,7 +21,7 @@
 # **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
 # does a high score still mean there?
 #
-# **Time:** about 25 minutes. **After this notebook you can** measure the random-pair cosine
+# **Time:** about 35 minutes. **After this notebook you can** measure the random-pair cosine
 # baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
 # every cosine.
 #

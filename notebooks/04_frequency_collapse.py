@@ -21,7 +21,7 @@
 # **Question.** Some tokens occur thousands of times more often than others. Does that alone
 # bend an embedding space into a cone, and if so, by what mechanism?
 #
-# **Time:** about 50 minutes. **After this notebook you can** tell a change of *norms* from a
+# **Time:** about 75 minutes. **After this notebook you can** tell a change of *norms* from a
 # change of *directions* with notebook 01's meter table, train a tiny language model in numpy and
 # watch its rare tokens drift into a cone (the representation degeneration of Gao et al. 2019),
 # name the control that stops it, and say what frequency does to norms in a toy and in a real

@@ -22,7 +22,7 @@
 # 0, what can a meter honestly report for a cloud that has been whitened, and which remedy helps
 # which geometry?
 #
-# **Time:** about 45 minutes. **After this notebook you can** apply all-but-the-top and ZCA
+# **Time:** about 70 minutes. **After this notebook you can** apply all-but-the-top and ZCA
 # whitening, read their effect on the meters, explain why the partition isotropy of a whitened
 # cloud is a distribution, not a number, and what sets its level, and choose a remedy by where the
 # label variance sits against the average variance, fitting, choosing and scoring on separate data.

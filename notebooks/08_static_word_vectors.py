@@ -22,7 +22,7 @@
 # and Mu & Viswanath's post-processing say about them, and how much does the answer depend on
 # which words we measure?
 #
-# **Time:** about 45 minutes. **After this notebook you can** measure a real embedding file that is
+# **Time:** about 65 minutes. **After this notebook you can** measure a real embedding file that is
 # too large for notebook 01's table with the streaming report, explain why its verdict changes with
 # the number of words, run Mu & Viswanath's all-but-the-top, set its result beside their figures
 # and say where the course's estimator disagrees with theirs, and relate the top directions and the norms of word
