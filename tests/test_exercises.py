@@ -428,6 +428,31 @@ def test_a_function_that_only_calls_the_toolkit_is_told_to_write_it_itself(exerc
     assert "right" not in out
 
 
+TOOLKIT_IN_DISGUISE = {
+    "an alias": "from shared.meters import effective_rank as er, cov_eigs as ce\n"
+                "def my_effective_rank(X):\n    return er(ce(X))\n",
+    "a module alias": "import shared.meters as m\n"
+                      "def my_effective_rank(X):\n    lam = m.cov_eigs(X)\n    return lam.sum() ** 2 / (lam ** 2).sum()\n",
+    "an inner function": "from shared import effective_rank\n"
+                         "def my_effective_rank(X):\n    def inner(lam):\n        return effective_rank(lam)\n"
+                         "    Xc = X - X.mean(axis=0)\n    return inner(np.linalg.eigvalsh(Xc.T @ Xc / len(X)))\n",
+    "a default argument": "from shared import effective_rank\n"
+                          "def my_effective_rank(X, rank=effective_rank):\n"
+                          "    Xc = X - X.mean(axis=0)\n    return rank(np.linalg.eigvalsh(Xc.T @ Xc / len(X)))\n",
+    "a partial": "import functools\nfrom shared import effective_rank, cov_eigs\n"
+                 "def compose(f, g, X):\n    return f(g(X))\n"
+                 "my_effective_rank = functools.partial(compose, effective_rank, cov_eigs)\n",
+}
+
+
+@pytest.mark.parametrize("disguise", sorted(TOOLKIT_IN_DISGUISE))
+def test_the_toolkit_is_recognised_however_it_is_reached(disguise):
+    namespace: dict = {"np": np}
+    exec(TOOLKIT_IN_DISGUISE[disguise], namespace)  # noqa: S102 - a learner's cell, written out here
+    ok, out = verdict("01.1", namespace["my_effective_rank"])
+    assert not ok and "write it yourself" in out, out
+
+
 def test_every_implementation_exercise_has_a_toolkit_wrapper_tested():
     assert {exercise for exercise, _ in toolkit_wrappers()} == set(IMPLEMENTATIONS)
 
