@@ -188,7 +188,7 @@ answer = None  # one of "a", "b", "c"
 check("03.2", answer)
 # solution("03.2")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 centred = attention_run(depth=120, offset=0.0)
 print(meter_table({"shifted start, after 40 layers": run.clouds[40],
                    "shifted start (alpha = 0: mechanism off)": run.clouds[0],
@@ -294,7 +294,7 @@ answer = None  # one of "a", "b", "c"
 check("03.3", answer)
 # solution("03.3")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"{'16 sequences of 100 tokens, seeds 30-34':40s} {'within a sequence':>20s} {'across sequences':>20s}")
 for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own shift (0.7) each", False, 0.7),
                                        ("no shift", True, 0.0)]:

@@ -130,7 +130,7 @@ check("05.3", answer)
 # of step 60, beside points drawn from the starting spectrum (the mechanism switched off: with
 # $\eta = 0$ nothing moves) and a Gaussian of the same size.
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], rng=50),
                    "mechanism off (eta = 0): the start": gaussian_with_spectrum(2000, history[0], rng=50)}))
 

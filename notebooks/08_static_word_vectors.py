@@ -454,7 +454,7 @@ answer = None  # one of "a", "b", "c"
 check("08.4", answer)
 # solution("08.4")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"Spearman rho of norm with log frequency rank: first 50,000 rows {spearman(norms[:50_000], log_rank[:50_000]):+.3f},"
       f" all 400,000 rows {spearman(norms, log_rank):+.3f}")
 print("median norm by frequency rank:")

@@ -412,7 +412,7 @@ answer = None  # one of "a", "b", "c"
 check("09.3", answer)
 # solution("09.3")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 H = enc.states[3].astype(np.float64)
 fit = study.is_fit[enc.sentence] & ~study.first
 held = ~study.is_fit[enc.sentence] & ~study.first

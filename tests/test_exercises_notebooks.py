@@ -134,3 +134,16 @@ def test_every_question_has_its_explanation_placed():
     questions = {name for name, ex in EXERCISES.items() if isinstance(ex, Exercise)}
     unplaced = questions - set(EXPLAINED_BY)
     assert unplaced <= {"01.2", "04.4", "06.2"}, "only computations whose working the prose never shows"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_the_output_right_after_a_question_is_folded(path):
+    """A question asked just before the table that answers it does not show that table unasked."""
+    nb = cells(path)
+    for i, cell in enumerate(nb):
+        if cell["cell_type"] == "code" and re.search(r'^check\("\d\d\.\d", answer\)', source(cell), re.M):
+            j = i + 1
+            while j < len(nb) and nb[j]["cell_type"] == "code":
+                assert nb[j]["metadata"].get("jupyter", {}).get("outputs_hidden") is True, (
+                    f"{path.name}: the output after the question of cell {i} is not folded")
+                j += 1
