@@ -99,6 +99,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "times as many coordinates do to it?",
         ),
         rel_tol=0.15,
+        mistakes={
+            "that is 1/d, the variance of the cosine; its standard deviation is the square root of that":
+                1 / 200,
+            "that is the spread in 50 dimensions; with four times as many coordinates it is smaller": 1 / 50**0.5,
+        },
     ),
     "02.3": Exercise(
         reference=lambda: "c",

@@ -103,6 +103,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Mu & Viswanath's rule scales with the dimension d: divide.",
         ),
         abs_tol=0.7,
+        mistakes={
+            "that is d / 10; the rule removes about d / 100 components": 76.8,
+            "that is d / 1000; the rule removes about d / 100 components": 0.768,
+        },
     ),
     "06.3": Exercise(
         reference=lambda: "a",
