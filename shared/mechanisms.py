@@ -28,6 +28,15 @@ def _tokens(X: object, name: str = "X") -> np.ndarray:
     return _checks.cloud(X, name=name)
 
 
+def _scores_fit(X: np.ndarray, beta: float, names: str) -> None:
+    """Refuse start tokens ``X`` whose scores ``beta X X^T`` would overflow, naming the caller's arguments
+    that set them (attention only averages, so the first layer's scores are the largest)."""
+    top = float(np.max(np.abs(X)))
+    if beta * top * top * X.shape[-1] > 1e300:
+        raise ValueError(f"{names}: the start tokens reach |x| = {top:.3g}, so the scores beta X X^T "
+                         f"(beta = {beta:.3g}) would overflow; use a smaller offset or beta")
+
+
 def softmax_rows(S: np.ndarray) -> np.ndarray:
     r"""Row-wise softmax :math:`A_{ij} = e^{S_{ij}} / \sum_k e^{S_{ik}}` (over the last axis).
 
@@ -63,7 +72,8 @@ def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.
     beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
     top = float(np.max(np.abs(X)))
     if beta * top * top * X.shape[-1] > 1e300:  # Python floats: an overflow gives inf, not a warning
-        raise ValueError("X: its entries are so large that the scores beta X X^T would overflow; scale X down")
+        raise ValueError(f"beta, X: the scores beta X X^T would overflow (beta = {beta:.3g}, largest |x| = {top:.3g}); "
+                         "use a smaller beta or scale X down")
     A = softmax_rows(beta * (X @ X.swapaxes(-1, -2)))  # attention weights: each row sums to 1
     return X + alpha * (A @ X - X)  # every token moves a fraction alpha toward its average
 
@@ -138,9 +148,11 @@ def attention_run(
     alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
     n = _checks.integer(n, "n", 2, why="random cosines need two points")
+    _checks.allocation(("n", n), (None, n))  # the attention weights
     rng = _checks.as_rng(seed, "seed")
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
     X = offset * direction + make_isotropic(n, 2, rng)
+    _scores_fit(X, beta, "offset, beta")
     return AttentionRun(beta, alpha, rng, [X]).extend(depth)
 
 
@@ -174,6 +186,7 @@ def sinusoidal_positions(n: int, d: int) -> np.ndarray:
     cosines stay near 1, so every sequence that adds them carries the same mean vector.
     """
     n, d = _checks.integer(n, "n", 1), _checks.integer(d, "d", 1)
+    _checks.allocation(("n", n), ("d", d))
     t = np.arange(n, dtype=float)[:, None]
     rate = 10000.0 ** (-(np.arange(d) // 2 * 2) / d)
     angles = t * rate
@@ -198,6 +211,8 @@ def attention_sequences(
     beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
     n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 2)
+    _checks.allocation(("sequences", sequences), ("n", n), ("n", n))  # the attention weights
+    _checks.allocation(("sequences", sequences), ("n", n), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     if _checks.flag(shared, "shared"):
         u = np.array([1.0, 0.6]) if d == 2 else np.eye(d)[0]
@@ -214,6 +229,7 @@ def attention_sequences(
         if float(np.max(np.abs(positions))) > 1e100:  # its square, times beta and d, would overflow the scores
             raise ValueError("positions: entries this large make the scores beta X X^T overflow; scale them down")
         X = X + positions
+    _scores_fit(X, beta, "offset, beta")
     starts = X
     for _ in range(depth):
         X = attention_step(X, beta, alpha)
@@ -223,6 +239,7 @@ def attention_sequences(
 def zipf_frequencies(vocab: int, exponent: float = 1.0) -> np.ndarray:
     r"""Zipf's law: the token of frequency rank ``r`` has probability :math:`\propto r^{-s}`, summing to 1."""
     vocab = _checks.integer(vocab, "vocab", 1)
+    _checks.allocation(("vocab", vocab))
     exponent = _checks.real(exponent, "exponent", 0.0)
     f = np.arange(1, vocab + 1, dtype=float) ** -exponent
     return f / f.sum()
@@ -266,6 +283,7 @@ def bigram_language(vocab: int, exponent: float, rho: float = 0.5) -> np.ndarray
     ranks, so each token is a target about as often as Zipf's law says. Token 0 is the most frequent.
     """
     vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.allocation(("vocab", vocab), (None, vocab))
     rho = _checks.real(rho, "rho", 0.0, 1.0)
     f = zipf_frequencies(vocab, exponent)
     partner = np.arange(vocab) ^ 1
@@ -372,6 +390,7 @@ FREQUENCY_BANDS = {"frequent": (0.0, 0.1), "middle": (0.1, 0.5), "rare": (0.5, 1
 def band_rows(vocab: int, band: str) -> np.ndarray:
     """Row indices (frequency ranks) of one band of :data:`FREQUENCY_BANDS` in a vocabulary of ``vocab``."""
     vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.allocation(("vocab", vocab))
     if not isinstance(band, str):
         raise TypeError(f"band: expected the name of a band (a string), got {band!r}")
     if band not in FREQUENCY_BANDS:
@@ -612,7 +631,10 @@ def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:
     """
     lam = _checks.spectrum(lam, name="lam")
     eta = _checks.real(eta, "eta", 0.0)
-    lam = lam * (1.0 + eta * lam.size * lam / lam.sum())
+    if eta * lam.size > 1e300:  # 1 + eta d share would overflow: divide it by eta (the renormalisation removes eta)
+        lam = lam * (1.0 / eta + lam.size * lam / lam.sum())
+    else:
+        lam = lam * (1.0 + eta * lam.size * lam / lam.sum())
     return lam / lam.mean()
 
 
@@ -628,6 +650,7 @@ def rich_get_richer_run(
     steps = _checks.integer(steps, "steps", 0)
     unevenness = _checks.real(unevenness, "unevenness", 0.0)
     d = _checks.integer(d, "d", 1)
+    _checks.allocation(("steps", steps + 1), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     lam = np.clip(1.0 + unevenness * rng.standard_normal(d), 0.2, None)
     history = [lam]
