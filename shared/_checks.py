@@ -12,7 +12,9 @@ entries is refused by name (:func:`unmasked`); one with none masked is computed 
 
 Sizes: an argument that sets the size of an array the function allocates (points, dimensions,
 pairs, bases, a vocabulary) is refused by name when that array could not fit in this machine's
-memory (:func:`allocation`), instead of failing deep inside numpy or running out of memory.
+memory (:func:`allocation`), instead of failing deep inside numpy or running out of memory; a
+count of steps (layers, training steps, resamples) when the run would take more than a day
+(:func:`work`), instead of running for ever.
 
 Zero rows: a zero row has no direction, so no cosine with it is defined. A function that averages
 over the rows of a cloud by their directions (mean cosine, uniformity, random cosines, pair AUC,
@@ -271,6 +273,31 @@ def allocation(*factors: tuple[str | None, int], itemsize: int = 8) -> None:
         raise ValueError(
             f"{name}: {count(value)} is too large: the array it sets the size of would hold {count(entries)} values "
             f"({_bytes(needed)}), more than this machine's memory ({_bytes(memory_bytes())}); pass a smaller {name}"
+        )
+
+
+#: Elementary operations beyond which a run is refused rather than started: about a day of one core.
+WORK_LIMIT = 10**14
+
+#: The cost of one pass of a Python loop, in elementary operations (the interpreter's overhead).
+LOOP = 1000
+
+
+def work(steps: tuple[str, int], *per_step: tuple[str | None, int]) -> None:
+    """Refuse a run of ``steps`` (``(argument name, count)``: layers, training steps, resamples) whose
+    every step costs ``prod(per_step)`` elementary operations (plus :data:`LOOP`) when it would take
+    more than :data:`WORK_LIMIT` of them: a size that fits in memory can still ask for a run that
+    would not end today. The message names the argument with the largest value."""
+    each = 1
+    for _, value in per_step:
+        each *= int(value)
+    total = int(steps[1]) * (each + LOOP)
+    if total > WORK_LIMIT:
+        name, value = max(((n, v) for n, v in (steps, *per_step) if n is not None), key=lambda item: item[1])
+        count = f"{value:,}" if value < 10**12 else f"{float(value):.1e}"
+        raise ValueError(
+            f"{name}: {count} is too large: the run would take about {float(total):.0e} elementary operations, "
+            f"more than a day of computing; pass a smaller {name}"
         )
 
 

@@ -158,6 +158,7 @@ def make_planted(
     strong_dims = _checks.integer(strong_dims, "strong_dims", 0, signal_dims, why="at most signal_dims")
     strong_separation = _checks.real(strong_separation, "strong_separation", 0.0)
     strong_within = _checks.real(strong_within, "strong_within", 0.0)
+    _checks.allocation(("classes", classes), ("signal_dims", signal_dims))  # the class means
     sep = np.where(np.arange(signal_dims) < strong_dims, strong_separation, separation)
     spread = np.where(np.arange(signal_dims) < strong_dims, strong_within, within)
     rng = _checks.as_rng(rng)

@@ -362,6 +362,8 @@ def word_similarity_change(
     human, cos_before, _ = _pair_cosines(before, words, pairs, "before")
     _, cos_after, _ = _pair_cosines(after, words, pairs, "after")
     resamples = _checks.integer(resamples, "resamples", 2)
+    _checks.allocation(("resamples", resamples))
+    _checks.work(("resamples", resamples), (None, 50 * len(human)))
     rng = _checks.as_rng(rng)
     change = spearman(human, cos_after) - spearman(human, cos_before)
     draws = np.full(resamples, np.nan)

@@ -123,6 +123,9 @@ class AttentionRun:
     def extend(self, depth: int) -> AttentionRun:
         """Stack layers until the run is ``depth`` layers deep (no-op if it already is)."""
         depth = _checks.integer(depth, "depth", 0)
+        n, d = self.clouds[-1].shape[-2:]
+        _checks.work(("depth", depth - self.depth), (None, n), (None, n), (None, d))
+        _checks.allocation(("depth", depth + 1), (None, n), (None, d))  # every layer's cloud is kept
         while self.depth < depth:
             X = attention_step(self.clouds[-1], self.beta, self.alpha)
             self.clouds.append(X)
@@ -149,6 +152,8 @@ def attention_run(
     offset = _checks.real(offset, "offset", 0.0)
     n = _checks.integer(n, "n", 2, why="random cosines need two points")
     _checks.allocation(("n", n), (None, n))  # the attention weights
+    _checks.allocation(("depth", depth + 1), ("n", n), (None, 2))  # every layer's cloud is kept
+    _checks.work(("depth", depth), ("n", n), ("n", n), (None, 2))
     rng = _checks.as_rng(seed, "seed")
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
     X = offset * direction + make_isotropic(n, 2, rng)
@@ -213,6 +218,7 @@ def attention_sequences(
     n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 2)
     _checks.allocation(("sequences", sequences), ("n", n), ("n", n))  # the attention weights
     _checks.allocation(("sequences", sequences), ("n", n), ("d", d))
+    _checks.work(("depth", depth), ("sequences", sequences), ("n", n), ("n", n), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     if _checks.flag(shared, "shared"):
         u = np.array([1.0, 0.6]) if d == 2 else np.eye(d)[0]
@@ -399,6 +405,9 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
     return np.arange(round(lo * vocab), round(hi * vocab))
 
 
+#: The largest corpus a multinomial draw can count (numpy's counts are int64).
+CORPUS_MAX = np.iinfo(np.int64).max
+
 #: Adam's decay rates of the running moments, and the constant that keeps its division finite
 #: (the defaults of Kingma & Ba 2015).
 ADAM_BETAS = (0.9, 0.999)
@@ -494,7 +503,7 @@ def degeneration_runs(
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
     if corpus is not None:
-        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
+        corpus = _checks.integer(corpus, "corpus", 1, CORPUS_MAX, why="a corpus needs at least one (context, target) pair")
     seeds = _checks.sequence(seeds, "seeds")
     grid = degeneration_grid((exponent,), seeds, (corpus,), tied, checkpoints, vocab, d, rho, lr, init_scale, optimizer)
     return list(grid.values())
@@ -519,7 +528,7 @@ def degeneration_grid(
     :func:`degeneration_run` with its settings up to rounding."""
     exponents = [_checks.real(e, f"exponents[{i}]", 0.0) for i, e in enumerate(_checks.sequence(exponents, "exponents"))]
     seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
-    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1,
+    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1, CORPUS_MAX,
                                                         why="a corpus needs at least one (context, target) pair")
                for i, c in enumerate(_checks.sequence(corpora, "corpora"))]
     for name, values in (("exponents", exponents), ("seeds", seeds), ("corpora", corpora)):
@@ -534,6 +543,10 @@ def degeneration_grid(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
+    vocab = _checks.integer(vocab, "vocab", 2)
+    models = len(exponents) * len(seeds) * len(corpora)
+    _checks.allocation(("vocab", vocab), ("d", d), (None, models), (None, 4 * len(checkpoints)))  # the snapshots
+    _checks.work(("checkpoints", checkpoints[-1]), (None, models), ("vocab", vocab), ("vocab", vocab), ("d", d))
     if not isinstance(optimizer, str):
         raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
     if optimizer not in ("gd", "adam"):
@@ -651,6 +664,7 @@ def rich_get_richer_run(
     unevenness = _checks.real(unevenness, "unevenness", 0.0)
     d = _checks.integer(d, "d", 1)
     _checks.allocation(("steps", steps + 1), ("d", d))
+    _checks.work(("steps", steps), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     lam = np.clip(1.0 + unevenness * rng.standard_normal(d), 0.2, None)
     history = [lam]
@@ -692,6 +706,8 @@ def rich_get_richer_vectors(X: np.ndarray, eta: float = 0.18, steps: int = 60) -
     X = _checks.cloud(X, min_rows=2)
     eta = _checks.real(eta, "eta", 0.0)
     steps = _checks.integer(steps, "steps", 0)
+    _checks.allocation(("steps", steps + 1), (None, X.shape[1]))  # the spectra
+    _checks.work(("steps", steps), (None, X.shape[1]))
     unit = _checks.power_of_two(X)  # exact: work on X / unit so that no product overflows
     lam, U = np.linalg.eigh((X / unit).T @ (X / unit) / len(X))
     if not lam.min() > 0:
@@ -809,6 +825,9 @@ def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps
     0.01 Adam's runs become chaotic: a change of BLAS kernel moves the shares in the fourth digit.)
     """
     steps = _checks.integer(steps, "steps", 1)
+    vocab_, d_ = _checks.integer(vocab, "vocab", 2), _checks.integer(d, "d", 2)
+    models = 2 * len(_checks.sequence(seeds, "seeds"))  # two optimisers, one model per seed
+    _checks.work(("steps", steps), (None, models), ("vocab", vocab_), ("vocab", vocab_), ("d", d_))
     return optimizer_shares_by_length(d, seeds, (steps,), rotations, vocab)[0]
 
 
@@ -825,6 +844,9 @@ def optimizer_shares_by_length(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3,
     lengths = tuple(_checks.integer(s, f"lengths[{i}]", 1) for i, s in enumerate(_checks.sequence(lengths, "lengths")))
     if not lengths:
         raise ValueError("lengths: expected at least one training length")
+    vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.work(("lengths", max(lengths)), (None, 2 * len(seeds)), ("vocab", vocab), ("vocab", vocab), ("d", d))
+    _checks.work(("rotations", rotations), (None, len(seeds)), ("vocab", vocab), ("d", d), ("d", d))
     trained = {opt: degeneration_runs(1.0, True, lengths, vocab, d, lr=lr, seeds=seeds, optimizer=opt)
                for opt, lr in (("adam", 0.003), ("gd", 0.25))}
     gaussians = [make_isotropic(vocab, d, rng=seed) for seed in seeds]

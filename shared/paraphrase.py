@@ -165,6 +165,8 @@ def paraphrase_check(
     if rng is None:
         return ParaphraseCheck(**figures)
     resamples = _checks.integer(resamples, "resamples", 2)
+    _checks.allocation(("resamples", resamples), (None, len(pairs) + (0 if traps is None else len(traps))))
+    _checks.work(("resamples", resamples), (None, len(pairs) ** 2 + (0 if traps is None else len(pairs) * len(traps))))
     rng = _checks.as_rng(rng)
     P = len(pairs)
     w = rng.multinomial(P, np.full(P, 1.0 / P), size=resamples).astype(float)

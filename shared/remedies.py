@@ -86,10 +86,18 @@ def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
     return Xc - (Xc @ top) @ top.T
 
 
-def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float) -> np.ndarray:
+def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
+             names: str = "X, fit") -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
-    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`)."""
-    return (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`). Refused,
+    naming the caller's arguments ``names``, when the result is beyond the float64 range (points far
+    larger than the fit cloud's spread, which is far below the smallest normal float)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below: a refusal, not an inf
+        Z = (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError(f"{names}: the whitened points exceed the float64 range: the fit cloud's spread "
+                         f"({scale:.1e}) is far smaller than the points; scale both clouds alike")
+    return Z
 
 
 def zca_whiten(
@@ -130,7 +138,7 @@ def zca_whiten(
         )
     if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
-    return _rescale(Xc, w[:r], V[:, :r], scale, power)
+    return _rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -246,8 +254,8 @@ def sweep_remedies(
     ]:
         rows = []
         for setting in settings:
-            ref, ev = apply(X_fit, setting), apply(X_eval, setting)
             try:
+                ref, ev = apply(X_fit, setting), apply(X_eval, setting)
                 rows.append((setting, isoscore(ev), mean_cosine(ev),
                              labelled_pair_auc(ev, y_eval, seed, name="X_eval", labels_name="y_eval"),
                              knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
@@ -366,7 +374,7 @@ def choose_remedy(
         return _project_out(X - mu, V[:, :k])
 
     def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
-        return _rescale(X - mu, w, V, scale, p)
+        return _rescale(X - mu, w, V, scale, p, names="X_fit, X_select, X_test")
 
     def select(X: np.ndarray) -> float:
         return labelled_pair_auc(X, y_select, seed, name="X_select", labels_name="y_select")
@@ -506,7 +514,7 @@ class FittedRemedies:
             raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
                              f"would divide by zero; pass rank={self.rank} to drop the empty directions")
         U = self._top(r, "rank") if r < d else self.V
-        return _rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power)
+        return _rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power, names=f"X, {self.name}")
 
     def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
         """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
@@ -514,4 +522,4 @@ class FittedRemedies:
         if shrunk.min() <= 0:
             raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
                              "use more points")
-        return _rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0)
+        return _rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0, names=f"X, {self.name}")

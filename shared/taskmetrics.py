@@ -113,7 +113,8 @@ def knn_accuracy(
     X_ref, keep = _checks.directions(X_ref, "X_ref", min_rows=1)
     X, keep_query = _checks.directions(X, "X", min_rows=1)
     y_ref, y = y_ref[keep], y[keep_query]
-    k = _checks.integer(k, "k", 1, len(X_ref), why="at most the number of non-zero rows of X_ref")
+    k = _checks.integer(k, "k", 1, len(X_ref),
+                        why="at most the number of rows of X_ref" + ("" if keep.all() else ", not counting zero rows"))
     sims = rankable(unit_rows(X) @ unit_rows(X_ref).T)
     kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1 : k]  # each query's k-th largest cosine
     above, tied = sims > kth, sims == kth
