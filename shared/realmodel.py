@@ -601,6 +601,8 @@ def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
     every remedy.
     """
     splits = _checks.integer(splits, "splits", 1)
+    _checks.allocation(("splits", splits), (None, len(VERDICT_LAYERS)), (None, len(REAL_REMEDIES)))
+    _checks.work(("splits", splits), (None, 10**8))  # each split fits and measures every remedy at every layer
     study = real_study()
     return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
 
