@@ -141,14 +141,14 @@ def enough_directions(count: int, rows: int, name: str, min_rows: int = 2) -> No
 
 
 def zero_row(X: np.ndarray, rows: np.ndarray, name: str, what: str) -> None:
-    """Refuse when one of ``rows`` of the checked cloud ``X`` is the zero vector: ``what`` (a pair, a
-    word...) asks for a cosine with it, and a zero row has no direction."""
+    """Refuse when one of ``rows`` of the checked cloud ``X`` is the zero vector, which has no direction:
+    ``what`` says what is then undefined (``"a pair has no cosine"``)."""
     rows = np.asarray(rows).ravel()
     zero = rows[~X[rows].any(axis=1)]
     if zero.size:
         raise ValueError(
-            f"{name}: row {int(zero[0])} is the zero vector, which has no direction, so {what} has no cosine; "
-            "drop the pairs that use it or give that row its vector"
+            f"{name}: row {int(zero[0])} is the zero vector, which has no direction, so {what}; "
+            "leave that row out or give it a vector"
         )
 
 

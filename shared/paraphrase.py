@@ -19,7 +19,7 @@ def _pair_rows(S: object, pairs: object, name: str = "pairs") -> tuple[np.ndarra
         raise ValueError(f"{name}: expected an integer array of shape (P, 2) with P >= 2, got shape {pairs.shape}")
     if pairs.min() < 0 or pairs.max() >= len(S) or len(np.unique(pairs)) != pairs.size:
         raise ValueError(f"{name}: expected distinct row indices of S (0..{len(S) - 1})")
-    _checks.zero_row(S, pairs, "S", f"a sentence of {name}")
+    _checks.zero_row(S, pairs, "S", f"a sentence of {name} has no cosine")
     return S, pairs
 
 
