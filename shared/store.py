@@ -273,7 +273,7 @@ class Store:
                 except FileNotFoundError:
                     pass
                 except InvalidEntry as error:
-                    _notice(f"invalid {path.name}", f"study store: {path} is invalid ({error}); rebuilding it")
+                    warnings.warn(f"study store: {path} is invalid ({error}); rebuilding it", StoreNotice, stacklevel=3)
                     _discard(path)
                 value = make()
                 _write(path, value, expected)
@@ -287,12 +287,12 @@ class Store:
         import fcntl
 
         _make_dir(self.directory)
-        with open(self.directory / f".{entry}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        descriptor = os.open(self.directory / f".{entry}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)  # releases the lock
 
     def entries(self) -> list[Path]:
         """The entries in the store (complete or not)."""
