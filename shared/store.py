@@ -55,6 +55,7 @@ SMALL = "small.npz"
 MAPPED_BYTES = 1 << 20  # arrays of at least this size get a file of their own, memory-mapped when read
 FILE_MODE, DIR_MODE = 0o644, 0o755
 PACKAGE = Path(__file__).resolve().parent
+NOTEBOOKS = tuple(PACKAGE.parent / "notebooks" / f"{name}.ipynb" for name in ("07_real_transformer", "09_decoder_llm"))
 # the libraries whose versions are part of the code version: they compute, tokenize or dequantize
 LIBRARIES = ("numpy", "scipy", "tokenizers", "safetensors", "gguf", "wordfreq")
 
@@ -294,6 +295,22 @@ class Store:
         finally:
             os.close(descriptor)  # releases the lock
 
+    def prune(self) -> int:
+        """Delete the entries made by another code version (never read again); how many."""
+        removed = 0
+        for path in self.entries():
+            try:
+                made_by = json.loads((path / MANIFEST).read_text(encoding="utf-8")).get("code")
+            except (OSError, ValueError):
+                continue  # incomplete or unreadable: left for the next reader to rebuild
+            if made_by != code_version():
+                with self._locked(path.name):
+                    if path.exists():
+                        _discard(path)
+                        removed += 1
+                (self.directory / f".{path.name}.lock").unlink(missing_ok=True)
+        return removed
+
     def entries(self) -> list[Path]:
         """The entries in the store (complete or not)."""
         if not self.directory.is_dir():
@@ -419,8 +436,9 @@ def remember(name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
 # --- the command line ---------------------------------------------------------------------------
 
 def _steps() -> list[tuple[str, Callable[[], Any]]]:
-    """What ``build`` fills, in order: the models' weights, the corpus through each model, and the
-    measurements notebooks 07 and 09 make from them."""
+    """What ``build`` fills, in order: the models' weights, the corpus through each model, the
+    measurements notebooks 07 and 09 make from them (every setting of their explorers), then each
+    of the two notebooks run once, which stores whatever else they read."""
     from . import decoder, encoder, realdecoder, realmodel
 
     steps: list[tuple[str, Callable[[], Any]]] = [
@@ -430,18 +448,33 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
         ("layer profile", realmodel.layer_profile),
         ("norm and frequency", realmodel.norm_frequency),
     ]
+    config = json.loads((encoder.model_dir() / "config.json").read_text())
+    encoder_layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
     steps += [(f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: realmodel.real_point(l, r))
-              for layer in range(7) for remedy in realmodel.REAL_REMEDIES]
+              for layer in range(encoder_layers) for remedy in realmodel.REAL_REMEDIES]
     steps += [("remedies over 20 splits", realmodel.split_verdicts),
               ("corpus through SmolLM2", realdecoder.decoder_study),
               ("decoder profile", realdecoder.decoder_profile),
               ("vocabulary cone", realdecoder.vocabulary_cone),
               ("MiniLM on the decoder's sentences", realdecoder.encoder_side)]
-    layers = 31
-    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: realdecoder.decoder_remedies(l)) for layer in range(layers)]
+    decoder_layers = decoder.load_smollm().n_layers + 1  # 0 = token embeddings
+    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: realdecoder.decoder_remedies(l))
+              for layer in range(decoder_layers)]
     steps += [(f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: realdecoder.decoder_point(l, o))
-              for layer in range(layers) for out in realdecoder.LEAVE_OUT]
+              for layer in range(decoder_layers) for out in realdecoder.LEAVE_OUT]
+    for path in NOTEBOOKS:  # anything else they read, in a kernel of their own, as a learner runs them
+        if path.is_file():
+            steps.append((f"notebook {path.stem[:2]}, run once", lambda p=path: _run_notebook(p)))
     return steps
+
+
+def _run_notebook(path: Path) -> None:
+    """Run the notebook at ``path`` top to bottom in a new kernel (its outputs are not saved)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=1800, resources={"metadata": {"path": str(path.parent)}}).execute(env=dict(os.environ))
 
 
 def build(directory: Path | str | None = None) -> Store:
@@ -456,6 +489,9 @@ def build(directory: Path | str | None = None) -> Store:
     os.chmod(store.directory, DIR_MODE)
     if not store.writable:
         raise SystemExit(f"study store: {store.directory} cannot be written by this user")
+    pruned = store.prune()
+    if pruned:
+        print(f"study store: removed {pruned} entries made by another version of the code", file=sys.stderr)
     steps = _steps()
     with tqdm(total=len(steps), desc="study store", unit="step", file=sys.stderr) as bar:
         for label, step in steps:

@@ -325,3 +325,16 @@ def test_the_store_in_use_is_named_by_the_environment_or_the_users_cache(monkeyp
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert store.default_directory() == tmp_path / ".cache" / "isotropy-anisotropy" / "store"
+
+
+def test_prune_removes_only_the_entries_of_another_code_version(tmp_path, monkeypatch):
+    s = store.Store(tmp_path)
+    s.get("current", ["a"], lambda: [1.0])
+    current = store.code_version()
+    monkeypatch.setattr(store, "code_version", lambda: "an older version")
+    s.get("old", ["a"], lambda: [0.0])
+    monkeypatch.setattr(store, "code_version", lambda: current)
+    assert len(s.entries()) == 2
+    assert s.prune() == 1
+    assert [p.name for p in s.entries()] == [store.entry_name("current", ["a"])]
+    assert s.get("current", ["a"], lambda: None) == [1.0]
