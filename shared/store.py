@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import hashlib
 import importlib
 import json
@@ -145,8 +146,9 @@ def entry_name(name: str, inputs: Sequence[str]) -> str:
 # --- values as arrays and JSON ------------------------------------------------------------------
 
 def _to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
-    """``value`` as JSON, its arrays moved into ``arrays``; dataclasses and named tuples of this
-    package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None."""
+    """``value`` as JSON, its arrays moved into ``arrays``; dataclasses, named tuples and enums of
+    this package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None
+    (anything else raises :class:`TypeError`)."""
     if value is None or isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic):
         return value
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
@@ -164,6 +166,8 @@ def _to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
         return {"$dict": [[_to_tree(k, arrays), _to_tree(v, arrays)] for k, v in value.items()]}
     cls = type(value)
     where = f"{cls.__module__}:{cls.__qualname__}"
+    if isinstance(value, enum.Enum) and cls.__module__.startswith("shared."):
+        return {"$enum": where, "name": value.name}
     if dataclasses.is_dataclass(value) and cls.__module__.startswith("shared."):
         fields = {f.name: _to_tree(getattr(value, f.name), arrays) for f in dataclasses.fields(value) if f.init}
         return {"$class": where, "fields": fields}
@@ -182,8 +186,9 @@ def _class(where: str) -> type:
     cls: Any = importlib.import_module(module)
     for part in qualname.split("."):
         cls = getattr(cls, part, None)
-    if not isinstance(cls, type) or not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")):
-        raise InvalidEntry(f"names no dataclass or named tuple of the toolkit: {where}")
+    if not isinstance(cls, type) or not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")
+                                         or issubclass(cls, enum.Enum)):
+        raise InvalidEntry(f"names no dataclass, named tuple or enum of the toolkit: {where}")
     return cls
 
 
@@ -203,6 +208,8 @@ def _from_tree(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
         return tuple(_from_tree(v, arrays) for v in tree["$tuple"])
     if "$dict" in tree:
         return {_hashable(_from_tree(k, arrays)): _from_tree(v, arrays) for k, v in tree["$dict"]}
+    if "$enum" in tree:
+        return _class(tree["$enum"])[tree["name"]]
     if "$class" in tree:
         cls = _class(tree["$class"])
         if "items" in tree:
@@ -277,7 +284,11 @@ class Store:
                     warnings.warn(f"study store: {path} is invalid ({error}); rebuilding it", StoreNotice, stacklevel=3)
                     _discard(path)
                 value = make()
-                _write(path, value, expected)
+                try:
+                    _write(path, value, expected)
+                except TypeError as error:  # a kind of value the store does not keep: used, not stored
+                    _notice(f"cannot keep {name}", f"study store: {name!r} is not stored ({error})")
+                    return value
                 return _read(path, expected)
         except OSError as error:  # e.g. a read-only file system, or a full disk
             _notice("write failed", f"study store: cannot write to {self.directory} ({error}); computing in memory")
@@ -296,7 +307,11 @@ class Store:
             os.close(descriptor)  # releases the lock
 
     def prune(self) -> int:
-        """Delete the entries made by another code version (never read again); how many."""
+        """Delete the entries made by another code version (never read again), and what writers
+        that were stopped half-way left behind; how many entries were removed."""
+        for leftover in [p for p in self.directory.iterdir() if p.is_dir() and p.name.startswith(".")]:
+            with self._locked(leftover.name[1:].split(".")[0]):  # no writer of that entry is at work
+                shutil.rmtree(leftover, ignore_errors=True)
         removed = 0
         for path in self.entries():
             try:
