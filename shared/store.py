@@ -272,7 +272,8 @@ class Store:
                         "rewritten here; computing it in memory. Rebuild with `python -m shared.store build`.")
             else:
                 _notice("read-only", f"study store: {self.directory} has no entry {name!r} and cannot be written"
-                        " by this user; computing in memory (slower). `python -m shared.store build` fills it.")
+                        " here (read-only for this user, or no file locks on this system); computing in memory,"
+                        " which is slower. `python -m shared.store build` fills it.")
             return make()
         try:
             with self._locked(path.name):

@@ -340,3 +340,10 @@ def test_prune_removes_only_the_entries_of_another_code_version(tmp_path, monkey
     assert s.prune() == 1 and not half_written.exists()
     assert [p.name for p in s.entries()] == [store.entry_name("current", ["a"])]
     assert s.get("current", ["a"], lambda: None) == [1.0]
+
+
+def test_the_command_line_names_the_store_without_a_warning(tmp_path):
+    run = subprocess.run([sys.executable, "-W", "error", "-m", "shared.store", "where"], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, store.ENV: str(tmp_path / "class store")}, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == f"{tmp_path / 'class store'}\n"
