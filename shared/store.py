@@ -276,36 +276,52 @@ class Store:
                         " which is slower. `python -m shared.store build` fills it.")
             return make()
         try:
-            with self._locked(path.name):
-                try:
-                    return _read(path, expected)  # another process may have filled it meanwhile
-                except FileNotFoundError:
-                    pass
-                except InvalidEntry as error:
-                    warnings.warn(f"study store: {path} is invalid ({error}); rebuilding it", StoreNotice, stacklevel=3)
-                    _discard(path)
-                value = make()
-                try:
-                    _write(path, value, expected)
-                except TypeError as error:  # a kind of value the store does not keep: used, not stored
-                    _notice(f"cannot keep {name}", f"study store: {name!r} is not stored ({error})")
-                    return value
-                return _read(path, expected)
-        except OSError as error:  # e.g. a read-only file system, or a full disk
+            descriptor = self._lock(path.name)
+        except OSError as error:  # e.g. a read-only file system
             _notice("write failed", f"study store: cannot write to {self.directory} ({error}); computing in memory")
             return make()
+        try:
+            try:
+                return _read(path, expected)  # another process may have filled it meanwhile
+            except FileNotFoundError:
+                pass
+            except InvalidEntry as error:
+                warnings.warn(f"study store: {path} is invalid ({error}); rebuilding it", StoreNotice, stacklevel=3)
+            value = make()  # its own errors are the caller's
+            try:
+                if path.exists():
+                    _discard(path)
+                _write(path, value, expected)
+            except TypeError as error:  # a kind of value the store does not keep: used, not stored
+                _notice(f"cannot keep {name}", f"study store: {name!r} is not stored ({error})")
+                return value
+            except OSError as error:  # e.g. a full disk
+                _notice("write failed", f"study store: cannot write to {self.directory} ({error}); computing in memory")
+                return value
+            return _read(path, expected)
+        finally:
+            os.close(descriptor)  # releases the lock
 
-    @contextlib.contextmanager
-    def _locked(self, entry: str) -> Iterator[None]:
+    def _lock(self, entry: str) -> int:
+        """Wait for the lock of ``entry`` and hold it: a descriptor, closed to release it."""
         import fcntl
 
         _make_dir(self.directory)
         descriptor = os.open(self.directory / f".{entry}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        return descriptor
+
+    @contextlib.contextmanager
+    def _locked(self, entry: str) -> Iterator[None]:
+        descriptor = self._lock(entry)
+        try:
             yield
         finally:
-            os.close(descriptor)  # releases the lock
+            os.close(descriptor)
 
     def prune(self) -> int:
         """Delete the entries made by another code version (never read again), and what writers

@@ -347,3 +347,15 @@ def test_the_command_line_names_the_store_without_a_warning(tmp_path):
                          cwd=ROOT, env={**os.environ, store.ENV: str(tmp_path / "class store")}, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout == f"{tmp_path / 'class store'}\n"
+
+
+def test_an_error_of_the_computation_reaches_the_caller_and_leaves_no_entry(tmp_path):
+    s = store.Store(tmp_path)
+
+    def missing_model():
+        raise FileNotFoundError("no model file")
+
+    with pytest.raises(FileNotFoundError, match="no model file"):
+        s.get("x", ["a"], missing_model)
+    assert s.entries() == []
+    assert s.get("x", ["a"], lambda: [1.0]) == [1.0], "the lock was released"
