@@ -233,19 +233,18 @@ def _fill(directory: str, log: str, start, out) -> None:
         time.sleep(0.5)  # long enough that the other process asks while this one computes
         return np.arange(2_000_000, dtype=np.float64)  # 16 MB: several writes to the file
 
-    start.wait(timeout=30)
+    start.wait(timeout=60)  # both processes have imported everything: they ask at the same moment
     value = store.Store(directory).get("shared", ["a"], make)
     out.put(hashlib.sha256(value.tobytes()).hexdigest())
 
 
 def test_two_processes_filling_one_entry_give_one_complete_entry_computed_once(tmp_path):
     context = multiprocessing.get_context("spawn")
-    start, out = context.Event(), context.Queue()
+    start, out = context.Barrier(2), context.Queue()
     log = tmp_path / "computed"
     processes = [context.Process(target=_fill, args=(str(tmp_path / "store"), str(log), start, out)) for _ in range(2)]
     for p in processes:
         p.start()
-    start.set()
     results = [out.get(timeout=120) for _ in processes]
     for p in processes:
         p.join(timeout=60)
