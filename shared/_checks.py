@@ -7,6 +7,23 @@ with an unusable value (NaN, the wrong shape, out of range, a cloud with no spre
 arrays are accepted as real numbers; every array is computed on in float64 (float16/32 input is
 converted first). Numpy scalars and 0-d arrays are accepted wherever a number is.
 
+Masked arrays: the toolkit has no rule for a missing entry, so an array argument with masked
+entries is refused by name (:func:`unmasked`); one with none masked is computed on its data.
+
+Sizes: an argument that sets the size of an array the function allocates (points, dimensions,
+pairs, bases, a vocabulary) is refused by name when that array could not fit in this machine's
+memory (:func:`allocation`), instead of failing deep inside numpy or running out of memory; a
+count of steps (layers, training steps, resamples) when the run would take more than a day
+(:func:`work`), instead of running for ever.
+
+Zero rows: a zero row has no direction, so no cosine with it is defined. A function that averages
+over the rows of a cloud by their directions (mean cosine, uniformity, random cosines, pair AUC,
+nearest neighbours, the isotropy report) leaves zero rows out, exactly as if they had been removed
+before the call, and needs as many non-zero rows as it would need rows (:func:`directions`); a
+function asked for the cosine of one particular row (a paraphrase pair, a word pair) refuses that
+row by name when it is zero. Meters of variance (the covariance spectrum, ranks, IsoScore,
+partition isotropy) count a zero row as the point at the origin it is.
+
 Magnitudes: a meter that does not depend on its input's scale computes on the input divided by
 :func:`power_of_two`, a power of two near its largest entry. That division is exact in floating
 point (down to subnormal numbers), so the result is the same, bit for bit, at any scale, and no
@@ -15,7 +32,9 @@ square or norm can overflow or underflow on the way.
 
 from __future__ import annotations
 
+import functools
 import numbers
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,10 +56,26 @@ def _describe(value: object) -> str:
     return f"{text[:40]}..." if len(text) > 40 else text
 
 
+def unmasked(value: object, name: str) -> object:
+    """``value``, refused if it is a masked array with masked entries (a masked array with none masked
+    is its data: the rest of the toolkit sees a plain array)."""
+    if isinstance(value, np.ma.MaskedArray):
+        masked = int(np.ma.count_masked(value))
+        if masked:
+            raise ValueError(
+                f"{name}: is a masked array with {masked:,} masked entries, and the toolkit has no rule for a "
+                f"missing entry; pass the complete rows ({name}[~{name}.mask.any(axis=1)].data) or "
+                f"{name}.filled(value)"
+            )
+        return np.ma.getdata(value)
+    return value
+
+
 def _array(value: object, name: str) -> np.ndarray:
     """``value`` as a float64 array of real numbers; bool, complex, object and text are refused."""
     if value is None:
         raise TypeError(f"{name}: expected an array of real numbers, got None")
+    value = unmasked(value, name)
     try:
         arr = np.asarray(value)
     except ValueError as error:  # ragged nested lists
@@ -78,6 +113,45 @@ def cloud(X: object, name: str = "X", min_rows: int = 1) -> np.ndarray:
     return _finite(arr, name)
 
 
+def columns(X: np.ndarray, d: int, name: str, like: str) -> np.ndarray:
+    """``X`` (a checked cloud), refused unless it has ``d`` columns, as the cloud ``like`` has."""
+    if X.shape[1] != d:
+        raise ValueError(f"{name}: expected {d} columns like {like}, got {X.shape[1]}")
+    return X
+
+
+def directions(X: np.ndarray, name: str = "X", min_rows: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """The non-zero rows of the checked cloud ``X`` and which rows they are (a boolean mask): the rows
+    with a direction, which a function of directions computes on (see the module's note on zero rows).
+    Refused when fewer than ``min_rows`` rows are non-zero."""
+    keep = X.any(axis=1)
+    count = int(np.count_nonzero(keep))
+    enough_directions(count, len(X), name, min_rows)
+    return (X if count == len(X) else X[keep]), keep
+
+
+def enough_directions(count: int, rows: int, name: str, min_rows: int = 2) -> None:
+    """Refuse ``count`` non-zero rows out of ``rows`` when fewer than ``min_rows`` (:func:`directions`)."""
+    if count < min_rows:
+        zero = rows - count
+        raise ValueError(
+            f"{name}: has {count} non-zero row{'s' if count != 1 else ''} and {zero} zero row{'s' if zero != 1 else ''}; "
+            f"a zero row has no direction, and this needs at least {min_rows} rows that have one"
+        )
+
+
+def zero_row(X: np.ndarray, rows: np.ndarray, name: str, what: str) -> None:
+    """Refuse when one of ``rows`` of the checked cloud ``X`` is the zero vector, which has no direction:
+    ``what`` says what is then undefined (``"a pair has no cosine"``)."""
+    rows = np.asarray(rows).ravel()
+    zero = rows[~X[rows].any(axis=1)]
+    if zero.size:
+        raise ValueError(
+            f"{name}: row {int(zero[0])} is the zero vector, which has no direction, so {what}; "
+            "leave that row out or give it a vector"
+        )
+
+
 def vector(x: object, name: str, what: str = "array", min_size: int = 1) -> np.ndarray:
     """``x`` as a finite 1-D float64 array with at least ``min_size`` entries."""
     arr = _array(x, name)
@@ -90,12 +164,13 @@ def vector(x: object, name: str, what: str = "array", min_size: int = 1) -> np.n
     return _finite(arr, name)
 
 
-def spectrum(eigs: object, name: str = "eigs", allow_zero: bool = False) -> np.ndarray:
+def spectrum(eigs: object, name: str = "eigs", allow_zero: bool = False, scaled: bool = True) -> np.ndarray:
     """``eigs`` as a 1-D, finite, non-negative spectrum with a positive entry (or all zero, if allowed),
-    divided by :func:`power_of_two` (exactly).
+    divided by :func:`power_of_two` (exactly); ``scaled=False``: at its own scale, not divided.
 
-    Everything the toolkit computes from a spectrum depends only on ratios of eigenvalues, so the
-    division changes no result, and sums and squares of the spectrum cannot overflow. Eigenvalue
+    A meter of a spectrum depends only on ratios of eigenvalues, so the division changes none of
+    them, and sums and squares of the spectrum cannot overflow; a function that uses the values
+    themselves (a cloud drawn with these variances) passes ``scaled=False``. Eigenvalue
     solvers can leave a zero eigenvalue a hair below zero: entries within rounding of 0
     (``-len(eigs) * eps * max(eigs)`` or above) are read as 0.
     """
@@ -105,13 +180,15 @@ def spectrum(eigs: object, name: str = "eigs", allow_zero: bool = False) -> np.n
         raise ValueError(f"{name}: eigenvalues must be non-negative, found {arr.min():.3g}")
     if not top > 0 and not allow_zero:
         raise ValueError(f"{name}: all eigenvalues are zero; the cloud has no spread to measure")
-    return np.clip(arr, 0.0, None) / power_of_two(arr)
+    arr = np.clip(arr, 0.0, None)
+    return arr / power_of_two(arr) if scaled else arr
 
 
 def integers(value: object, name: str, ndim: int = 1) -> np.ndarray:
     """``value`` as an ``ndim``-dimensional array of integers (labels, indices, token ids)."""
     if value is None:
         raise TypeError(f"{name}: expected an array of integers, got None")
+    value = unmasked(value, name)
     try:
         arr = np.asarray(value)
     except ValueError as error:
@@ -137,6 +214,16 @@ def labels(value: object, n: int, name: str = "labels", rows_of: str = "X") -> n
     return arr
 
 
+def pair_classes(labels: np.ndarray, name: str) -> np.ndarray:
+    """Checked ``labels`` that give both kinds of pair a pair AUC compares: two classes, one of them
+    with at least two points."""
+    _, counts = np.unique(labels, return_counts=True)
+    if len(counts) < 2 or counts.max() < 2:
+        raise ValueError(f"{name}: pair AUC needs two classes, one with at least two points; got "
+                         f"{len(counts)} class{'es' if len(counts) != 1 else ''} of sizes {counts.tolist()[:5]}")
+    return labels
+
+
 def _number(value: object) -> object:
     """A 0-d array as the numpy scalar it holds (so that it counts as a number)."""
     return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
@@ -152,6 +239,66 @@ def integer(value: object, name: str, low: int, high: int | None = None, why: st
         reason = f" ({why})" if why else ""
         raise ValueError(f"{name}: must lie in [{low}, {upper}]{reason}, got {value}")
     return int(value)
+
+
+@functools.lru_cache(maxsize=1)
+def memory_bytes() -> int:
+    """This machine's physical memory in bytes (2**48 where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return 2**48
+
+
+def _bytes(count: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if count >= size:
+            return f"{count / size:.3g} {unit}" if count < 1e3 * size or unit != "TB" else f"{count:.1e} bytes"
+    return f"{count:.0f} bytes"
+
+
+def allocation(*factors: tuple[str | None, int], itemsize: int = 8) -> None:
+    """Refuse sizes whose array, ``prod(factors)`` entries of ``itemsize`` bytes, cannot fit in memory.
+
+    ``factors`` are ``(argument name, value)`` pairs (the name ``None`` for a size fixed by the
+    function); the message names the argument with the largest value.
+    """
+    entries = 1
+    for _, value in factors:
+        entries *= int(value)
+    needed = entries * itemsize
+    if needed > memory_bytes():
+        name, value = max(((n, v) for n, v in factors if n is not None), key=lambda item: item[1])
+        count = lambda v: f"{v:,}" if v < 10**12 else f"{float(v):.1e}"  # noqa: E731
+        raise ValueError(
+            f"{name}: {count(value)} is too large: the array it sets the size of would hold {count(entries)} values "
+            f"({_bytes(needed)}), more than this machine's memory ({_bytes(memory_bytes())}); pass a smaller {name}"
+        )
+
+
+#: Elementary operations beyond which a run is refused rather than started: about a day of one core.
+WORK_LIMIT = 10**14
+
+#: The cost of one pass of a Python loop, in elementary operations (the interpreter's overhead).
+LOOP = 1000
+
+
+def work(steps: tuple[str, int], *per_step: tuple[str | None, int]) -> None:
+    """Refuse a run of ``steps`` (``(argument name, count)``: layers, training steps, resamples) whose
+    every step costs ``prod(per_step)`` elementary operations (plus :data:`LOOP`) when it would take
+    more than :data:`WORK_LIMIT` of them: a size that fits in memory can still ask for a run that
+    would not end today. The message names the argument with the largest value."""
+    each = 1
+    for _, value in per_step:
+        each *= int(value)
+    total = int(steps[1]) * (each + LOOP)
+    if total > WORK_LIMIT:
+        name, value = max(((n, v) for n, v in (steps, *per_step) if n is not None), key=lambda item: item[1])
+        count = f"{value:,}" if value < 10**12 else f"{float(value):.1e}"
+        raise ValueError(
+            f"{name}: {count} is too large: the run would take about {float(total):.0e} elementary operations, "
+            f"more than a day of computing; pass a smaller {name}"
+        )
 
 
 def real(value: object, name: str, low: float = -np.inf, high: float = np.inf) -> float:
@@ -270,8 +417,9 @@ def variances(w: np.ndarray, scale: float, name: str = "X") -> np.ndarray:
     top = float(np.max(w, initial=0.0))
     exponent = int(np.frexp(scale)[1]) - 1  # scale = 2**exponent
     if top > 0 and not -1021 <= int(np.frexp(top)[1]) + 2 * exponent <= 1024:  # the normal float64 range
+        factor = round(-exponent * float(np.log10(2.0)))  # 1 / scale may itself overflow: its power of ten
         raise ValueError(
             f"{name}: its variances (squares of entries of size {scale:.1e}) are outside the float64 range; "
-            f"multiply {name} by a constant near {1 / scale:.0e} first"
+            f"multiply {name} by a constant near 1e{factor} first"
         )
     return np.ldexp(w, 2 * exponent)

@@ -18,6 +18,7 @@ def make_isotropic(n: int, d: int, rng: np.random.Generator | int) -> np.ndarray
     """
     n = _checks.integer(n, "n", 1)
     d = _checks.integer(d, "d", 1)
+    _checks.allocation(("n", n), ("d", d))
     return _checks.as_rng(rng).standard_normal((n, d))
 
 
@@ -40,6 +41,7 @@ def make_cone(
     """
     n = _checks.integer(n, "n", 1)
     d = _checks.integer(d, "d", 1)
+    _checks.allocation(("n", n), ("d", d))
     strength = _checks.real(strength, "strength", 0.0)
     residual = _checks.real(residual, "residual", 0.0)
     if strength == 0 and residual == 0:
@@ -61,7 +63,8 @@ def gaussian_with_spectrum(n: int, variances: np.ndarray, rng: np.random.Generat
     01's meters can measure.
     """
     n = _checks.integer(n, "n", 1)
-    lam = _checks.spectrum(variances, name="variances")
+    lam = _checks.spectrum(variances, name="variances", scaled=False)  # the variances asked for, not their ratios
+    _checks.allocation(("n", n), ("variances", lam.size))
     rng = _checks.as_rng(rng)
     Z = rng.standard_normal((n, lam.size)) * np.sqrt(lam)
     return Z @ random_rotation(lam.size, rng).T
@@ -74,6 +77,7 @@ def random_rotation(d: int, rng: np.random.Generator | int) -> np.ndarray:
     does not depend on the sign convention of the LAPACK build (Mezzadri 2007, arXiv:math-ph/0609050).
     """
     d = _checks.integer(d, "d", 1)
+    _checks.allocation(("d", d), (None, d))
     q, r = np.linalg.qr(_checks.as_rng(rng).standard_normal((d, d)))
     return q * np.where(np.diag(r) < 0, -1.0, 1.0)
 
@@ -143,6 +147,8 @@ def make_planted(
     """
     n = _checks.integer(n, "n", 2)
     d = _checks.integer(d, "d", 3)
+    _checks.allocation(("n", n), ("d", d))
+    _checks.allocation(("d", d), (None, d))
     classes = _checks.integer(classes, "classes", 2)
     signal_dims = _checks.integer(signal_dims, "signal_dims", 1, d - 2)
     separation = _checks.real(separation, "separation", 0.0)
@@ -152,6 +158,7 @@ def make_planted(
     strong_dims = _checks.integer(strong_dims, "strong_dims", 0, signal_dims, why="at most signal_dims")
     strong_separation = _checks.real(strong_separation, "strong_separation", 0.0)
     strong_within = _checks.real(strong_within, "strong_within", 0.0)
+    _checks.allocation(("classes", classes), ("signal_dims", signal_dims))  # the class means
     sep = np.where(np.arange(signal_dims) < strong_dims, strong_separation, separation)
     spread = np.where(np.arange(signal_dims) < strong_dims, strong_within, within)
     rng = _checks.as_rng(rng)

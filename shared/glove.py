@@ -322,10 +322,9 @@ def _pair_cosines(X: object, words: object, pairs: object, name: str = "X") -> t
         raise ValueError(f"words: only {len(keep)} pairs of {pairs.name} have both words in the vocabulary")
     i = np.array([row[pairs.first[k].lower()] for k in keep])
     j = np.array([row[pairs.second[k].lower()] for k in keep])
+    _checks.zero_row(X, np.concatenate([i, j]), name, "a benchmark word of that row has no cosine")
     U = X / _checks.power_of_two(X, axis=1)  # exact per-row rescaling: no overflow in the norms
     norms = np.linalg.norm(U, axis=1)
-    if np.any(norms[np.concatenate([i, j])] == 0):
-        raise ValueError(f"{name}: a benchmark word has a zero vector, which has no cosine")
     U = U / np.where(norms > 0, norms, 1.0)[:, None]
     cosine = np.round(np.einsum("ij,ij->i", U[i], U[j]), 12)
     if np.all(cosine == cosine[0]):
@@ -362,6 +361,8 @@ def word_similarity_change(
     human, cos_before, _ = _pair_cosines(before, words, pairs, "before")
     _, cos_after, _ = _pair_cosines(after, words, pairs, "after")
     resamples = _checks.integer(resamples, "resamples", 2)
+    _checks.allocation(("resamples", resamples))
+    _checks.work(("resamples", resamples), (None, 50 * len(human)))
     rng = _checks.as_rng(rng)
     change = spearman(human, cos_after) - spearman(human, cos_before)
     draws = np.full(resamples, np.nan)

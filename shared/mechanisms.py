@@ -28,6 +28,15 @@ def _tokens(X: object, name: str = "X") -> np.ndarray:
     return _checks.cloud(X, name=name)
 
 
+def _scores_fit(X: np.ndarray, beta: float, names: str) -> None:
+    """Refuse start tokens ``X`` whose scores ``beta X X^T`` would overflow, naming the caller's arguments
+    that set them (attention only averages, so the first layer's scores are the largest)."""
+    top = float(np.max(np.abs(X)))
+    if beta * top * top * X.shape[-1] > 1e300:
+        raise ValueError(f"{names}: the start tokens reach |x| = {top:.3g}, so the scores beta X X^T "
+                         f"(beta = {beta:.3g}) would overflow; use a smaller offset or beta")
+
+
 def softmax_rows(S: np.ndarray) -> np.ndarray:
     r"""Row-wise softmax :math:`A_{ij} = e^{S_{ij}} / \sum_k e^{S_{ik}}` (over the last axis).
 
@@ -63,7 +72,8 @@ def attention_step(X: np.ndarray, beta: float = 0.6, alpha: float = 0.09) -> np.
     beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
     top = float(np.max(np.abs(X)))
     if beta * top * top * X.shape[-1] > 1e300:  # Python floats: an overflow gives inf, not a warning
-        raise ValueError("X: its entries are so large that the scores beta X X^T would overflow; scale X down")
+        raise ValueError(f"beta, X: the scores beta X X^T would overflow (beta = {beta:.3g}, largest |x| = {top:.3g}); "
+                         "use a smaller beta or scale X down")
     A = softmax_rows(beta * (X @ X.swapaxes(-1, -2)))  # attention weights: each row sums to 1
     return X + alpha * (A @ X - X)  # every token moves a fraction alpha toward its average
 
@@ -113,6 +123,9 @@ class AttentionRun:
     def extend(self, depth: int) -> AttentionRun:
         """Stack layers until the run is ``depth`` layers deep (no-op if it already is)."""
         depth = _checks.integer(depth, "depth", 0)
+        n, d = self.clouds[-1].shape[-2:]
+        _checks.work(("depth", depth - self.depth), (None, n), (None, n), (None, d))
+        _checks.allocation(("depth", depth + 1), (None, n), (None, d))  # every layer's cloud is kept
         while self.depth < depth:
             X = attention_step(self.clouds[-1], self.beta, self.alpha)
             self.clouds.append(X)
@@ -138,9 +151,13 @@ def attention_run(
     alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
     n = _checks.integer(n, "n", 2, why="random cosines need two points")
+    _checks.allocation(("n", n), (None, n))  # the attention weights
+    _checks.allocation(("depth", depth + 1), ("n", n), (None, 2))  # every layer's cloud is kept
+    _checks.work(("depth", depth), ("n", n), ("n", n), (None, 2))
     rng = _checks.as_rng(seed, "seed")
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
     X = offset * direction + make_isotropic(n, 2, rng)
+    _scores_fit(X, beta, "offset, beta")
     return AttentionRun(beta, alpha, rng, [X]).extend(depth)
 
 
@@ -174,6 +191,7 @@ def sinusoidal_positions(n: int, d: int) -> np.ndarray:
     cosines stay near 1, so every sequence that adds them carries the same mean vector.
     """
     n, d = _checks.integer(n, "n", 1), _checks.integer(d, "d", 1)
+    _checks.allocation(("n", n), ("d", d))
     t = np.arange(n, dtype=float)[:, None]
     rate = 10000.0 ** (-(np.arange(d) // 2 * 2) / d)
     angles = t * rate
@@ -198,6 +216,9 @@ def attention_sequences(
     beta, alpha = _checks.real(beta, "beta", 0.0), _checks.real(alpha, "alpha", 0.0, 1.0)
     offset = _checks.real(offset, "offset", 0.0)
     n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 2)
+    _checks.allocation(("sequences", sequences), ("n", n), ("n", n))  # the attention weights
+    _checks.allocation(("sequences", sequences), ("n", n), ("d", d))
+    _checks.work(("depth", depth), ("sequences", sequences), ("n", n), ("n", n), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     if _checks.flag(shared, "shared"):
         u = np.array([1.0, 0.6]) if d == 2 else np.eye(d)[0]
@@ -214,6 +235,7 @@ def attention_sequences(
         if float(np.max(np.abs(positions))) > 1e100:  # its square, times beta and d, would overflow the scores
             raise ValueError("positions: entries this large make the scores beta X X^T overflow; scale them down")
         X = X + positions
+    _scores_fit(X, beta, "offset, beta")
     starts = X
     for _ in range(depth):
         X = attention_step(X, beta, alpha)
@@ -223,6 +245,7 @@ def attention_sequences(
 def zipf_frequencies(vocab: int, exponent: float = 1.0) -> np.ndarray:
     r"""Zipf's law: the token of frequency rank ``r`` has probability :math:`\propto r^{-s}`, summing to 1."""
     vocab = _checks.integer(vocab, "vocab", 1)
+    _checks.allocation(("vocab", vocab))
     exponent = _checks.real(exponent, "exponent", 0.0)
     f = np.arange(1, vocab + 1, dtype=float) ** -exponent
     return f / f.sum()
@@ -266,6 +289,7 @@ def bigram_language(vocab: int, exponent: float, rho: float = 0.5) -> np.ndarray
     ranks, so each token is a target about as often as Zipf's law says. Token 0 is the most frequent.
     """
     vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.allocation(("vocab", vocab), (None, vocab))
     rho = _checks.real(rho, "rho", 0.0, 1.0)
     f = zipf_frequencies(vocab, exponent)
     partner = np.arange(vocab) ^ 1
@@ -372,6 +396,7 @@ FREQUENCY_BANDS = {"frequent": (0.0, 0.1), "middle": (0.1, 0.5), "rare": (0.5, 1
 def band_rows(vocab: int, band: str) -> np.ndarray:
     """Row indices (frequency ranks) of one band of :data:`FREQUENCY_BANDS` in a vocabulary of ``vocab``."""
     vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.allocation(("vocab", vocab))
     if not isinstance(band, str):
         raise TypeError(f"band: expected the name of a band (a string), got {band!r}")
     if band not in FREQUENCY_BANDS:
@@ -379,6 +404,9 @@ def band_rows(vocab: int, band: str) -> np.ndarray:
     lo, hi = FREQUENCY_BANDS[band]
     return np.arange(round(lo * vocab), round(hi * vocab))
 
+
+#: The largest corpus a multinomial draw can count (numpy's counts are int64).
+CORPUS_MAX = np.iinfo(np.int64).max
 
 #: Adam's decay rates of the running moments, and the constant that keeps its division finite
 #: (the defaults of Kingma & Ba 2015).
@@ -475,7 +503,7 @@ def degeneration_runs(
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
     exponent = _checks.real(exponent, "exponent", 0.0)
     if corpus is not None:
-        corpus = _checks.integer(corpus, "corpus", 1, why="a corpus needs at least one (context, target) pair")
+        corpus = _checks.integer(corpus, "corpus", 1, CORPUS_MAX, why="a corpus needs at least one (context, target) pair")
     seeds = _checks.sequence(seeds, "seeds")
     grid = degeneration_grid((exponent,), seeds, (corpus,), tied, checkpoints, vocab, d, rho, lr, init_scale, optimizer)
     return list(grid.values())
@@ -500,7 +528,7 @@ def degeneration_grid(
     :func:`degeneration_run` with its settings up to rounding."""
     exponents = [_checks.real(e, f"exponents[{i}]", 0.0) for i, e in enumerate(_checks.sequence(exponents, "exponents"))]
     seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
-    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1,
+    corpora = [None if c is None else _checks.integer(c, f"corpora[{i}]", 1, CORPUS_MAX,
                                                         why="a corpus needs at least one (context, target) pair")
                for i, c in enumerate(_checks.sequence(corpora, "corpora"))]
     for name, values in (("exponents", exponents), ("seeds", seeds), ("corpora", corpora)):
@@ -515,6 +543,10 @@ def degeneration_grid(
     checkpoints = [_checks.integer(t, f"checkpoints[{i}]", 0) for i, t in enumerate(_checks.sequence(checkpoints, "checkpoints"))]
     if not checkpoints or checkpoints != sorted(set(checkpoints)):
         raise ValueError(f"checkpoints: expected increasing steps, got {checkpoints}")
+    vocab = _checks.integer(vocab, "vocab", 2)
+    models = len(exponents) * len(seeds) * len(corpora)
+    _checks.allocation(("vocab", vocab), ("d", d), (None, models), (None, 4 * len(checkpoints)))  # the snapshots
+    _checks.work(("checkpoints", checkpoints[-1]), (None, models), ("vocab", vocab), ("vocab", vocab), ("d", d))
     if not isinstance(optimizer, str):
         raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
     if optimizer not in ("gd", "adam"):
@@ -612,7 +644,10 @@ def rich_get_richer_step(lam: np.ndarray, eta: float = 0.18) -> np.ndarray:
     """
     lam = _checks.spectrum(lam, name="lam")
     eta = _checks.real(eta, "eta", 0.0)
-    lam = lam * (1.0 + eta * lam.size * lam / lam.sum())
+    if eta * lam.size > 1e300:  # 1 + eta d share would overflow: divide it by eta (the renormalisation removes eta)
+        lam = lam * (1.0 / eta + lam.size * lam / lam.sum())
+    else:
+        lam = lam * (1.0 + eta * lam.size * lam / lam.sum())
     return lam / lam.mean()
 
 
@@ -628,6 +663,8 @@ def rich_get_richer_run(
     steps = _checks.integer(steps, "steps", 0)
     unevenness = _checks.real(unevenness, "unevenness", 0.0)
     d = _checks.integer(d, "d", 1)
+    _checks.allocation(("steps", steps + 1), ("d", d))
+    _checks.work(("steps", steps), ("d", d))
     rng = _checks.as_rng(seed, "seed")
     lam = np.clip(1.0 + unevenness * rng.standard_normal(d), 0.2, None)
     history = [lam]
@@ -669,6 +706,8 @@ def rich_get_richer_vectors(X: np.ndarray, eta: float = 0.18, steps: int = 60) -
     X = _checks.cloud(X, min_rows=2)
     eta = _checks.real(eta, "eta", 0.0)
     steps = _checks.integer(steps, "steps", 0)
+    _checks.allocation(("steps", steps + 1), (None, X.shape[1]))  # the spectra
+    _checks.work(("steps", steps), (None, X.shape[1]))
     unit = _checks.power_of_two(X)  # exact: work on X / unit so that no product overflows
     lam, U = np.linalg.eigh((X / unit).T @ (X / unit) / len(X))
     if not lam.min() > 0:
@@ -786,6 +825,9 @@ def optimizer_shares(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), steps
     0.01 Adam's runs become chaotic: a change of BLAS kernel moves the shares in the fourth digit.)
     """
     steps = _checks.integer(steps, "steps", 1)
+    vocab_, d_ = _checks.integer(vocab, "vocab", 2), _checks.integer(d, "d", 2)
+    models = 2 * len(_checks.sequence(seeds, "seeds"))  # two optimisers, one model per seed
+    _checks.work(("steps", steps), (None, models), ("vocab", vocab_), ("vocab", vocab_), ("d", d_))
     return optimizer_shares_by_length(d, seeds, (steps,), rotations, vocab)[0]
 
 
@@ -802,6 +844,9 @@ def optimizer_shares_by_length(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3,
     lengths = tuple(_checks.integer(s, f"lengths[{i}]", 1) for i, s in enumerate(_checks.sequence(lengths, "lengths")))
     if not lengths:
         raise ValueError("lengths: expected at least one training length")
+    vocab = _checks.integer(vocab, "vocab", 2)
+    _checks.work(("lengths", max(lengths)), (None, 2 * len(seeds)), ("vocab", vocab), ("vocab", vocab), ("d", d))
+    _checks.work(("rotations", rotations), (None, len(seeds)), ("vocab", vocab), ("d", d), ("d", d))
     trained = {opt: degeneration_runs(1.0, True, lengths, vocab, d, lr=lr, seeds=seeds, optimizer=opt)
                for opt, lr in (("adam", 0.003), ("gd", 0.25))}
     gaussians = [make_isotropic(vocab, d, rng=seed) for seed in seeds]

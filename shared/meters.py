@@ -199,6 +199,7 @@ def basis_isotropy(X: np.ndarray, rng: np.random.Generator | int, bases: int = 5
     """
     X = _checks.cloud(X, min_rows=2)
     bases = _checks.integer(bases, "bases", 1)
+    _checks.allocation(("bases", bases), (None, len(X)), (None, X.shape[1]))  # the projections on every basis
     rng = _checks.as_rng(rng)
     d = X.shape[1]
     Q = np.hstack([random_rotation(d, rng) for _ in range(bases)])
@@ -249,7 +250,8 @@ def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000)
 
     Its mean is the anisotropy baseline of Ethayarajh (2019, arXiv:1909.00512). Both indices are
     drawn independently and uniformly, so a pair may repeat a row (probability ``1/n``; it then
-    scores 1). A zero row has no direction: every pair that contains one scores 0, never NaN.
+    scores 1). A zero row has no direction: the pairs are drawn from the non-zero rows, as if the
+    zero rows had been removed (see :mod:`shared._checks`).
 
     The mean measures the shared offset of the cloud, not how many directions it uses (see
     :func:`effective_rank`): a centred line scores about 0 and an off-centre Gaussian scores high.
@@ -262,6 +264,8 @@ def _random_pairs(X: object, rng: np.random.Generator | int, m: int) -> tuple[np
     """Unit vectors of ``m`` random pairs of rows, both indices drawn independently and uniformly."""
     X = _checks.cloud(X, min_rows=2)
     m = _checks.integer(m, "m", 1)
+    _checks.allocation(("m", m), (None, X.shape[1]), (None, 2))
+    X, _ = _checks.directions(X)
     rng = _checks.as_rng(rng)
     i = rng.integers(0, len(X), m)
     j = rng.integers(0, len(X), m)
@@ -288,7 +292,7 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     for the same pairs :func:`random_cosines` draws from the same ``rng`` state. The column means
     are the per-dimension contributions to the mean cosine of Timkey & van Schijndel (2021,
     arXiv:2109.04404); one or a few "rogue" coordinates carrying most of every pair's cosine is the
-    failure they find in Transformer language models. A zero row contributes 0 terms.
+    failure they find in Transformer language models. Zero rows are left out, as there.
     """
     a, b = _random_pairs(X, rng, m)
     return a * b
@@ -390,12 +394,10 @@ def uniformity(X: np.ndarray) -> float:
     .. math::  \mathcal L_{\text{uniform}} = \log \mathbb E_{i<j}\, e^{-2\|u_i - u_j\|^2} = -4 + \log \mathbb E_{i<j}\, e^{4\cos(x_i, x_j)}
 
     over all pairs (cost ``O(n^2 d)``). Lower is more uniform; the value is ``0`` when all points
-    share one direction, and by Jensen at least ``-4 + 4 E[cos]``. Zero rows have no direction and
-    are refused.
+    share one direction, and by Jensen at least ``-4 + 4 E[cos]``. Zero rows have no direction: they
+    are left out, as if removed (at least two non-zero rows are needed).
     """
-    X = _checks.cloud(X, min_rows=2)
-    if not np.all(X.any(axis=1)):
-        raise ValueError("X: uniformity needs every row to be non-zero (a zero row has no direction)")
+    X, _ = _checks.directions(_checks.cloud(X, min_rows=2))
     return pair_uniformity(unit_rows(X))[0]
 
 
@@ -429,10 +431,11 @@ def mean_cosine(X: np.ndarray) -> float:
                \qquad u_i = x_i / \lVert x_i \rVert
 
     The anisotropy baseline of Ethayarajh (2019, arXiv:1909.00512) without sampling noise (what
-    :func:`random_cosines` estimates from random pairs). A zero row has no direction: it scores 0
-    with every other row.
+    :func:`random_cosines` estimates from random pairs). A zero row has no direction: the pairs
+    are those of the non-zero rows, as if the zero rows had been removed (at least two are needed),
+    as :func:`shared.report.isotropy_report` counts them.
     """
-    X = _checks.cloud(X, min_rows=2)
+    X, _ = _checks.directions(_checks.cloud(X, min_rows=2))
     total, squares = np.zeros(X.shape[1]), 0.0
     for a in range(0, len(X), ROW_CHUNK):  # in row chunks: a whole vocabulary needs no second copy
         U = unit_rows(X[a:a + ROW_CHUNK])
@@ -470,7 +473,9 @@ def all_meters(X: np.ndarray) -> Meters:
 
     Partition isotropy is ``nan`` where it is undefined (a cloud whose eigenvectors are not
     unique, see :func:`partition_isotropy`); every other meter is defined for every cloud with
-    spread (a cloud whose points all coincide is refused).
+    spread (a cloud whose points all coincide is refused). Zero rows count as points at the origin
+    in the meters of variance and are left out of the mean cosine and uniformity, which need two
+    non-zero rows.
     """
     X = _checks.cloud(X, min_rows=2)
     _checks.spread(X, consequence="its spread meters are undefined")
@@ -493,10 +498,12 @@ def cross_group_cosines(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
     estimates by sampling. Ethayarajh (2019, arXiv:1909.00512) pairs words from different
     contexts; with a sentence index as ``groups``, so does this. The largest :math:`c_k` is the
     "rogue dimension" of Timkey & van Schijndel (2021, arXiv:2109.04404). No sampling, so no seed:
-    the value is exact and cheap (``O(n d)``).
+    the value is exact and cheap (``O(n d)``). Zero rows (no direction) are left out with their groups.
     """
     X = _checks.cloud(X, min_rows=2)
     groups = _checks.labels(groups, len(X), "groups")
+    X, keep = _checks.directions(X)
+    groups = groups[keep]
     _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
     pairs = len(X) ** 2 - int(np.sum(sizes.astype(np.int64) ** 2))
     if pairs == 0:

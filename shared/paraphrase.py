@@ -19,6 +19,7 @@ def _pair_rows(S: object, pairs: object, name: str = "pairs") -> tuple[np.ndarra
         raise ValueError(f"{name}: expected an integer array of shape (P, 2) with P >= 2, got shape {pairs.shape}")
     if pairs.min() < 0 or pairs.max() >= len(S) or len(np.unique(pairs)) != pairs.size:
         raise ValueError(f"{name}: expected distinct row indices of S (0..{len(S) - 1})")
+    _checks.zero_row(S, pairs, "S", f"a sentence of {name} has no cosine")
     return S, pairs
 
 
@@ -127,7 +128,8 @@ def paraphrase_check(
     of the two, over every paraphrase/unrelated combination; ties count one half), and top-1
     retrieval: the share of the ``2P`` sentences whose most similar other row of ``S`` is their
     paraphrase. Every pair is used, so there is no sampling. Cosines equal up to rounding tie
-    (in the AUC, and in retrieval, where a tie goes to the earlier row).
+    (in the AUC, and in retrieval, where a tie goes to the earlier row). A sentence of a pair or a
+    trap must have a non-zero vector; other zero rows of ``S`` (no direction) are never retrieved.
 
     ``traps`` (shape ``(T, 2)``, ``T >= 2``, rows of ``S`` not in ``pairs``): pairs of sentences that share
     most words but not the meaning (traps: negations, opposite words, swapped roles). Adds their mean cosine and the AUC of
@@ -139,11 +141,15 @@ def paraphrase_check(
     *different* drawn paraphrase pairs, weighted by how often both were drawn; retrieval still
     searches all rows of ``S``. The draws give :meth:`ParaphraseCheck.interval`. They are exact
     sums of counts, so they do not depend on the BLAS build; the same seed and pairs give the
-    same resamples, so checks of two remedies on one seed are paired.
+    same resamples, so checks of two remedies on one seed are paired. The paraphrase AUC of a
+    resample needs two different pairs (unrelated pairs join two of them): a resample that draws
+    one pair ``P`` times is drawn again, so the bootstrap is conditioned on the AUC being defined
+    (with many pairs this almost never happens, and the draws are those of the plain bootstrap).
     """
     U, pairs, para, unrelated = _paraphrase_parts(S, pairs)
     C = rankable(U @ U.T)
     np.fill_diagonal(C, -np.inf)
+    C[:, ~U.any(axis=1)] = -np.inf  # a zero row has no direction: it is nobody's nearest row
     nearest = C[pairs.T.ravel()].argmax(axis=1)
     partner = np.concatenate([pairs[:, 1], pairs[:, 0]])
     hits = (nearest == partner).reshape(2, -1).sum(axis=0)  # per paraphrase pair: 0, 1 or 2
@@ -159,9 +165,13 @@ def paraphrase_check(
     if rng is None:
         return ParaphraseCheck(**figures)
     resamples = _checks.integer(resamples, "resamples", 2)
+    _checks.allocation(("resamples", resamples), (None, len(pairs) + (0 if traps is None else len(traps))))
+    _checks.work(("resamples", resamples), (None, len(pairs) ** 2 + (0 if traps is None else len(pairs) * len(traps))))
     rng = _checks.as_rng(rng)
     P = len(pairs)
     w = rng.multinomial(P, np.full(P, 1.0 / P), size=resamples).astype(float)
+    while (one := np.flatnonzero(np.count_nonzero(w, axis=1) < 2)).size:  # no unrelated pair: redraw
+        w[one] = rng.multinomial(P, np.full(P, 1.0 / P), size=one.size)
     draws = {"auc": _resampled_auc(para_r, unrelated_r, w), "top1": w @ hits / (2.0 * P)}
     fingerprint = [P, resamples]
     if traps is not None:

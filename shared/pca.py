@@ -97,8 +97,7 @@ def mean_plane(X: np.ndarray) -> MeanPlane:
     across = Xs - np.outer(along, m)
     _checks.spread(across, consequence="it has no spread across its mean direction to draw")
     v = scaled_axes(across)[1][:, 0]
+    _checks.zero_row(X, np.arange(len(X)), "X", "it has no angle to the mean direction")
     norms = np.linalg.norm(Xs, axis=1)
-    if not np.all(norms > 0):
-        raise ValueError("X: a row is the zero vector, so it has no angle to the mean direction")
     angles = np.degrees(np.arccos(np.clip(along / norms, -1.0, 1.0)))
     return MeanPlane(np.column_stack([along, Xs @ v]) * scale, angles)

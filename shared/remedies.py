@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from . import _checks
 from .meters import isoscore, mean_cosine, numerical_rank
 from .pca import eigen_axes, scaled_axes
-from .taskmetrics import knn_accuracy, pair_auc
+from .taskmetrics import knn_accuracy, labelled_pair_auc
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -20,9 +20,7 @@ def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
         X = _checks.cloud(X, min_rows=2)
         return X, X, "X"
     X = _checks.cloud(X)
-    fit = _checks.cloud(fit, name="fit", min_rows=2)
-    if fit.shape[1] != X.shape[1]:
-        raise ValueError(f"fit: expected {X.shape[1]} columns like X, got {fit.shape[1]}")
+    fit = _checks.columns(_checks.cloud(fit, name="fit", min_rows=2), X.shape[1], "fit", like="X")
     return X, fit, "fit"
 
 
@@ -88,10 +86,18 @@ def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
     return Xc - (Xc @ top) @ top.T
 
 
-def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float) -> np.ndarray:
+def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
+             names: str = "X, fit") -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
-    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`)."""
-    return (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`). Refused,
+    naming the caller's arguments ``names``, when the result is beyond the float64 range (points far
+    larger than the fit cloud's spread, which is far below the smallest normal float)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below: a refusal, not an inf
+        Z = (Xc / scale) @ (U * w ** (-power / 2)) @ U.T * scale ** (1 - power)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError(f"{names}: the whitened points exceed the float64 range: the fit cloud's spread "
+                         f"({scale:.1e}) is far smaller than the points; scale both clouds alike")
+    return Z
 
 
 def zca_whiten(
@@ -132,7 +138,7 @@ def zca_whiten(
         )
     if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
-    return _rescale(Xc, w[:r], V[:, :r], scale, power)
+    return _rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -226,9 +232,7 @@ def sweep_remedies(
         raise ValueError(f"X_eval: expected {d} columns like X_fit, got {X_eval.shape[1]}")
     y_fit = _checks.labels(y_fit, len(X_fit), "y_fit", rows_of="X_fit")
     y_eval = _checks.labels(y_eval, len(X_eval), "y_eval", rows_of="X_eval")
-    _, counts = np.unique(y_eval, return_counts=True)
-    if len(counts) < 2 or counts.max() < 2:
-        raise ValueError("y_eval: pair AUC needs two classes, one with at least two points")
+    _checks.pair_classes(y_eval, "y_eval")
     ks = [_checks.integer(k, f"ks[{i}]", 0, d, why="at most the number of columns of X_fit")
           for i, k in enumerate(_checks.sequence(ks, "ks"))]
     powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
@@ -250,9 +254,10 @@ def sweep_remedies(
     ]:
         rows = []
         for setting in settings:
-            ref, ev = apply(X_fit, setting), apply(X_eval, setting)
             try:
-                rows.append((setting, isoscore(ev), mean_cosine(ev), pair_auc(ev, y_eval, seed),
+                ref, ev = apply(X_fit, setting), apply(X_eval, setting)
+                rows.append((setting, isoscore(ev), mean_cosine(ev),
+                             labelled_pair_auc(ev, y_eval, seed, name="X_eval", labels_name="y_eval"),
                              knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
             except ValueError as error:  # a meter refused a transformed cloud: say which setting made it
                 raise ValueError(
@@ -345,6 +350,8 @@ def choose_remedy(
             raise ValueError(f"{name}: expected {d} columns like X_fit, got {X.shape[1]}")
     y_select = _checks.labels(y_select, len(X_select), "y_select", rows_of="X_select")
     y_test = _checks.labels(y_test, len(X_test), "y_test", rows_of="X_test")
+    for name, y in (("y_select", y_select), ("y_test", y_test)):
+        _checks.pair_classes(y, name)
     ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X_fit")
           for i, k in enumerate(_checks.sequence(ks, "ks"))]
     powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
@@ -367,17 +374,22 @@ def choose_remedy(
         return _project_out(X - mu, V[:, :k])
 
     def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
-        return _rescale(X - mu, w, V, scale, p)
+        return _rescale(X - mu, w, V, scale, p, names="X_fit, X_select, X_test")
+
+    def select(X: np.ndarray) -> float:
+        return labelled_pair_auc(X, y_select, seed, name="X_select", labels_name="y_select")
+
+    def test(X: np.ndarray) -> float:
+        return labelled_pair_auc(X, y_test, seed, name="X_test", labels_name="y_test")
 
     def chosen(apply, settings):
-        scores = [pair_auc(apply(X_select, s), y_select, seed) for s in settings]
+        scores = [select(apply(X_select, s)) for s in settings]
         best = settings[int(np.argmax(scores))]
-        return best, pair_auc(apply(X_test, best), y_test, seed)
+        return best, test(apply(X_test, best))
 
     k, abtt_auc = chosen(abtt, ks)
     power, white = chosen(whiten, powers)
-    return RemedyChoice(int(k), float(power), pair_auc(X_test, y_test, seed), abtt_auc, white,
-                        pair_auc(X_test - mu, y_test, seed))
+    return RemedyChoice(int(k), float(power), test(X_test), abtt_auc, white, test(X_test - mu))
 
 
 def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
@@ -476,16 +488,20 @@ class FittedRemedies:
             raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
         return self.V[:, :k]
 
+    def _points(self, X: object) -> np.ndarray:
+        """``X`` checked: a cloud with as many columns as the fit cloud."""
+        return _checks.columns(_checks.cloud(X), len(self.w), "X", like=f"the cloud the remedies were fitted on ({self.name})")
+
     def all_but_the_top(self, X: np.ndarray, k: int) -> np.ndarray:
         """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
         k = _checks.integer(k, "k", 0, len(self.w))
-        Xc = _checks.cloud(X) - self.mean
+        Xc = self._points(X) - self.mean
         return Xc if k == 0 else _project_out(Xc, self._top(k, "k"))
 
     def all_but_the_top_as_written(self, X: np.ndarray, k: int) -> np.ndarray:
         """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
         k = _checks.integer(k, "k", 0, len(self.w))
-        X = _checks.cloud(X)
+        X = self._points(X)
         top = self._top(k, "k") if k else self.V[:, :0]
         return X - self.mean - (X @ top) @ top.T
 
@@ -498,7 +514,7 @@ class FittedRemedies:
             raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
                              f"would divide by zero; pass rank={self.rank} to drop the empty directions")
         U = self._top(r, "rank") if r < d else self.V
-        return _rescale(_checks.cloud(X) - self.mean, self.w[:r], U, self.scale, power)
+        return _rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power, names=f"X, {self.name}")
 
     def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
         """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
@@ -506,4 +522,4 @@ class FittedRemedies:
         if shrunk.min() <= 0:
             raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
                              "use more points")
-        return _rescale(_checks.cloud(X) - self.mean, shrunk, self.V, self.scale, 1.0)
+        return _rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0, names=f"X, {self.name}")

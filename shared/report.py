@@ -257,7 +257,7 @@ def isotropy_report(
     ``bytes`` or ``os.PathLike``), a ``numpy.memmap``, or a ``dask.array`` (each pass then summarises
     its row blocks with dask, where dask runs them, and merges the summaries; ``chunk_rows``, if given,
     re-chunks it). A masked array is measured only when no entry is masked (the meters have no rule
-    for a missing entry). A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
+    for a missing entry; :mod:`shared._checks`). A path, or a memmap of a whole file, is read chunk by chunk with ordinary file
     reads into one reused buffer, so resident memory stays at one chunk (reading through a memory map
     would keep every touched page resident). A Fortran-ordered ``.npy`` is read the same way, with ``d``
     column reads per chunk of rows. ``rng`` (a Generator or an int seed) draws the uniformity sample
@@ -275,7 +275,8 @@ def isotropy_report(
       arXiv:1909.00512, estimates it from random pairs): with unit rows :math:`u_i`,
       :math:`\sum_{i \ne j} u_i^\top u_j = \|\sum_i u_i\|^2 - m`, divided by :math:`m(m-1)`. A zero row
       has no direction: the ``m`` rows counted are the non-zero ones (``zero_rows`` says how many were
-      left out), so padding rows do not dilute the value. This is
+      left out), so padding rows do not dilute the value; fewer than two non-zero rows are refused
+      (the toolkit's one rule for zero rows, :mod:`shared._checks`). This is
       :func:`~shared.meters.cross_group_cosines` summed, on the non-zero rows, each its own group.
     * ``partition_isotropy``: the course's :func:`~shared.meters.partition_isotropy` (Mu & Viswanath 2018,
       arXiv:1702.01417, with ``c`` and ``-c`` and rows divided by the RMS entry): pass 2 streams
@@ -339,12 +340,16 @@ def isotropy_report(
 
     moments = found.moments
     m = moments.nonzero
-    if m >= 2:
-        mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
-        mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
-        uni, uni_se = _uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
-    else:
-        mean_cosine, uni, uni_se = math.nan, math.nan, math.nan
+    _checks.enough_directions(m, rows.n, "source")  # the mean cosine and uniformity need two directions
+    if len(moments.sample) < 2:  # the rows drawn for uniformity were nearly all zero rows
+        raise ValueError(
+            f"uniformity_rows: of the {len(sample_idx):,} rows drawn for uniformity only {len(moments.sample)} "
+            f"{'is' if len(moments.sample) == 1 else 'are'} non-zero ({rows.n - m:,} rows of source are zero rows, "
+            "which have no direction); pass a larger uniformity_rows"
+        )
+    mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
+    mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
+    uni, uni_se = _uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
     meters = Meters(
         partition_isotropy=found.partition,
         mean_cosine=mean_cosine,
@@ -563,17 +568,8 @@ def _open(source: object, chunk_rows: int | None) -> _Rows:
             raise ValueError(f"source: expected a 2-D dask array (points x dimensions), got shape {source.shape}")
         _check_dtype(np.dtype(source.dtype))
         rows = _DaskRows(source, chunk_rows)
-    elif isinstance(source, np.ma.MaskedArray):
-        masked = int(np.ma.count_masked(source))
-        if masked:
-            raise ValueError(
-                f"source: is a masked array with {masked:,} masked entries; the meters have no rule for a "
-                "missing entry, so pass the complete rows (source[~source.mask.any(axis=1)].data) or "
-                "source.filled(value)"
-            )
-        _check_dtype(source.dtype)
-        rows = _ArrayRows(_check_shape(np.ma.getdata(source)))
     else:
+        source = _checks.unmasked(source, "source")
         try:
             arr = np.asarray(source)
         except ValueError as err:  # ragged rows

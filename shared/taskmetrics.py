@@ -30,10 +30,20 @@ def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, 
     cosines equal up to rounding are ties).
     0.5 is chance, 1 is perfect. Like a semantic-similarity benchmark, it compares cosines *across*
     pairs against one global scale, so a shared offset or a few dominating directions hurt it.
+    Zero rows (no direction) are left out with their labels, as if removed.
     """
-    X = _checks.cloud(X, min_rows=2)
-    labels = _checks.labels(labels, len(X))
+    return labelled_pair_auc(X, labels, rng, m)
+
+
+def labelled_pair_auc(X: object, labels: object, rng: np.random.Generator | int, m: int = 20000,
+                      name: str = "X", labels_name: str = "labels") -> float:
+    """:func:`pair_auc`, its messages naming the caller's arguments ``name`` and ``labels_name``."""
+    X = _checks.cloud(X, name=name, min_rows=2)
+    labels = _checks.labels(labels, len(X), labels_name, rows_of=name)
     m = _checks.integer(m, "m", 2)
+    _checks.allocation(("m", m), (None, X.shape[1]), (None, 2))
+    X, keep = _checks.directions(X, name)
+    labels = labels[keep]
     rng = _checks.as_rng(rng)
     i = rng.integers(0, len(X), m)
     j = (i + rng.integers(1, len(X), m)) % len(X)
@@ -42,7 +52,7 @@ def pair_auc(X: np.ndarray, labels: np.ndarray, rng: np.random.Generator | int, 
     same = labels[i] == labels[j]
     if same.all() or not same.any():
         raise ValueError(
-            "labels: the sampled pairs need both same-label and different-label pairs; "
+            f"{labels_name}: the sampled pairs need both same-label and different-label pairs; "
             "use labels with at least two classes and a repeated class, or a larger m"
         )
     return auc(score[same], score[~same])
@@ -93,15 +103,18 @@ def knn_accuracy(
     :func:`pair_auc` it never compares cosines of different queries with each other.
 
     Cosines equal up to rounding tie; a tie for the ``k``-th place goes to the earlier rows of
-    ``X_ref``, so the neighbours are well defined even when many cosines are equal.
+    ``X_ref``, so the neighbours are well defined even when many cosines are equal. Zero rows (no
+    direction) are left out of both, with their labels, as if removed.
     """
     X_ref = _checks.cloud(X_ref, name="X_ref")
-    X = _checks.cloud(X)
-    if X.shape[1] != X_ref.shape[1]:
-        raise ValueError(f"X: expected {X_ref.shape[1]} columns like X_ref, got {X.shape[1]}")
+    X = _checks.columns(_checks.cloud(X), X_ref.shape[1], "X", like="X_ref")
     y_ref = _checks.labels(y_ref, len(X_ref), "y_ref", rows_of="X_ref")
     y = _checks.labels(y, len(X), "y", rows_of="X")
-    k = _checks.integer(k, "k", 1, len(X_ref), why="at most the number of rows of X_ref")
+    X_ref, keep = _checks.directions(X_ref, "X_ref", min_rows=1)
+    X, keep_query = _checks.directions(X, "X", min_rows=1)
+    y_ref, y = y_ref[keep], y[keep_query]
+    k = _checks.integer(k, "k", 1, len(X_ref),
+                        why="at most the number of rows of X_ref" + ("" if keep.all() else ", not counting zero rows"))
     sims = rankable(unit_rows(X) @ unit_rows(X_ref).T)
     kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1 : k]  # each query's k-th largest cosine
     above, tied = sims > kth, sims == kth

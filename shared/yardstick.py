@@ -190,12 +190,12 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
     for name, X in clouds.items():
         X = _checks.cloud(X, name=f"clouds[{name!r}]", min_rows=2)
         shape = X.shape
-        if shape not in baselines:
-            baselines[shape] = gaussian_meters(shape[0], shape[1], seed + shape[0])
-        try:
+        try:  # the cloud first: what it cannot be measured by, its baseline cannot either
             values = all_meters(X)
         except ValueError as error:  # name the cloud, not all_meters' own argument
             raise ValueError(f"clouds[{name!r}]{str(error).removeprefix('X')}") from error
+        if shape not in baselines:
+            baselines[shape] = gaussian_meters(shape[0], shape[1], seed + shape[0])
         base = baselines[shape]
         rows.append(MeterRow(name=str(name), meters=values, gaussian=base, isotropic=verdicts(values, base)))
     return MeterTable(rows=rows, baselines=baselines)

@@ -1,5 +1,7 @@
 """The boundary checks: one policy for kinds of input, magnitudes and clouds with no spread."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -127,3 +129,59 @@ def test_rounding_left_below_zero_in_a_spectrum_is_zero():
     assert effective_rank([4.0, 1.0, -1e-16]) == effective_rank([4.0, 1.0, 0.0])
     with pytest.raises(ValueError, match="eigs: eigenvalues must be non-negative, found -0.01"):
         effective_rank([4.0, 1.0, -0.01])
+
+
+# ----- masked arrays, sizes, zero rows, columns -----------------------------------------------------
+
+
+def test_a_masked_array_is_refused_when_an_entry_is_masked_and_is_its_data_otherwise():
+    X = gaussian_cloud(3, 10, 3)
+    masked = np.ma.masked_greater(X, 1.0)
+    count = int(np.sum(X > 1.0))
+    with pytest.raises(ValueError, match=f"^X: is a masked array with {count} masked entries"):
+        _checks.cloud(masked)
+    with pytest.raises(ValueError, match=f"^x: is a masked array with {count} masked entries"):
+        _checks.vector(masked.ravel(), "x")
+    with pytest.raises(ValueError, match="^labels: is a masked array with 1 masked entries"):
+        _checks.integers(np.ma.masked_equal(np.arange(4), 2), "labels")
+    assert np.array_equal(_checks.cloud(np.ma.masked_array(X)), X)
+    assert type(_checks.cloud(np.ma.masked_array(X))) is np.ndarray  # the data, not a masked array
+
+
+def test_the_size_check_names_the_largest_argument_and_spares_what_fits():
+    _checks.allocation(("n", 1000), ("d", 50))
+    with pytest.raises(ValueError, match=r"^d: 1\.0e\+20 is too large: .* more than this machine's memory"):
+        _checks.allocation(("n", 3), ("d", 10**20))
+    with pytest.raises(ValueError, match="^bases: "):
+        _checks.allocation(("bases", 10**15), (None, 10**16))  # a size fixed by the function is never named
+    _checks.work(("steps", 1000), ("d", 50))
+    with pytest.raises(ValueError, match="^steps: .* more than a day of computing"):
+        _checks.work(("steps", 10**12), ("d", 50))
+
+
+def test_rows_with_a_direction():
+    X = np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 0.0], [-1.0, 0.5]])
+    kept, keep = _checks.directions(X)
+    assert np.array_equal(kept, X[[1, 3]]) and keep.tolist() == [False, True, False, True]
+    with pytest.raises(ValueError, match="^S: has 2 non-zero rows and 2 zero rows; .* needs at least 3"):
+        _checks.directions(X, "S", min_rows=3)
+    with pytest.raises(ValueError, match="^S: row 2 is the zero vector"):
+        _checks.zero_row(X, np.array([[1, 2]]), "S", "a pair")
+
+
+def test_another_number_of_columns_is_named():
+    with pytest.raises(ValueError, match="^X: expected 4 columns like fit, got 3"):
+        _checks.columns(np.ones((2, 3)), 4, "X", like="fit")
+
+
+def test_the_advice_for_variances_beyond_float64_never_overflows_itself():
+    X = gaussian_cloud(1, 30, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="multiply X by a constant near 1e315 first"):
+            cov_eigs(X * 1e-315)
+
+
+def test_a_spectrum_at_its_own_scale():
+    assert np.array_equal(_checks.spectrum([4.0, 1.0, 0.0], scaled=False), [4.0, 1.0, 0.0])
+    assert np.array_equal(_checks.spectrum([4.0, 1.0, 0.0]), [1.0, 0.25, 0.0])

@@ -5,8 +5,10 @@ For each public function the registry below holds a builder of valid keyword arg
 hint of each scalar argument, the harness derives bad and extreme variants of every argument, one
 at a time: NaN and inf, empty, one row, the wrong number of dimensions, int, bool, float16/32,
 complex, object and string arrays, constant and collapsed clouds, fewer points than dimensions,
-one dimension, magnitudes from 1e-300 to 1e300; and for scalars negative values, 2.5 for an int,
-bools, NaN, strings, and numpy scalars or 0-d arrays (which must be accepted as numbers).
+one dimension, magnitudes from subnormal (1e-315) to 1e300, masked arrays (refused when an entry
+is masked, the plain array's answer when none is), another number of columns; and for scalars
+negative values, 2.5 for an int, sizes of 10**20, bools, NaN, strings, and numpy scalars or 0-d
+arrays (which must be accepted as numbers).
 
 Each variant states what must happen:
 
@@ -110,6 +112,22 @@ def _type_variants() -> list[Variant]:
     ]
 
 
+def _masked_one(a: Any) -> np.ma.MaskedArray:
+    """``a`` as a masked array with its first entry masked."""
+    a = np.asarray(a)
+    mask = np.zeros(a.shape, dtype=bool)
+    mask.flat[0] = True
+    return np.ma.masked_array(a, mask=mask)
+
+
+def _masked_variants() -> list[Variant]:
+    """A masked array: refused when an entry is masked (no rule for a missing entry), its data when none is."""
+    return [
+        Variant("masked", _masked_one, VALUE),
+        Variant("masked, none masked", lambda a: np.ma.masked_array(np.asarray(a)), SAME, ref=lambda a: a),
+    ]
+
+
 def _number_variants(scales: bool = True) -> list[Variant]:
     """Arrays of real numbers in other containers and dtypes, and at other magnitudes."""
     out = [
@@ -121,6 +139,8 @@ def _number_variants(scales: bool = True) -> list[Variant]:
     if scales:
         for s in (1e-300, 1e-150, 1e-100, 1e100, 1e150, 1e300):
             out.append(Variant(f"scale {s:.0e}", lambda a, s=s: np.asarray(a, dtype=float) * s, SCALED, scale=s))
+        # subnormal entries keep only part of their digits, and 1 / s overflows: answered or refused by name
+        out.append(Variant("scale 1e-315", lambda a: np.asarray(a, dtype=float) * 1e-315, EITHER))
     return out
 
 
@@ -136,6 +156,9 @@ def cloud_variants() -> list[Variant]:
         Variant("ragged", lambda X: [list(X[0]), list(X[1])[:-1]], VALUE),
         *_type_variants(),
         *_number_variants(),
+        *_masked_variants(),
+        Variant("other columns", lambda X: np.asarray(X)[:, :-1] if np.shape(X)[1] > 1 else np.hstack([X, X]), EITHER),
+        Variant("a zero row", lambda X: _with(X, (0, slice(None)), 0.0), EITHER),
         Variant("one row", lambda X: np.asarray(X)[:1], EITHER),
         Variant("two rows", lambda X: np.asarray(X)[:2], EITHER),
         Variant("n < d", lambda X: np.asarray(X)[: max(1, np.shape(X)[1] - 2)], EITHER),
@@ -173,6 +196,7 @@ def spectrum_variants() -> list[Variant]:
                 ref=lambda e: _with(e, (-1,), 0.0)),
         *_type_variants(),
         *_number_variants(),
+        *_masked_variants(),
         Variant("one value", lambda e: np.asarray(e, dtype=float)[:1], EITHER),
     ]
 
@@ -188,6 +212,7 @@ def vector_variants() -> list[Variant]:
         Variant("constant", lambda v: np.full(np.shape(v), 2.0), EITHER),
         *_type_variants(),
         *_number_variants(),
+        *_masked_variants(),
     ]
 
 
@@ -207,6 +232,7 @@ def labels_variants() -> list[Variant]:
         Variant("huge labels", _relabel, SAME, ref=lambda y: y),
         Variant("list", lambda y: np.asarray(y).tolist(), SAME, ref=lambda y: y),
         Variant("int32", _cast(np.int32), SAME, ref=lambda y: y),
+        *_masked_variants(),
         *[v for v in _type_variants() if v.name != "complex"],
     ]
 
@@ -221,6 +247,7 @@ def pairs_variants() -> list[Variant]:
         Variant("repeated", lambda p: np.vstack([p, p]), VALUE),
         Variant("one pair", lambda p: np.asarray(p)[:1], VALUE),
         Variant("list", lambda p: np.asarray(p).tolist(), SAME, ref=lambda p: p),
+        *_masked_variants(),
         *[v for v in _type_variants() if v.name != "complex"],
     ]
 
@@ -234,6 +261,7 @@ def directions_variants() -> list[Variant]:
         Variant("ndim 1", lambda C: np.asarray(C)[:, 0], VALUE),
         *_type_variants()[:-1],
         Variant("float32", _cast(np.float32), EITHER),
+        Variant("masked", _masked_one, VALUE),
     ]
 
 
@@ -385,6 +413,7 @@ def int_variants(optional: bool = False) -> list[Variant]:
         Variant("np.int64", lambda v: np.int64(v), SAME, ref=lambda v: v),
         Variant("0-d array", lambda v: np.array(v), SAME, ref=lambda v: v),
         Variant("1-element array", lambda v: np.array([v]), TYPE),
+        Variant("10**20", lambda v: 10**20, EITHER),  # a size: refused by name if it cannot fit, never a hang
     ]
     if not optional:
         out.append(Variant("None", lambda v: None, TYPE))
@@ -438,6 +467,7 @@ def ints_variants() -> list[Variant]:
         Variant("'01'", lambda s: "01", TYPE),
         Variant("empty", lambda s: [], EITHER),
         Variant("array", np.asarray, SAME, ref=lambda s: s),
+        Variant("[10**20]", lambda s: [10**20], EITHER),
     ]
 
 
