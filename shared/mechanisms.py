@@ -139,9 +139,37 @@ def attention_run(
     offset = _checks.real(offset, "offset", 0.0)
     n = _checks.integer(n, "n", 2, why="random cosines need two points")
     rng = _checks.as_rng(seed, "seed")
+    return AttentionRun(beta, alpha, rng, [_attention_start(offset, n, rng)]).extend(depth)
+
+
+def _attention_start(offset: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The start of :func:`attention_run`: ``n`` 2-D Gaussian tokens shifted by ``offset`` along ``(1, 0.6)``."""
     direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
-    X = offset * direction + make_isotropic(n, 2, rng)
-    return AttentionRun(beta, alpha, rng, [X]).extend(depth)
+    return offset * direction + make_isotropic(n, 2, rng)
+
+
+def attention_seeds(
+    seeds: Sequence[int], depth: int = 40, beta: float = 0.6, alpha: float = 0.09, offset: float = 0.7, n: int = 300,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The start and the end of :func:`attention_run` for each seed, shape ``(seeds, n, 2)`` each.
+
+    The starts are drawn as :func:`attention_run` draws them, seed by seed, and the layers run on all of
+    them at once as a stack of independent sequences (no per-layer cosines), so a sweep over many
+    draws costs about as much as one run per seed without its bookkeeping.
+    """
+    depth = _checks.integer(depth, "depth", 0)
+    beta = _checks.real(beta, "beta", 0.0)
+    alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
+    offset = _checks.real(offset, "offset", 0.0)
+    n = _checks.integer(n, "n", 2, why="random cosines need two points")
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    starts = np.array([_attention_start(offset, n, _checks.as_rng(seed, "seed")) for seed in seeds])
+    X = starts
+    for _ in range(depth):
+        X = attention_step(X, beta, alpha)
+    return starts, X
 
 
 @dataclass(frozen=True)
