@@ -46,6 +46,7 @@ from .mechanisms import (
     FREQUENCY_BANDS,
     AttentionRun,
     BandCosines,
+    ConeLifetime,
     DegenerationRun,
     OptimizerShares,
     SequencesRun,
@@ -58,6 +59,7 @@ from .mechanisms import (
     band_cosines,
     band_rows,
     bigram_language,
+    cone_lifetime,
     coordinate_share,
     degeneration_grid,
     degeneration_run,
@@ -73,6 +75,7 @@ from .mechanisms import (
     loop_cone_cosine,
     VectorLoop,
     softmax_rows,
+    stored_cone_lifetimes,
     zipf_frequencies,
 )
 from .meters import (
@@ -121,6 +124,7 @@ from .report import IsotropyReport, isotropy_report
 __all__ = [
     "AttentionRun",
     "BandCosines",
+    "ConeLifetime",
     "DegenerationRun",
     "OptimizerShares",
     "FREQUENCY_BANDS",
@@ -131,6 +135,7 @@ __all__ = [
     "band_cosines",
     "band_rows",
     "bigram_language",
+    "cone_lifetime",
     "coordinate_share",
     "degeneration_grid",
     "degeneration_run",
@@ -204,6 +209,7 @@ __all__ = [
     "loop_cone_cosine",
     "VectorLoop",
     "softmax_rows",
+    "stored_cone_lifetimes",
     "sphere_and_cone",
     "spearman",
     "standardize",

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from shared import (
+    cone_lifetime,
     attention_run,
     attention_seeds,
     calls_isotropic,
@@ -34,6 +35,7 @@ from shared import (
     rich_get_richer_vectors,
     sinusoidal_positions,
     softmax_rows,
+    stored_cone_lifetimes,
     zipf_frequencies,
 )
 
@@ -218,6 +220,57 @@ def test_04_on_a_finite_corpus_never_targets_keep_the_cone_longest(regimes):
         for E in run.emb:
             assert mean_cosine(E[~run.seen]) > 0.35
         assert abs(mean_cosine(run.emb[1][rare[run.seen[rare]]])) < 0.1
+
+
+def _lifetimes() -> dict[tuple, object]:
+    return {(g.vocab, g.d, g.lr, g.corpus): g for g in stored_cone_lifetimes()}
+
+
+def _at(g, t: float) -> np.ndarray:
+    return g.values[list(g.times).index(t)]
+
+
+def test_04_the_learning_rate_only_sets_the_clock():
+    """Notebook 04's grid: at 0.05 and 0.25 the rare half agrees seed by seed at equal learning rate x
+    steps (times 50-1,600), so at step 6,400 the 0.05 run (time 320) is still near its peak where the
+    0.25 run (time 1,600) has faded. Recomputed here at times 200 and 400 (4,000 and 8,000 steps)."""
+    grid = _lifetimes()
+    slow, base = grid[128, 8, 0.05, None], grid[128, 8, 0.25, None]
+    for t in slow.times:
+        np.testing.assert_allclose(_at(slow, t), _at(base, t), atol=0.06)  # 0.04 measured at most
+    assert _at(slow, 400).min() > 0.8 and _at(base, 1600).max() < 0.5
+    fresh = cone_lifetime(128, 8, 0.05, times=(200, 400))
+    np.testing.assert_allclose(fresh.values, slow.values[[2, 3]], rtol=0, atol=1e-9)
+
+
+def test_04_a_larger_vocabulary_keeps_the_cone_longer_and_a_wider_model_weaker():
+    """Notebook 04's grid, seeds 0-2: at time 1,600 the rare cone of 128 tokens has faded, that of 384
+    still leans as much as at its peak; every exact-loss row fades by time 6,400 (the cone is transient
+    at every size tried); at d = 32 it never leans as far as at d = 8."""
+    grid = _lifetimes()
+    peak = {key: g.values.min(axis=1).max() for key, g in grid.items()}
+    small, mid, large = (grid[v, 8, 0.25, None] for v in (128, 256, 384))
+    assert _at(small, 1600).max() < _at(mid, 1600).min() < _at(large, 1600).min()
+    assert _at(large, 1600).min() > 0.8 and _at(small, 1600).max() < 0.5
+    for key, g in grid.items():
+        if g.times[-1] == 6400:
+            assert _at(g, 6400).max() < peak[key] - 0.25 or _at(g, 6400).max() < 0.2, key  # faded
+    assert grid[128, 32, 0.25, None].values.max() < 0.6 < peak[128, 16, 0.25, None] < peak[128, 8, 0.25, None]
+    assert _at(grid[384, 8, 0.25, 3000], 6400).max() < grid[384, 8, 0.25, 3000].values.min(axis=1).max()
+
+
+def test_04_the_stored_grid_is_what_cone_lifetime_computes():
+    """The first row of the stored grid (the notebook's model) recomputed; the rest: the exhaustive test."""
+    stored = stored_cone_lifetimes()[0]
+    fresh = cone_lifetime(stored.vocab, stored.d, stored.lr, stored.times, stored.seeds, stored.corpus)
+    np.testing.assert_allclose(fresh.values, stored.values, rtol=0, atol=1e-9)
+
+
+@pytest.mark.exhaustive  # long: about five minutes of training
+def test_04_every_stored_cone_lifetime_is_what_cone_lifetime_computes():
+    for stored in stored_cone_lifetimes():
+        fresh = cone_lifetime(stored.vocab, stored.d, stored.lr, stored.times, stored.seeds, stored.corpus)
+        np.testing.assert_allclose(fresh.values, stored.values, rtol=0, atol=1e-7)
 
 
 def test_04_uniform_frequencies_give_no_offset():
