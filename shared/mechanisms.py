@@ -662,6 +662,8 @@ def cone_lifetime(vocab: int = 128, d: int = 8, lr: float = 0.25, times: Sequenc
     if not lr > 0:
         raise ValueError("lr: expected a positive learning rate, got 0")
     times = [_checks.real(t, f"times[{i}]", 0.0) for i, t in enumerate(_checks.sequence(times, "times"))]
+    if not times or times != sorted(set(times)):
+        raise ValueError(f"times: expected increasing training times, got {times}")
     steps = [round(t / lr) for t in times]
     if any(abs(step * lr - t) > 1e-9 * max(t, 1.0) for step, t in zip(steps, times)):
         raise ValueError(f"times: each training time must be a whole number of steps of {lr}, got {times}")

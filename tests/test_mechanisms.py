@@ -116,6 +116,7 @@ def test_spec_figures_of_the_rich_get_richer_run():
         (lambda: attention_seeds([0], n=1), "n"),
         (lambda: cone_lifetime(lr=0.0, times=(1,)), "lr: expected a positive"),
         (lambda: cone_lifetime(lr=0.25, times=(10.1,)), "whole number of steps"),
+        (lambda: cone_lifetime(times=(2, 1)), "times: expected increasing"),
         (lambda: cone_lifetime(vocab=16, times=(1,), corpus=100000), "never a target"),
     ],
 )
