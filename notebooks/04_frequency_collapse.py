@@ -48,6 +48,7 @@ from shared import (
     meter_table,
     partition_isotropy,
     spearman,
+    stored_cone_lifetimes,
     zipf_frequencies,
 )
 from shared.exercises import check, solution
@@ -336,7 +337,8 @@ print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
-# **What the sweep says.** Under the exact loss the cone is **transient**, in every seed: the rare
+# **What the sweep says.** At this size and step (128 tokens, 8 dimensions, learning rate 0.25),
+# under the exact loss the cone is **transient**, in every seed: the rare
 # half leans $+0.827$ to $+0.877$ at step 1,600, and only $+0.345$ to $+0.445$ at step 6,400, while
 # the loss is still falling ($3.065$ to $3.133$ against an optimum of 2.54). Every rare token is a
 # target now and then, its pull is small but never zero, and given time the pulls undo the pushes.
@@ -354,10 +356,70 @@ print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int
 # leave the cone almost completely. The gap between the two groups at step 6,400 is what holds in
 # every seed.
 #
+# ### How long does the cone last? Learning rate, vocabulary and width
+#
+# "Transient" was measured on one model trained with one step size. Three knobs could change it.
+# **The learning rate**: gradient descent with a smaller step follows nearly the same path, more
+# slowly, so runs are compared at equal *training time*, learning rate $\times$ steps (step 6,400 at
+# 0.25 is time 1,600). **The vocabulary**: a real one is hundreds of times larger than 128, and its
+# rare tail is longer. **The width** $d$. Trained far enough to see the cone fade, the larger
+# settings take minutes (384 tokens to time 6,400 is 25,600 steps of a model nine times as
+# costly), so this grid was computed once by `cone_lifetime_grid()` and is read from the toolkit's
+# data (`stored_cone_lifetimes()`); the last line recomputes its first row from the exact-loss runs
+# above. Each cell: min-max over seeds 0-2 of the rare half's mean cosine (exact loss), or of the
+# never-targets' (finite corpus); a blank cell was not trained that far.
+
+# %%
+grid = stored_cone_lifetimes()
+times = grid[0].times
+print(f"{'mean cosine, seeds 0-2 (min-max)':44s}" + "".join(f"{f't = {t:,.0f}':>11s}" for t in times))
+for g in grid:
+    label = f"{g.vocab} tokens, d = {g.d}, lr = {g.lr:g}" + ("" if g.corpus is None else f", corpus {g.corpus:,}")
+    cells = {t: f"{v.min():.2f}-{v.max():.2f}" for t, v in zip(g.times, g.values)}
+    print(f"{label:44s}" + "".join(f"{cells.get(t, ''):>11s}" for t in times))
+print("(rows with a corpus: the tokens never a target in it; the other rows: the rare half under the exact loss)")
+print(f"(t = learning rate x steps: t = 6,400 is {6400 / 0.25:,.0f} steps at lr = 0.25, t = 1,600 is {1600 / 0.05:,.0f} at 0.05)")
+stored = grid[0].values[[list(times).index(t) for t in (50, 400, 1600)]]  # steps 200, 1,600 and 6,400 at lr 0.25
+recomputed = np.array([[mean_cosine(r.emb[k][rare]) for r in exact] for k in range(len(steps))])
+print(f"first row recomputed from the runs above (steps 200, 1,600, 6,400): agrees to 1e-9: "
+      f"{bool(np.abs(stored - recomputed).max() < 1e-9)}")
+
+# %% [markdown]
+# **What the grid says.**
+#
+# * **The learning rate only sets the clock.** At 0.05, step 6,400 is only time 320 (between the
+#   columns 200 and 400), near the top of the cone, while the 0.25 run at the same step (time
+#   1,600) has faded to 0.35-0.44: stopped there, the slower run would make the cone look
+#   permanent. Read at equal training time, the two rows agree within a few hundredths in every
+#   column, and by time 1,600 the 0.05 run has faded as far (0.36-0.45). "Transient" is a statement
+#   about training time, not steps.
+# * **A larger vocabulary makes the cone last longer.** At 128 tokens the rare half peaks between
+#   times 200 and 400 and is down to 0.35-0.44 at 1,600. At 384 tokens it is 0.83-0.84 at time
+#   400, still rising to its peak near 800 (0.88-0.89), and at 1,600 it still leans 0.83-0.87; it
+#   falls only later (0.40-0.53 at 6,400). 256 tokens sit in between (0.71-0.76 at 1,600, 0.41-0.51
+#   at 3,200). The lifetime grows about in step with the vocabulary or faster: the 256-token cone
+#   at time 3,200 and the 384-token one at 6,400 lean about as much as the 128-token one at 1,600.
+#   Under the exact loss the cone is transient at every vocabulary tried, but it lasts longer the
+#   larger the vocabulary.
+# * **The never-targets loosen, then level off.** On a finite corpus their lean falls to about half
+#   its top and then changes slowly: at 128 tokens 0.41-0.53 at time 1,600 and still 0.32-0.45 at
+#   6,400 (one seed's rises a little), while the exact-loss rare half is down to 0.12-0.15. With a
+#   corpus scaled with the vocabulary (3,000 pairs for 384 tokens) they stay higher (0.57-0.69 at
+#   1,600, 0.46-0.57 at 6,400). Within the times trained, the tokens a corpus never shows as a
+#   target keep a lasting lean; whether it would vanish with more training the grid does not show.
+# * **A wider model makes a weaker, shorter cone.** At $d = 16$ the rare half peaks at 0.70-0.74
+#   and at $d = 32$ at 0.48-0.50, both at time 200, and both fade earlier than at $d = 8$
+#   (0.11-0.14 and 0.04-0.05 at time 1,600). With more room, the rare tokens need not share one
+#   direction to move away from the contexts.
+#
 # **Which regime is a real model in?** A finite corpus and a vocabulary of tens of thousands, with
-# many tokens rarely or never the answer: the second. In this toy neither regime makes the cone
-# permanent; what the sampled corpus changes is *which* tokens keep it longest (those never seen
-# as a target) and which leave it (rare targets). Part 3 looks at a real model's vocabulary.
+# many tokens rarely or never the answer: the second, at a vocabulary far beyond this grid. In this
+# toy the exact loss never makes the cone permanent, and on a finite corpus only the never-targets
+# keep a lean through the longest runs; the larger the vocabulary the longer the cone lasts, and a
+# real model is both wider (which shortens it here) and has a far larger vocabulary (which
+# lengthens it); the toy cannot say which wins. What the sampled corpus changes is *which* tokens
+# keep it longest (those never seen as a target) and which leave it (rare targets). Part 3 looks at
+# a real model's vocabulary.
 #
 # The uniform-frequency run above is one control. The other candidate is to untie the output
 # layer from the embeddings, so that the two matrices train separately.
@@ -489,10 +551,11 @@ print(f"  the {len(unused):,} [unused] tokens, never in any training text: mean 
 # as the lengths become unequal (and a heavy tail of lengths fools them only in small samples).
 # Likelihood training turns frequency into direction: rare tokens, pushed away from every context
 # along the shared direction of the contexts, drift into a cone that uniform frequencies prevent.
-# In this toy the cone is transient in both regimes: under the exact loss the rare half loosens,
-# and on a finite corpus the never-targets loosen about as fast; what the finite corpus adds is
-# that rare *targets* leave the cone almost completely, so the tokens never seen as a target are
-# the ones left leaning. A real model's never-seen tokens do sit in a tight cone, for reasons this
+# In this toy, given enough training time (learning rate $\times$ steps), the cone fades under the
+# exact loss, and on a finite corpus the never-targets loosen about as fast at first, then keep
+# about half their lean through the longest runs; a larger vocabulary keeps the cone longer and a
+# wider model makes it weaker. What the finite corpus adds is that rare *targets* leave the cone
+# almost completely, so the tokens never seen as a target are the ones left leaning. A real model's never-seen tokens do sit in a tight cone, for reasons this
 # course does not establish.
 #
 # ## Explorers

@@ -129,6 +129,7 @@ def make_planted(
     strong_dims: int = 0,
     strong_separation: float = 2.0,
     strong_within: float = 1.0,
+    noise_decay: float = 0.0,
 ) -> PlantedCloud:
     r"""Labelled points whose labels live in a few strong directions, inside a cone, plus weak noise.
 
@@ -144,6 +145,11 @@ def make_planted(
     With ``strong_dims = s > 0`` the first ``s`` of the ``signal_dims`` label directions use
     ``strong_separation`` and ``strong_within`` instead: labels that sit in strong *and* weak
     directions at once (notebook 06's mixed cloud).
+
+    ``noise_decay`` = :math:`a` shapes the noise spectrum: the :math:`j`-th noise direction gets a
+    variance proportional to :math:`j^{-a}`, scaled so that the noise directions still average
+    ``noise**2``. With 0 (the default) the noise is isotropic; with 3 a few noise directions carry
+    most of it, a power law like the spectra of trained models.
     """
     n = _checks.integer(n, "n", 2)
     d = _checks.integer(d, "d", 3)
@@ -167,6 +173,9 @@ def make_planted(
     means = sep * rng.standard_normal((classes, signal_dims))
     signal = means[labels] + spread * rng.standard_normal((n, signal_dims))
     cone = offset * (0.15 + 0.85 * rng.random((n, 1)))
-    rest = noise * rng.standard_normal((n, d - signal_dims - 1))
+    noise_decay = _checks.real(noise_decay, "noise_decay", 0.0)
+    shape = np.arange(1, d - signal_dims, dtype=float) ** (-noise_decay / 2)  # standard deviations, j^(-a/2)
+    shape /= np.sqrt(np.mean(shape**2))  # the noise directions average a variance of noise**2
+    rest = noise * shape * rng.standard_normal((n, d - signal_dims - 1))
     X = np.hstack([signal, cone, rest]) @ basis.T
     return PlantedCloud(X, labels, basis[:, :signal_dims], basis[:, signal_dims])

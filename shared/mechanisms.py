@@ -8,9 +8,11 @@ the toy with the mechanism switched off.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import erf, sqrt
+from pathlib import Path
 
 import numpy as np
 
@@ -155,10 +157,41 @@ def attention_run(
     _checks.allocation(("depth", depth + 1), ("n", n), (None, 2))  # every layer's cloud is kept
     _checks.work(("depth", depth), ("n", n), ("n", n), (None, 2))
     rng = _checks.as_rng(seed, "seed")
-    direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
-    X = offset * direction + make_isotropic(n, 2, rng)
+    X = _attention_start(offset, n, rng)
     _scores_fit(X, beta, "offset, beta")
     return AttentionRun(beta, alpha, rng, [X]).extend(depth)
+
+
+def _attention_start(offset: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The start of :func:`attention_run`: ``n`` 2-D Gaussian tokens shifted by ``offset`` along ``(1, 0.6)``."""
+    direction = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
+    return offset * direction + make_isotropic(n, 2, rng)
+
+
+def attention_seeds(
+    seeds: Sequence[int], depth: int = 40, beta: float = 0.6, alpha: float = 0.09, offset: float = 0.7, n: int = 300,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The start and the end of :func:`attention_run` for each seed, shape ``(seeds, n, 2)`` each.
+
+    The starts are drawn as :func:`attention_run` draws them, seed by seed, and the layers run on all of
+    them at once as a stack of independent sequences (no per-layer cosines), so a sweep over many
+    draws costs about as much as one run per seed without its bookkeeping.
+    """
+    depth = _checks.integer(depth, "depth", 0)
+    beta = _checks.real(beta, "beta", 0.0)
+    alpha = _checks.real(alpha, "alpha", 0.0, 1.0)
+    offset = _checks.real(offset, "offset", 0.0)
+    n = _checks.integer(n, "n", 2, why="random cosines need two points")
+    seeds = [_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds"))]
+    if not seeds:
+        raise ValueError("seeds: expected at least one seed")
+    _checks.allocation(("seeds", len(seeds)), ("n", n), (None, n))  # the attention weights of every sequence
+    _checks.work(("depth", depth), ("seeds", len(seeds)), ("n", n), ("n", n), (None, 2))
+    starts = np.array([_attention_start(offset, n, _checks.as_rng(seed, "seed")) for seed in seeds])
+    X = starts
+    for _ in range(depth):
+        X = attention_step(X, beta, alpha)
+    return starts, X
 
 
 @dataclass(frozen=True)
@@ -623,6 +656,88 @@ def band_cosines(run: DegenerationRun, output: bool = False) -> BandCosines:
                          "so no mean cosine within it; train with vocab >= 15")
     per = {band: np.array([mean_cosine(X[band_rows(vocab, band)]) for X in snaps]) for band in FREQUENCY_BANDS}
     return BandCosines(run.steps, per["frequent"], per["middle"], per["rare"], np.array([mean_cosine(X) for X in snaps]))
+
+
+#: Training times (learning rate x steps) at which :func:`cone_lifetime` measures the cone: gradient
+#: descent with a smaller step follows nearly the same path, more slowly, so runs with different
+#: steps are compared at equal learning rate x steps.
+LIFETIME_TIMES = (50, 100, 200, 400, 800, 1600, 3200, 6400)
+
+
+@dataclass(frozen=True)
+class ConeLifetime:
+    """How the rare cone of notebook 04's tied model grows and fades, at one setting.
+
+    ``values[i, j]`` is the mean cosine after training time ``times[i]`` (learning rate x steps) in
+    seed ``seeds[j]``: of the rare half of the vocabulary under the exact loss (``corpus`` is None),
+    or of the tokens never a target in a corpus of ``corpus`` pairs (notebook 04's two regimes).
+    """
+
+    vocab: int
+    d: int
+    lr: float
+    corpus: int | None
+    seeds: tuple[int, ...]
+    times: np.ndarray
+    values: np.ndarray
+
+    def to_record(self) -> dict:
+        return {"vocab": self.vocab, "d": self.d, "lr": self.lr, "corpus": self.corpus, "seeds": list(self.seeds),
+                "times": self.times.tolist(), "values": self.values.tolist()}
+
+
+def cone_lifetime(vocab: int = 128, d: int = 8, lr: float = 0.25, times: Sequence[float] = LIFETIME_TIMES,
+                  seeds: Sequence[int] = (0, 1, 2), corpus: int | None = None) -> ConeLifetime:
+    """Train :func:`degeneration_runs` (Zipf exponent 1, tied) to each training time in ``times``
+    (``lr`` x steps; each time must be a whole number of steps) and measure the cone there: the rare
+    half's mean cosine under the exact loss, or with ``corpus`` that of the tokens the corpus never
+    shows as a target. A vocabulary of 384 trained to time 6,400 takes about a minute per regime;
+    :func:`stored_cone_lifetimes` holds notebook 04's grid."""
+    lr = _checks.real(lr, "lr", 0.0)
+    if not lr > 0:
+        raise ValueError("lr: expected a positive learning rate, got 0")
+    times = [_checks.real(t, f"times[{i}]", 0.0) for i, t in enumerate(_checks.sequence(times, "times"))]
+    if not times or times != sorted(set(times)):
+        raise ValueError(f"times: expected increasing training times, got {times}")
+    steps = [round(t / lr) for t in times]
+    if any(abs(step * lr - t) > 1e-9 * max(t, 1.0) for step, t in zip(steps, times)):
+        raise ValueError(f"times: each training time must be a whole number of steps of {lr}, got {times}")
+    seeds = tuple(_checks.integer(s, f"seeds[{i}]", 0) for i, s in enumerate(_checks.sequence(seeds, "seeds")))
+    runs = degeneration_runs(1.0, True, tuple(steps), vocab, d, lr=lr, seeds=seeds, corpus=corpus)
+    rare = band_rows(vocab, "rare")
+    if corpus is None:
+        values = [[mean_cosine(E[rare]) for E in run.emb] for run in runs]
+    else:
+        if min(int((~run.seen).sum()) for run in runs) < 2:
+            raise ValueError(f"corpus: in some seed fewer than two tokens are never a target of {corpus} pairs, "
+                             "so they have no mean cosine; use a smaller corpus")
+        values = [[mean_cosine(E[~run.seen]) for E in run.emb] for run in runs]
+    return ConeLifetime(int(vocab), int(d), float(lr), corpus, seeds, np.array(times, dtype=float),
+                        np.array(values).T)
+
+
+#: Notebook 04's grid of :func:`cone_lifetime` settings, ``(vocab, d, lr, corpus, last time)``: the
+#: notebook's model, a smaller step, larger vocabularies, wider models, and the finite-corpus regime
+#: (a corpus of 1,000 pairs per 128 tokens).
+CONE_LIFETIME_GRID = ((128, 8, 0.25, None, 6400), (128, 8, 0.05, None, 1600), (256, 8, 0.25, None, 6400),
+                      (384, 8, 0.25, None, 6400), (128, 16, 0.25, None, 6400), (128, 32, 0.25, None, 6400),
+                      (128, 8, 0.25, 1000, 6400), (384, 8, 0.25, 3000, 6400))
+CONE_LIFETIME_FILE = Path(__file__).resolve().parent / "data" / "cone_lifetimes.json"
+
+
+def cone_lifetime_grid() -> list[ConeLifetime]:
+    """:func:`cone_lifetime` at every setting of :data:`CONE_LIFETIME_GRID` (about five minutes on one core)."""
+    return [cone_lifetime(vocab, d, lr, [t for t in LIFETIME_TIMES if t <= last], corpus=corpus)
+            for vocab, d, lr, corpus, last in CONE_LIFETIME_GRID]
+
+
+def stored_cone_lifetimes() -> list[ConeLifetime]:
+    """:func:`cone_lifetime_grid` as computed once and stored in ``shared/data/cone_lifetimes.json``
+    (the test suite recomputes it), so that notebook 04 can print it in a fraction of a second. Rewrite
+    the file with ``json.dump([g.to_record() for g in cone_lifetime_grid()], ...)``."""
+    records = json.loads(CONE_LIFETIME_FILE.read_text(encoding="utf-8"))
+    return [ConeLifetime(r["vocab"], r["d"], r["lr"], r["corpus"], tuple(r["seeds"]), np.array(r["times"], dtype=float),
+                         np.array(r["values"], dtype=float)) for r in records]
 
 
 # --------------------------------------------------------------------------------------------

@@ -301,6 +301,23 @@ def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0)
     return float(np.sum((Y @ V) ** 2) / V.shape[1] / average)
 
 
+def peak_label_variance_ratio(X: np.ndarray, directions: np.ndarray, ks: Sequence[int] = range(6)) -> tuple[float, int]:
+    """The largest :func:`label_variance_ratio` over the removals ``ks``, and the ``k`` that gives it.
+
+    "Once the nuisance is removed" means one direction only when the nuisance is one direction. When
+    the noise spectrum falls steeply (a power law), a few noise directions are stronger than the
+    labels too, and all-but-the-top removes them as well: the ratio that predicts its contest with
+    whitening is the one after the removal that favours the labels most, over the same ``k`` that
+    all-but-the-top may choose from (notebook 06). Ties go to the smaller ``k``.
+    """
+    ks = [_checks.integer(k, f"ks[{i}]", 0) for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    if not ks:
+        raise ValueError("ks: expected at least one number of directions to remove")
+    ratios = [label_variance_ratio(X, directions, k) for k in ks]
+    best = int(np.argmax(ratios))
+    return ratios[best], ks[best]
+
+
 @dataclass(frozen=True)
 class RemedyChoice:
     """:func:`choose_remedy`: the setting of each remedy chosen on one split, scored on another.

@@ -513,3 +513,22 @@ def test_a_view_draws_the_scene_it_is_given_and_shows_its_readings():
     other = SphereConeView.measure(*sphere_and_cone(2.0))
     view.draw(other)
     assert np.array_equal(view.cone.get_offsets(), other.coords[1]) and view.readings() is other.readings
+
+
+def test_06_the_trade_off_explorer_shows_the_verdict_flip_under_a_steep_noise_spectrum():
+    """06: "On cloud B's own draw with this spectrum (the trade-off explorer's third cloud), all-but-the-top
+    at k = 5 reaches 0.929 against 0.676 for full whitening": the explorer offers that cloud, and on it
+    the gold star moves from whitening (cloud B) to all-but-the-top k = 5."""
+    ex = explorer("06_whitening", TradeoffView)
+    cloud = ex.controls["cloud"]
+    assert "B, noise spectrum j^-3" in list(cloud.options)
+    try:
+        cloud.value = "B: labels in weak directions"
+        assert ex.view.star.get_label() == "best: whitening p=1.00"
+        cloud.value = "B, noise spectrum j^-3"
+        assert ex.view.star.get_label() == "best: all-but-the-top k=5"
+        assert round(float(ex.view.star.get_data()[1][0]), 3) == 0.929
+        _, auc = ex.view.curves["whitening"].get_data()
+        assert round(auc[-1], 3) == 0.676
+    finally:
+        cloud.value = "A: labels in strong directions"

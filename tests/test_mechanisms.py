@@ -6,7 +6,9 @@ from hypothesis import strategies as st
 from shared import (
     angular_std,
     attention_run,
+    attention_seeds,
     attention_step,
+    cone_lifetime,
     effective_rank,
     frequency_pull,
     make_isotropic,
@@ -110,6 +112,12 @@ def test_spec_figures_of_the_rich_get_richer_run():
         (lambda: rich_get_richer_run(eta=-0.1, steps=0), "eta"),
         (lambda: angular_std(np.zeros((3, 2))), "every point is at the origin"),
         (lambda: softmax_rows(np.array([[np.inf, 0.0]])), "S: contains NaN or infinite"),
+        (lambda: attention_seeds([], depth=1), "seeds: expected at least one seed"),
+        (lambda: attention_seeds([0], n=1), "n"),
+        (lambda: cone_lifetime(lr=0.0, times=(1,)), "lr: expected a positive"),
+        (lambda: cone_lifetime(lr=0.25, times=(10.1,)), "whole number of steps"),
+        (lambda: cone_lifetime(times=(2, 1)), "times: expected increasing"),
+        (lambda: cone_lifetime(vocab=16, times=(1,), corpus=100000), "never a target"),
     ],
 )
 def test_bad_input_raises_a_named_value_error(call, message):
