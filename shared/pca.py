@@ -99,5 +99,10 @@ def mean_plane(X: np.ndarray) -> MeanPlane:
     v = scaled_axes(across)[1][:, 0]
     _checks.zero_row(X, np.arange(len(X)), "X", "it has no angle to the mean direction")
     norms = np.linalg.norm(Xs, axis=1)
-    angles = np.degrees(np.arccos(np.clip(along / norms, -1.0, 1.0)))
+    cos = np.divide(along, norms, out=np.zeros_like(along), where=norms > 0)
+    tiny = norms == 0  # rows far below the largest one: their norms underflow at its scale, so use their own
+    if tiny.any():
+        R = X[tiny] / _checks.power_of_two(X[tiny], axis=1)
+        cos[tiny] = R @ m / np.linalg.norm(R, axis=1)
+    angles = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
     return MeanPlane(np.column_stack([along, Xs @ v]) * scale, angles)
