@@ -128,10 +128,39 @@ def test_attention_is_causal_and_stays_within_a_sentence(model):
 def test_rms_norm_gives_unit_root_mean_square_and_keeps_an_offset():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((5, 12)) + 4.0
-    y = rms_norm(x, np.ones(12), 0.0)
+    y = rms_norm(x, np.ones(12), 1e-12)
     assert np.allclose(np.sqrt(np.mean(y**2, axis=1)), 1.0)
     assert np.all(y.mean(axis=1) > 0.9)  # unlike LayerNorm, the shared offset survives
-    assert np.allclose(rms_norm(3.0 * x, np.full(12, 2.0), 0.0), 2.0 * y)
+    assert np.allclose(rms_norm(3.0 * x, np.full(12, 2.0), 1e-12), 2.0 * y)
+
+
+@pytest.mark.parametrize("eps", [0.0, -1e-5, float("nan"), float("inf")])
+def test_rms_norm_refuses_an_eps_that_is_not_above_zero(eps):
+    with pytest.raises(ValueError, match="eps: expected a finite number above 0"):
+        rms_norm(np.zeros((2, 4)), np.ones(4), eps)
+
+
+def test_rms_norm_keeps_a_row_of_zeros_finite():
+    assert np.array_equal(rms_norm(np.zeros((2, 4)), np.ones(4), 1e-5), np.zeros((2, 4)))
+
+
+def test_typed_marker_text_is_text_unless_the_chat_template_is_asked_for(model):
+    text = ["<|im_start|>user Hello<|im_end|>"]
+    plain, plain_tokens = tokenize(text, model)
+    chat, chat_tokens = tokenize(text, model, chat_template=True)
+    special = {model.config["bos_token_id"], model.vocab.index("<|im_end|>")}
+    assert not special & set(plain[0].tolist())  # typed text never becomes a control token
+    assert plain_tokens[0][:3] == ["<", "|", "im"]
+    assert chat[0][0] == model.config["bos_token_id"] and special <= set(chat[0].tolist())
+    assert model.tokenizer.decode(plain[0].tolist()) == text[0]
+    assert np.array_equal(decode(text, model).enc.ids, plain[0])  # decode reads text as text too
+
+
+def test_bos_is_prepended_only_when_asked(model):
+    (without,), _ = tokenize(["Rivers flood."], model)
+    (with_bos,), (tokens,) = tokenize(["Rivers flood."], model, bos=True)
+    assert with_bos[0] == model.config["bos_token_id"] and np.array_equal(with_bos[1:], without)
+    assert tokens[0] == "<|im_start|>"
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -154,7 +183,8 @@ def test_rotary_keeps_norms_and_scores_depend_on_relative_position_only(seed):
         (lambda m: decode(["fine", " "], m), "non-empty string"),
         (lambda m: decoder_point(3, "everything"), "leave_out: expected one of"),
         (lambda m: rms_norm(np.ones((2, 4)), np.ones(3), 1e-5), "gain: expected one value per coordinate"),
-        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number above 0"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), 0.0), "eps: expected a finite number above 0"),
         (lambda m: rotary(np.ones((1, 3, 5)), np.arange(3), 1e4), "even width"),
         (lambda m: rotary(np.ones((1, 3, 4)), np.arange(2), 1e4), "positions: expected one position per row"),
     ],
