@@ -553,6 +553,10 @@ def load_same_topic() -> SameTopic:
 #: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
 VERDICT_SPLITS = 20
 VERDICT_LAYERS = (0, 3, 6)
+#: Notebook 07's other fit fractions (a quarter, three quarters of the corpus), their splits and layers.
+FIT_FRACTIONS = (0.25, 0.75)
+FRACTION_SPLITS = 10
+FRACTION_LAYERS = (3, 6)
 VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
 
 
@@ -591,37 +595,49 @@ class SplitVerdicts:
         return np.sum(self.change(figure) < 0, axis=0)
 
 
-def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
+def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5,
+                   layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
     """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
     (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
     notebook's) and scored on that split's held-out sentence vectors at each of
     :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
     negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
     the split's fit half is applied to them too). One eigendecomposition per split and layer serves
-    every remedy.
+    every remedy. ``fraction`` is the share of the corpus each remedy is fitted on (the fit part of
+    :func:`~shared.encoder.split_halves`; the rest is held out and scored): 0.5 by default.
+    ``layers``: any of the encoder's layers (0 = embedding layer), :data:`VERDICT_LAYERS` by default.
     """
     splits = _checks.integer(splits, "splits", 1)
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) or not 0 < fraction < 1:
+        raise ValueError(f"fraction: expected a number between 0 and 1 (both excluded), got {fraction!r}")
     study = real_study()
-    return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
+    if not isinstance(layers, tuple) or not layers:
+        raise TypeError(f"layers: expected a non-empty tuple of layer numbers, got {layers!r}")
+    layers = tuple(_checks.integer(layer, "layers", 0, study.enc.states.shape[0] - 1) for layer in layers)
+    key = ("split verdicts", splits)
+    if (fraction, layers) != (0.5, VERDICT_LAYERS):
+        key = ("split verdicts", splits, float(fraction), layers)
+    return _cache.kept(study.measured, key, lambda: _split_verdicts(study, splits, float(fraction), layers))
 
 
-def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
+def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
+                    layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
     """:func:`split_verdicts` for a checked number of splits (kept by the study: computed once)."""
     corpus = study.corpus
-    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
+    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in layers}
     same = load_same_topic()
     same_enc = _cache.across_processes("MiniLM", same.sentences, lambda: encode(same.sentences))
-    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in VERDICT_LAYERS}
-    shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
+    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in layers}
+    shape = (splits, len(layers), len(REAL_REMEDIES))
     figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
     for seed in range(splits):
-        is_fit = split_halves(corpus, seed)
+        is_fit = split_halves(corpus, seed, fraction)
         held = np.flatnonzero(~is_fit)
         row = {sentence: i for i, sentence in enumerate(held)}
         pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
         traps = np.array([[row[a], row[b]] for a, b in corpus.traps if not is_fit[a]], dtype=np.int64)
         negatives = word_sharing_negatives([corpus.sentences[i] for i in held], pairs)
-        for l, layer in enumerate(VERDICT_LAYERS):
+        for l, layer in enumerate(layers):
             fitted = FittedRemedies(pooled[layer][is_fit])
             for r, remedy in enumerate(REAL_REMEDIES):
                 S = real_remedy(remedy, pooled[layer][held], fitted)
@@ -633,4 +649,4 @@ def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
                 figures["topic_auc"][seed, l, r] = negative_auc(np.vstack([S, T]), pairs, same.pairs + len(S))
     for values in figures.values():
         values.setflags(write=False)
-    return SplitVerdicts(np.arange(splits), VERDICT_LAYERS, REAL_REMEDIES, **figures)
+    return SplitVerdicts(np.arange(splits), layers, REAL_REMEDIES, **figures)
