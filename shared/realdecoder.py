@@ -399,7 +399,7 @@ def _encoder_side(study: DecoderStudy) -> EncoderSide:
 OUTSIDE_TEXT = DATA / "outside_text.txt"
 OUTSIDE_EVERY = 5  # the notebook decodes every fifth outside sentence (the pass costs as many seconds as tokens / 300)
 LONG_TOKENS = 300  # tokens per long input
-LONG_INPUTS = 1  # long inputs the notebook decodes (the outside text, read from its start)
+LONG_INPUTS = 2  # long inputs the notebook decodes (the outside text, read on from its start)
 SETTINGS = ("course corpus", "outside text", "outside text and its 8th sentence", "outside text, BOS first",
             f"outside text, {LONG_TOKENS}-token inputs")
 

@@ -550,12 +550,22 @@ def load_same_topic() -> SameTopic:
     return SameTopic(tuple(sentences), tuple(topic), pairs)
 
 
+def same_topic_encoded() -> Encoded:
+    """The sentences of :func:`load_same_topic` through all-MiniLM-L6-v2 (kept by :func:`real_study`'s
+    study: every split of :func:`split_verdicts` applies its remedies to them)."""
+    study = real_study()
+    same = load_same_topic()
+    return _cache.kept(study.measured, "same-topic encoded",
+                       lambda: _cache.across_processes("MiniLM", same.sentences, lambda: encode(same.sentences)),
+                       local=True)
+
+
 #: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
 VERDICT_SPLITS = 20
 VERDICT_LAYERS = (0, 3, 6)
 #: Notebook 07's other fit fractions (a quarter, three quarters of the corpus), their splits and layers.
 FIT_FRACTIONS = (0.25, 0.75)
-FRACTION_SPLITS = 10
+FRACTION_SPLITS = 8
 FRACTION_LAYERS = (3, 6)
 VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
 
@@ -626,7 +636,7 @@ def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in layers}
     same = load_same_topic()
-    same_enc = _cache.across_processes("MiniLM", same.sentences, lambda: encode(same.sentences))
+    same_enc = same_topic_encoded()
     same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in layers}
     shape = (splits, len(layers), len(REAL_REMEDIES))
     figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
