@@ -327,3 +327,96 @@ def test_the_vocabulary_cone_is_measured_by_the_course_meter_over_every_token():
     vocab, E = vocabulary_cone(), load_smollm().embeddings
     assert vocab.types == len(E) and np.all(np.linalg.norm(E, axis=1) > 0), "no zero row: every type counts"
     assert vocab.band_mean_cosine[0] == mean_cosine(E[:1000].astype(np.float64))
+
+
+# ----- another text, a BOS token, long inputs (notebook 09's section 8) ----------------------------
+
+from shared.encoder import load_corpus  # noqa: E402
+from shared.realdecoder import (  # noqa: E402
+    LONG_TOKENS,
+    OUTSIDE_TEXT,
+    SECOND_SINK,
+    SETTINGS,
+    _setting_profile,
+    decoder_settings,
+    load_outside_text,
+    outside_study,
+)
+
+
+def test_the_outside_text_is_150_sentences_with_its_source_and_licence_named():
+    sentences = load_outside_text()
+    assert len(sentences) == 150 and len(set(sentences)) == 150
+    header = "\n".join(line for line in OUTSIDE_TEXT.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+    assert "Python Language Reference" in header and "pydoc_data/topics.py" in header and "PSF License" in header
+    assert not set(sentences) & set(load_corpus().sentences)  # not the course's own sentences
+    assert all(s[0].isupper() and s.endswith(".") and 8 <= len(s.split()) <= 30 for s in sentences)
+
+
+def test_the_pass_keeps_each_inputs_attention_and_pools_it_by_its_queries(model):
+    ids, _ = tokenize(["Glaciers carve deep valleys over many thousands of years.", "Why is it?", "No."], model)
+    run = hidden_states(model, ids)
+    later = np.array([max(len(t) - 2, 0) for t in ids])
+    assert np.isnan(run.first_attention_each[2]).all()  # two tokens: no query at position 2 or later
+    pooled = np.nansum(run.first_attention_each * later[:, None, None], axis=0) / later.sum()
+    assert np.allclose(pooled, run.first_attention)
+    alone = hidden_states(model, ids[:1]).first_attention
+    assert np.allclose(run.first_attention_each[0], alone, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return decoder_settings()
+
+
+def test_the_cone_and_its_coordinates_hold_on_every_text_with_and_without_bos(settings):
+    """Notebook 09's section 8: +0.5 and more across inputs in layers 2-29 in every setting; 507
+    carries about half of it in layers 2-20 on short inputs, and more than 247 in layers 21-24."""
+    assert tuple(settings) == SETTINGS
+    for name, row in settings.items():
+        assert row.mean_cosine_rest[2:30].min() > 0.5, name
+        assert np.all(row.share_507[21:25] > row.share_247[21:25]), name
+        if "300-token" not in name:
+            assert 0.45 < row.share_507[2:21].min() and row.share_507[2:21].max() < 0.6, name
+
+
+def test_one_later_massive_token_brings_the_effective_rank_back_to_one_direction(settings):
+    """Without the first tokens the corpus and the outside sentences keep 30+ directions in layers
+    11-29; adding the one outside sentence whose fifth token carries a massive entry collapses it."""
+    for name in ("course corpus", "outside text", "outside text, BOS first", f"outside text, {LONG_TOKENS}-token inputs"):
+        assert settings[name].effective_rank_rest[11:30].min() > 30, name
+        assert settings[name].largest_rest[11:30].max() < 200, name  # no other token near Sun et al.'s 1,000
+    plus = settings["outside text and its 8th sentence"]
+    assert plus.effective_rank_rest[11:30].min() < 2 and plus.largest_rest[11:30].max() > 1000
+    assert plus.largest_token[int(np.argmax(plus.largest_rest[11:30])) + 11] == "Ġand"
+
+
+def test_most_blocks_sink_into_the_first_token_only_on_short_inputs(settings):
+    for name, row in settings.items():
+        count = int(np.sum(row.first_attention[3:] > 0.5))
+        if "300-token" in name:
+            assert count < len(row.first_attention[3:]) // 2
+            assert np.median(row.first_attention[3:]) > 10 * row.uniform_first  # the sink is still there
+        else:
+            assert count > 20, name
+
+
+def test_after_the_final_rmsnorm_no_setting_reaches_gpt2s_top(settings):
+    corpus = settings["course corpus"]
+    assert corpus.final_norm_cosine < corpus.mean_cosine_rest[-1]  # measured alike, the gap widens
+    assert all(row.final_norm_cosine < 0.8 for row in settings.values())
+
+
+@pytest.mark.exhaustive  # long: decodes all 150 outside sentences twice and eight 300-token inputs; .ci/run runs it
+def test_on_the_whole_outside_text_the_claims_stop_where_section_8_says():
+    full = outside_study(every=1, inputs=8)
+    plain, bos, long = (_setting_profile(n, d) for n, d in
+                        (("plain", full.plain), ("bos", full.bos), ("long", full.long)))
+    H = full.plain.enc.states[15]
+    big = (np.abs(H).max(axis=1) > 1000 * np.median(np.abs(H))) & (full.plain.enc.word > 0)
+    assert set(full.plain.enc.sentence[big].tolist()) == {SECOND_SINK}  # the one sentence with a second sink
+    assert plain.effective_rank_rest[11:30].min() < 2
+    assert bos.effective_rank_rest[11:30].min() > 30  # BOS first: its sentence 8 keeps no later sink
+    assert np.sum(long.first_attention[3:] > 0.5) < len(long.first_attention[3:]) // 2
+    for row in (plain, bos, long):
+        assert row.mean_cosine_rest[2:30].min() > 0.5

@@ -329,7 +329,7 @@ def test_whitening_never_raises_layer_3_retrieval_and_its_loss_peaks_near_as_man
 def test_the_fit_share_verdicts_hold_over_twelve_splits(fraction):
     v = split_verdicts(12, fraction, FRACTION_LAYERS)
     for figure in ("hard_auc", "topic_auc"):
-        assert v.change(figure)[:, _at(v, 6), 1:].max() < 0.0065
+        assert v.change(figure)[:, _at(v, 6), 1:].max() < 0.01
     assert v.change("trap_auc")[:, _at(v, 6), 1:].max() < 0.03
     assert np.all(v.change("top1")[:, _at(v, 3), WHITENINGS] <= 0)
     assert np.all(-v.change("top1")[:, _at(v, 3), _r("whitening")] > 0.1)
