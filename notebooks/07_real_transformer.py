@@ -421,7 +421,7 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
 # and 6:
 
 # %%
-shares = {f: split_verdicts(FRACTION_SPLITS, f, FRACTION_LAYERS) for f in FIT_FRACTIONS}
+shares = {f: split_verdicts(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
 shares[0.5] = verdicts
 shares = dict(sorted(shares.items()))
 whitenings = [verdicts.remedies.index(r) for r in verdicts.remedies if r.startswith("whitening")]

@@ -279,6 +279,14 @@ def load_corpus() -> Corpus:
                   np.array(traps, dtype=np.int64))
 
 
+def _fit_share(fraction: object) -> float:
+    """``fraction`` checked as a share of the corpus strictly between 0 and 1."""
+    fraction = _checks.real(fraction, "fraction", 0.0, 1.0)
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fraction: expected a number between 0 and 1 (both excluded), got {fraction}")
+    return fraction
+
+
 def split_halves(corpus: Corpus, rng: np.random.Generator | int, fraction: float = 0.5) -> np.ndarray:
     """A random half of the sentences, as a boolean mask (True: the *fit* half).
 
@@ -289,8 +297,7 @@ def split_halves(corpus: Corpus, rng: np.random.Generator | int, fraction: float
     """
     _checks.instance(corpus, Corpus, "corpus")
     rng = _checks.as_rng(rng)
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) or not 0 < fraction < 1:
-        raise ValueError(f"fraction: expected a number between 0 and 1 (both excluded), got {fraction!r}")
+    fraction = _fit_share(fraction)
     n = len(corpus.sentences)
     unit = np.arange(n)
     for two in (corpus.pairs, corpus.traps):

@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _cache, _checks
-from .encoder import DATA, Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
+from .encoder import (
+    DATA,
+    Corpus,
+    Encoded,
+    _fit_share,
+    encode,
+    load_corpus,
+    sentence_embeddings,
+    split_halves,
+    word_embeddings,
+)
 from .meters import (
     Reading,
     cov_eigs,
@@ -605,8 +615,7 @@ class SplitVerdicts:
         return np.sum(self.change(figure) < 0, axis=0)
 
 
-def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5,
-                   layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
+def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5) -> SplitVerdicts:
     """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
     (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
     notebook's) and scored on that split's held-out sentence vectors at each of
@@ -614,20 +623,16 @@ def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5,
     negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
     the split's fit half is applied to them too). One eigendecomposition per split and layer serves
     every remedy. ``fraction`` is the share of the corpus each remedy is fitted on (the fit part of
-    :func:`~shared.encoder.split_halves`; the rest is held out and scored): 0.5 by default.
-    ``layers``: any of the encoder's layers (0 = embedding layer), :data:`VERDICT_LAYERS` by default.
+    :func:`~shared.encoder.split_halves`; the rest is held out and scored): for any share other
+    than a half, the layers are :data:`FRACTION_LAYERS`.
     """
     splits = _checks.integer(splits, "splits", 1)
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) or not 0 < fraction < 1:
-        raise ValueError(f"fraction: expected a number between 0 and 1 (both excluded), got {fraction!r}")
+    fraction = _fit_share(fraction)
     study = real_study()
-    if not isinstance(layers, tuple) or not layers:
-        raise TypeError(f"layers: expected a non-empty tuple of layer numbers, got {layers!r}")
-    layers = tuple(_checks.integer(layer, "layers", 0, study.enc.states.shape[0] - 1) for layer in layers)
-    key = ("split verdicts", splits)
-    if (fraction, layers) != (0.5, VERDICT_LAYERS):
-        key = ("split verdicts", splits, float(fraction), layers)
-    return _cache.kept(study.measured, key, lambda: _split_verdicts(study, splits, float(fraction), layers))
+    if fraction == 0.5:
+        return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
+    return _cache.kept(study.measured, ("split verdicts", splits, fraction),
+                       lambda: _split_verdicts(study, splits, fraction, FRACTION_LAYERS))
 
 
 def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,

@@ -260,7 +260,7 @@ WHITENINGS = [_r(r) for r in REAL_REMEDIES if r.startswith("whitening")]
 @pytest.fixture(scope="module")
 def shares(verdicts):
     """The verdicts at each fit share, as notebook 07 prints them (a half: the twenty splits)."""
-    out = {f: split_verdicts(FRACTION_SPLITS, f, FRACTION_LAYERS) for f in FIT_FRACTIONS}
+    out = {f: split_verdicts(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
     out[0.5] = verdicts
     return out
 
@@ -277,9 +277,17 @@ def test_split_halves_takes_the_fit_share_and_keeps_pairs_whole(fraction):
     assert np.all(split_halves(corpus, 0, 0.25) <= split_halves(corpus, 0, 0.75))  # one random order, cut later
 
 
-@pytest.mark.parametrize("fraction", [0.0, 1.0, -0.1, 1.5, True, "half"])
+@pytest.mark.parametrize("fraction", [0.0, 1.0, -0.1, 1.5, float("nan")])
 def test_a_fit_share_outside_zero_to_one_is_refused(fraction):
-    with pytest.raises(ValueError, match="fraction: expected a number between 0 and 1"):
+    with pytest.raises(ValueError, match="fraction: "):
+        split_halves(load_corpus(), 0, fraction)
+    with pytest.raises(ValueError, match="fraction: "):
+        split_verdicts(2, fraction)
+
+
+@pytest.mark.parametrize("fraction", [True, "half", None])
+def test_a_fit_share_that_is_not_a_number_is_refused(fraction):
+    with pytest.raises(TypeError, match="fraction: expected a real number"):
         split_halves(load_corpus(), 0, fraction)
 
 
@@ -327,7 +335,8 @@ def test_whitening_never_raises_layer_3_retrieval_and_its_loss_peaks_near_as_man
 @pytest.mark.exhaustive  # long: refits every remedy on 24 more splits of the real model's corpus; .ci/run runs it
 @pytest.mark.parametrize("fraction", [0.25, 0.75])
 def test_the_fit_share_verdicts_hold_over_twelve_splits(fraction):
-    v = split_verdicts(12, fraction, FRACTION_LAYERS)
+    v = split_verdicts(12, fraction)
+    assert v.layers == FRACTION_LAYERS
     for figure in ("hard_auc", "topic_auc"):
         assert v.change(figure)[:, _at(v, 6), 1:].max() < 0.01
     assert v.change("trap_auc")[:, _at(v, 6), 1:].max() < 0.03
