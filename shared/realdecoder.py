@@ -492,17 +492,23 @@ def _default_outside_study() -> OutsideStudy:
     return _cache.across_processes("SmolLM2 outside", key, lambda: _outside_study(OUTSIDE_EVERY, LONG_INPUTS))
 
 
+#: Layers where :class:`SettingProfile` measures the effective rank (the stretch where the first
+#: token is massive and, without it, the corpus's rank is 40 to 70).
+RANK_LAYERS = range(11, 30)
+
+
 @dataclass(frozen=True)
 class SettingProfile:
     """One kind of input through the decoder, measured as :class:`DecoderProfile` measures the
     corpus. Per layer: ``mean_cosine_rest``, the exact mean cosine of tokens from different inputs
     with the token at position 0 left out (the first word, or the BOS token when one is
-    prepended); ``effective_rank_rest`` of the same tokens; ``largest_rest``, their largest |entry|
-    over the layer's median |entry|, and ``largest_token``, the token that holds it;
-    ``share_507``/``share_247``, the shares of ``mean_cosine_rest`` carried by coordinates 507 and
-    247; ``final_norm_cosine``: ``mean_cosine_rest`` of the last layer after the final RMSNorm. Per
-    block: ``first_attention``, the attention to position 0 (heads and queries at position 2 or
-    later averaged; ``uniform_first`` if spread evenly). ``inputs``, ``rest``: how many inputs and
+    prepended); ``effective_rank_rest`` of the same tokens (at :data:`RANK_LAYERS`, NaN
+    elsewhere); ``largest_rest``, their largest |entry| over the layer's median |entry|, and
+    ``largest_token``, the token that holds it; ``share_507``/``share_247``, the shares of
+    ``mean_cosine_rest`` carried by coordinates 507 and 247; ``final_norm_cosine``:
+    ``mean_cosine_rest`` of the last layer after the final RMSNorm. Per block:
+    ``first_attention``, the attention to position 0 (heads and queries at position 2 or later
+    averaged; ``uniform_first`` if spread evenly). ``inputs``, ``rest``: how many inputs and
     measured tokens; ``gaussian_rank``: a Gaussian's effective rank at that size."""
 
     setting: str
@@ -520,29 +526,37 @@ class SettingProfile:
     gaussian_rank: float
 
 
-def _setting_profile(setting: str, dec: Decoded) -> SettingProfile:
-    enc = dec.enc
-    rest = enc.word > 0
-    groups = enc.sentence[rest]
-    tokens = np.asarray(enc.tokens)[rest]
-    rows = []
-    for H in enc.states:
-        H = H.astype(np.float64)
-        R = H[rest]
-        terms = cross_group_cosines(R, groups)
-        A = np.abs(R)
-        biggest = A.max(axis=1)
-        median = np.median(np.abs(H))
-        rows.append((terms.sum(), effective_rank(cov_eigs(R)), biggest.max() / median,
-                     str(tokens[np.argmax(biggest)]), terms[507] / terms.sum(), terms[247] / terms.sum()))
-    total, rank, largest, token, s507, s247 = zip(*rows)
+def _final_norm_cosine(enc: Encoded, rest: np.ndarray) -> float:
+    """Cross-input mean cosine of the ``rest`` tokens after the final RMSNorm."""
     model = load_smollm()
     eps = float(model.config["attention.layer_norm_rms_epsilon"])
     final = rms_norm(enc.states[-1][rest].astype(np.float64), model.norms["output_norm.weight"].astype(np.float64), eps)
-    return SettingProfile(setting, len(enc.starts), int(rest.sum()), np.array(total), np.array(rank),
-                          np.array(largest), tuple(token), np.array(s507), np.array(s247),
-                          float(cross_group_cosines(final, groups).sum()), dec.first_attention.mean(axis=1),
-                          dec.uniform_first, gaussian_effective_rank(int(rest.sum()), enc.states.shape[2]))
+    return float(cross_group_cosines(final, enc.sentence[rest]).sum())
+
+
+def _setting_profile(setting: str, dec: Decoded, profile: DecoderProfile | None = None) -> SettingProfile:
+    """The :class:`SettingProfile` of ``dec``; with ``profile`` (the same tokens' :class:`DecoderProfile`),
+    what it already holds is read from it."""
+    enc = dec.enc
+    rest = enc.word > 0
+    tokens = np.asarray(enc.tokens)[rest]
+    largest, token = [], []
+    for H in enc.states:
+        biggest = np.abs(H[rest]).max(axis=1)
+        largest.append(float(biggest.max() / np.median(np.abs(H))))
+        token.append(str(tokens[np.argmax(biggest)]))
+    if profile is not None:
+        terms, total, rank = profile.coordinate_terms, profile.mean_cosine_rest, profile.effective_rank_rest.copy()
+        rank[[layer for layer in range(len(rank)) if layer not in RANK_LAYERS]] = np.nan
+    else:
+        terms = np.stack([cross_group_cosines(H[rest].astype(np.float64), enc.sentence[rest]) for H in enc.states])
+        total = terms.sum(axis=1)
+        rank = np.array([effective_rank(cov_eigs(H[rest].astype(np.float64))) if layer in RANK_LAYERS else np.nan
+                         for layer, H in enumerate(enc.states)])
+    return SettingProfile(setting, len(enc.starts), int(rest.sum()), total, rank, np.array(largest), tuple(token),
+                          terms[:, 507] / total, terms[:, 247] / total, _final_norm_cosine(enc, rest),
+                          dec.first_attention.mean(axis=1), dec.uniform_first,
+                          gaussian_effective_rank(int(rest.sum()), enc.states.shape[2]))
 
 
 def decoder_settings() -> dict[str, SettingProfile]:
@@ -550,7 +564,8 @@ def decoder_settings() -> dict[str, SettingProfile]:
     and the outside text (:func:`outside_study`) as it is, with its sentence :data:`SECOND_SINK`
     added, with BOS first, and as long inputs."""
     study, outside = decoder_study(), outside_study()
-    corpus = _cache.kept(study.measured, "setting profile", lambda: _setting_profile(SETTINGS[0], study.dec))
+    corpus = _cache.kept(study.measured, "setting profile",
+                         lambda: _setting_profile(SETTINGS[0], study.dec, _profile(study)))
     others = _cache.kept(outside.measured, "setting profiles", lambda: tuple(
         _setting_profile(name, dec) for name, dec in zip(SETTINGS[1:], (outside.plain, outside.plus, outside.bos,
                                                                           outside.long))))
