@@ -655,7 +655,9 @@ for layer in (15, 29):
 # %% [markdown]
 # **Where this leads.** This is the end of the course's path from toy clouds to real models. To go
 # further: run `decode` on text of your own (a long paragraph, or a sentence that starts with a
-# different word) and see whether the first token's massive entry and coordinate 507 stay;
+# different word) and see whether the first token's massive entry and coordinate 507 stay
+# (`decode` reads what you type as text, so a typed `<|im_start|>` is a few ordinary pieces unless
+# you pass `chat_template=True`; `bos=True` puts the file's BOS token first);
 # measure the stream after the final RMSNorm (`rms_norm(states[30], model.norms["output_norm.weight"], ...)`);
 # or read the open questions in [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
 # [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).
