@@ -682,8 +682,9 @@ for name in ("overlap", "reworded"):
         f"{', '.join(f'{s[k]:.3f}' for s in scores):>26s}" for k in range(3)))
 
 # %% [markdown]
-# * **Full-rank whitening fails because its estimator does**: fitted on the 338 sentence vectors
-#   of the fit half, it divides by 337 estimated variances, the smallest of them poorly measured.
+# * **Full-rank whitening fails largely because its estimator does**: fitted on the 338 sentence
+#   vectors of the fit half, it divides by 337 estimated variances, the smallest of them poorly
+#   measured (section 5's fit-share table: with about 510 sentences the loss shrinks, but stays).
 #   Shrinking the covariance first keeps every direction yet recovers most of the loss: top-1
 #   0.738, 0.817 and 0.965 at layers 0, 3 and 6, against 0.045, 0.599 and 0.708 without shrinkage
 #   and 0.772, 0.891 and 0.970 with no remedy.
