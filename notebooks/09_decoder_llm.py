@@ -589,8 +589,12 @@ print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a
 #   $+0.706$ on the outside text: the top of the decoder depends on the text, and in no setting
 #   does it reach GPT-2's published 0.978.
 #
-# Two knobs stay untried here: the weights themselves (quantization moves each by up to half a
-# step, and which token turns massive may move with it) and other models.
+# Two more knobs are not shown here. **The weights:** quantization moves each weight by up to half a
+# step; moving every block weight by a random amount within that half step, one of two draws makes
+# a later token massive and the rank collapses again, the other leaves it near the corpus's, and
+# the cone stays in both (a long test in `tests/test_decoder.py` runs it). **Other models**: the
+# course ships only this one. Which token becomes massive is a fact about one text on one set of
+# weights; the cone in a few coordinates is what held everywhere.
 #
 # ## Explorer
 #

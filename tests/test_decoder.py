@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared import cross_group_cosines
+from shared import cov_eigs, cross_group_cosines, effective_rank
 from shared.decoder import (
     GGUF_NAME,
     Decoded,
@@ -420,3 +420,38 @@ def test_on_the_whole_outside_text_the_claims_stop_where_section_8_says():
     assert np.sum(long.first_attention[3:] > 0.5) < len(long.first_attention[3:]) // 2
     for row in (plain, bos, long):
         assert row.mean_cosine_rest[2:30].min() > 0.5
+
+
+def _perturbed(model, seed: int):
+    """``model`` with every block weight moved by a uniform draw within half its Q4_1 step (the
+    scale ``d`` of its block of 32): as far as the quantization itself may have moved it."""
+    from shared.decoder import SmolLM
+
+    class Perturbed(SmolLM):
+        def matrix(self, name):
+            W = super().matrix(name)
+            d = self.quantized[name].data.reshape(-1, 20)[:, 0:2].copy().view(np.float16).astype(np.float32)
+            step = np.repeat(d[:, 0], 32).reshape(W.shape)
+            rng = np.random.default_rng([seed, sum(map(ord, name))])
+            return W + (rng.uniform(-0.5, 0.5, W.shape) * step).astype(np.float32)
+
+    return Perturbed(model.embeddings, model.norms, model.quantized, model.config, model.vocab, model.tokenizer)
+
+
+@pytest.mark.exhaustive  # long: runs the decoder over the corpus twice more, with perturbed weights; .ci/run runs it
+def test_under_half_step_weight_noise_the_cone_stays_and_a_later_massive_token_may_appear(model):
+    """Section 8's last knob: the cone survives weight noise of half a quantization step, but which
+    token turns massive moves with the weights, and with it the first-left-out effective rank."""
+    study = decoder_study()
+    ids, _ = tokenize([study.corpus.sentences[i] for i in study.rows], model)
+    rest = np.concatenate([np.arange(len(t)) for t in ids]) > 0
+    groups = np.repeat(np.arange(len(ids)), [len(t) for t in ids])[rest]
+    collapsed = []
+    for seed in (0, 1):
+        states = hidden_states(_perturbed(model, seed), ids).states
+        assert cross_group_cosines(states[15][rest].astype(np.float64), groups).sum() > 0.5
+        rank = min(effective_rank(cov_eigs(H[rest].astype(np.float64))) for H in states[11:30])
+        largest = max(np.abs(H[rest]).max() / np.median(np.abs(H)) for H in states[11:30])
+        collapsed.append(rank < 10)
+        assert (rank < 10) == (largest > 1000)  # the rank collapses exactly when a later token is massive
+    assert collapsed == [False, True]
