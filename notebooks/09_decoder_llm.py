@@ -36,13 +36,15 @@ from collections import Counter
 import numpy as np
 
 from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
-from shared.decoder import load_smollm, reference_difference, tokenize
+from shared.decoder import load_smollm, reference_difference, rms_norm, tokenize
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import DecoderLayersView, DecoderView
 from shared.realdecoder import (
     LEAVE_OUT,
+    LONG_TOKENS,
     MASSIVE_RATIO,
+    SECOND_SINK,
     SUN_MAGNITUDE,
     SUN_RATIO,
     VOCAB_BANDS,
@@ -50,8 +52,10 @@ from shared.realdecoder import (
     decoder_point,
     decoder_profile,
     decoder_remedies,
+    decoder_settings,
     decoder_study,
     encoder_side,
+    outside_study,
     vocabulary_cone,
 )
 from shared.realmodel import PUBLISHED_MEAN_COSINE
@@ -257,7 +261,8 @@ check("09.2", answer)
 #
 # The effective rank tells a second story. With all tokens it is 1.0 in layers 12 to 29: the
 # covariance is one direction, and that direction is the first tokens' (section 3). Without them
-# it is 40.3 to 69.4 in layers 11 to 29, still far below the Gaussian's 450.8; in layers 3 to 9
+# it is 40.3 to 69.4 in layers 11 to 29 on this corpus, still far below the Gaussian's 450.8 (section 8
+# shows where this stops: one sentence of another text is enough to bring it back to 1.1); in layers 3 to 9
 # it is at most 2.6 even without the first tokens, and section 3 finds the culprit. Partition
 # isotropy reads 0.000 in every layer (a Gaussian of this size scores 0.342, section 3's table):
 # as in notebook 07, it reacts to an uneven spread as strongly as to an offset.
@@ -289,6 +294,13 @@ sun_rest = np.flatnonzero((profile.largest_rest >= SUN_RATIO) & (profile.largest
 print(f"by Sun et al.'s rule (|x| above {SUN_MAGNITUDE:.0f} and at least {SUN_RATIO:,.0f} times the median):"
       f" the first token is massive in layers {sun_first.min()} to {sun_first.max()} ({sun_first.size} layers),"
       f" other tokens in {sun_rest.size} layers")
+for a, b in ((2, 10), (11, 20), (21, 24), (25, 29)):
+    print(f"layers {a:>2} to {b}: share of coordinate 507 {share[a:b + 1, 507].min():+.3f} to {share[a:b + 1, 507].max():+.3f},"
+          f" of 247 {share[a:b + 1, 247].min():+.3f} to {share[a:b + 1, 247].max():+.3f},"
+          f" of 17 {share[a:b + 1, 17].min():+.3f} to {share[a:b + 1, 17].max():+.3f}")
+others = np.rint(profile.massive_rest * profile.rest).astype(int)
+print("tokens other than the first with an entry above 100 times the median, by layer: "
+      + ", ".join(f"{layer}: {n}" for layer, n in enumerate(others) if n))
 
 # %%
 median = {layer: np.median(np.abs(enc.states[layer])) for layer in (3, 15)}
@@ -312,9 +324,11 @@ for layer in (3, 6, 9):
 # %% [markdown]
 # **What you see.** Three coordinates carry 0.874 to 0.958 of the mean cosine in every layer from 2
 # to 29, and coordinate 507 is among them in each; but it is not the whole cone. In layers 2 to
-# 24 it carries about half ($+0.470$ to $+0.731$ of the mean cosine) and coordinate 247 most of
-# the rest; from layer 25 coordinate 17 takes over ($+0.551$ at layer 25, $+0.930$ at layer 29,
-# where 507 is down to $+0.007$). Coordinate 507 is also where the first token's massive entry
+# 20 it carries about half ($+0.470$ to $+0.579$ of the mean cosine) and coordinate 247 most of
+# the rest ($+0.294$ to $+0.398$); in layers 21 to 24 coordinate 507 carries more ($+0.623$ to
+# $+0.731$) and 247 less ($+0.130$ to $+0.247$); from layer 25 coordinate 17 takes over ($+0.551$
+# at layer 25, $+0.930$ at layer 29, where 507 is down to $+0.007$). Section 8 finds the same
+# split on another text. Coordinate 507 is also where the first token's massive entry
 # sits: 825 times the median at layer 3, then 13,552 times at layer 12, falling to 435 at the
 # last layer; at layer 15 its median over the first tokens is 22,517 in absolute terms. By Sun
 # et al.'s stricter rule the first token is massive only in layers 12 to 29. Every other token
@@ -323,7 +337,8 @@ for layer in (3, 6, 9):
 # token, makes the cone. In layers 2 to 10 a second kind of token passes the course's 100-times
 # rule too: 121 others at layer 3, 109 of them the word "the" (`Ġthe`), most with their largest
 # entry on coordinate 507 (0.97 of them). They stay below Sun et al.'s rule (at most 739 times the
-# median). Leaving them out as well raises the effective rank at layers 3, 6 and 9 from 1.4, 1.6
+# median). In layers 12 to 16 one or two other tokens pass the 100-times rule as well (at most 151
+# times the median, at layer 12), and from layer 17 on none does. Leaving them out as well raises the effective rank at layers 3, 6 and 9 from 1.4, 1.6
 # and 2.6 to 12.1, 21.6 and 36.2: they largely explain the low rank there, though layer 3 stays
 # far below the 40.3 to 69.4 of layers 11 to 29.
 #
@@ -368,8 +383,9 @@ for layer in range(1, len(profile.mean_cosine)):
           f"{profile.first_cosine[layer]:+.3f}")
 
 # %% [markdown]
-# **What you see.** From block 4 on most blocks put more than half of their attention on the
-# first token (up to 0.918), against 0.175 for evenly spread attention; blocks 3 and 17 give
+# **What you see.** On these short sentences, from block 4 on most blocks put more than half of
+# their attention on the first token (up to 0.918), against 0.175 for evenly spread attention
+# (on 300-token inputs far fewer do: section 8); blocks 3 and 17 give
 # 0.412 and 0.463, blocks 13, 14 and 28 only a little more than half (0.579, 0.565, 0.558).
 # Blocks 11 and 12 are the clear exceptions (0.262 and 0.073), the two blocks whose input has
 # briefly lost the first token's outsized entry (section 3's table: 96 and 34 times the median at
@@ -380,7 +396,8 @@ for layer in range(1, len(profile.mean_cosine)):
 # layer ($+0.975$): whatever the first word was, the stream has overwritten it. For the
 # measurement this means: the first token adds one direction of enormous variance, which wrecks
 # any covariance meter (effective rank 1.0), but it is about one token in ten, so it moves the
-# mean cosine by at most 0.080.
+# mean cosine by at most 0.080. It is not always the only such token: section 8 meets a later
+# token that carries one too, and then leaving out the first tokens no longer repairs the meters.
 #
 # ## 5 · Remedies, fitted on one half and measured on the other
 #
@@ -400,7 +417,9 @@ for layer in (3, 15, 30):
 # held-out tokens (to between $+0.001$ and $+0.006$) when the first tokens are left out, except
 # centring at layer 3, which leaves $+0.189$. Shrunk whitening spreads the variance most
 # (effective rank 184.4 to 231.4), plain whitening 132.6 to 168.9. Fitted without the first tokens, no remedy helps the covariance of a set that
-# contains them: the effective rank stays 1.0 to 1.3 at layers 15 and 30. Why does centring fail
+# contains them: the effective rank stays 1.0 to 1.3 at layers 15 and 30. At layer 3, where the
+# first token's entry is hundreds rather than thousands of times the median, whitening does lift
+# it (from 1.1 to 48.2), though not to the 132.6 it reaches without them. Why does centring fail
 # at layer 3?
 #
 # **09.3 · Explain.** At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine of $+0.189$; at layer 15 it leaves $+0.002$. Why? (a) centring cannot work on a decoder, whose tokens keep leaning one way at every layer (b) the held-out sentences of layer 3 are different ones, so the fitted mean does not fit them (c) at layer 3 the "the" tokens carry an outsized entry, so the mean sits off the rest
@@ -457,6 +476,10 @@ print(f"vocabulary mean cosine                     {vocab.mean_cosine:+.3f}     
 print(f"peak cross-sentence mean cosine (layer)    {profile.mean_cosine[peak]:+.3f} ({peak})         "
       f"{side.mean_cosine[mini_peak]:+.3f} ({mini_peak})")
 print(f"last layer                                 {profile.mean_cosine[-1]:+.3f}              {side.mean_cosine[-1]:+.3f}")
+eps = float(cfg["attention.layer_norm_rms_epsilon"])
+normed = rms_norm(enc.states[-1].astype(np.float64), model.norms["output_norm.weight"].astype(np.float64), eps)
+print(f"last layer after the final RMSNorm         {cross_group_cosines(normed, enc.sentence).sum():+.3f}"
+      f" (first tokens left out: {decoder_settings()['course corpus'].final_norm_cosine:+.3f})")
 print(f"share of the peak carried by 3 coordinates {profile.rogue_share[peak]:.3f}               {side.rogue_share[mini_peak]:.3f}")
 print("  (SmolLM2: first tokens left out; MiniLM: its ordinary tokens; the peak layer is the one above)")
 print(f"last layer's effective rank (a Gaussian's)  {profile.effective_rank_rest[-1]:.1f} ({gauss:.1f})         "
@@ -476,9 +499,11 @@ print("GPT-2, published (Ethayarajh 2019), layers 0-12:", " ".join(f"{v:.3f}" fo
 # tokens left out), but only the
 # decoder has massive activations (13,552 times the median, against 25) and an effective rank of
 # 1.0. The decoder's curve is flat through the middle, like GPT-2's published one (0.573 to 0.617
-# in GPT-2's layers 2 to 9), but it does not rise to GPT-2's 0.978 at the top: the two last layers
-# are not measured alike (GPT-2's published value is after its final LayerNorm, ours before the
-# final RMSNorm), and they are different models.
+# in GPT-2's layers 2 to 9), but it does not rise to GPT-2's 0.978 at the top. Measuring it
+# alike does not close the gap: GPT-2's published value is after its final LayerNorm, and after
+# SmolLM2's final RMSNorm the mean cosine is *lower* ($+0.437$ with all tokens, $+0.436$ without the
+# first ones) than before it. They are different models, trained differently; the two tops
+# disagree.
 #
 # ## 7 · Does it hold across sentences?
 #
@@ -510,6 +535,75 @@ for layer, values in quarters.items():
 # last column checks the claim as lower bounds, for the same seeds 0 to 4: in
 # every quarter the mean cosine stays above 0.55, 0.58 and 0.68 at layers 2, 15 and 29, and the
 # top three coordinates carry more than 0.85 of it.
+#
+# ## 8 · Another text, a BOS token, long inputs
+#
+# Quarters of one corpus share its style: short everyday sentences written for this course. Three
+# knobs the course has not turned could still change the answer: **the text**, **a BOS token**
+# and **the input length**. `shared/data/outside_text.txt` holds 150 English sentences that were
+# not written for the course, copied from *The Python Language Reference* as CPython ships it
+# (`Lib/pydoc_data/topics.py`, © Python Software Foundation, PSF License; the file's header says
+# how they were picked). `outside_study()` runs, in one pass of the decoder, every fifth of them
+# as they are; the same with sentence 8 of the file added; the same sentences with the file's BOS
+# token (`<|im_start|>`) first, as `tokenize(..., bos=True)` prepends it; and the start of the
+# text, read on through the sentence ends and cut into inputs of 300 tokens. The token left out
+# is always the one at position 0: the first word, or the BOS token.
+
+# %%
+settings = decoder_settings()
+outside = outside_study()
+print(f"outside text: {len(outside.sentences)} sentences; sentence {SECOND_SINK + 1}: {outside.sentences[SECOND_SINK]!r}")
+print("                                    inputs  tokens   mean cosine       effective rank   (a Gaussian's)"
+      "  largest |x| / median, other    blocks 4-30 with > half   mean cosine after")
+print("                                            measured layers 2-29       layers 11-29                     "
+      "  tokens, layers 11-29 (token)   of attention on position 0  the final RMSNorm")
+for name, row in settings.items():
+    top = 11 + int(np.argmax(row.largest_rest[11:30]))
+    print(f"{name:<36}{row.inputs:>6}  {row.rest:>6}   {row.mean_cosine_rest[2:30].min():+.3f} to"
+          f" {row.mean_cosine_rest[2:30].max():+.3f}   {row.effective_rank_rest[11:30].min():5.1f} to"
+          f" {row.effective_rank_rest[11:30].max():5.1f}   ({row.gaussian_rank:5.1f})     {row.largest_rest[top]:7,.0f}"
+          f" ({row.largest_token[top]!r} at {top})    {np.sum(row.first_attention[3:] > 0.5):>2} of"
+          f" {len(row.first_attention[3:])} (even: {row.uniform_first:.3f})   {row.final_norm_cosine:+.3f}")
+print("\nshare of the mean cosine (position 0 left out) on coordinate 507 / 247, by layers:")
+for name, row in settings.items():
+    print(f"  {name:<36}" + "   ".join(
+        f"{a}-{b}: {row.share_507[a:b + 1].min():.3f}-{row.share_507[a:b + 1].max():.3f}"
+        f" / {row.share_247[a:b + 1].min():.3f}-{row.share_247[a:b + 1].max():.3f}" for a, b in ((2, 20), (21, 24))))
+plus = outside.plus.enc
+H = plus.states[15]
+big = np.flatnonzero((np.abs(H).max(axis=1) > 1000 * np.median(np.abs(H))) & (plus.word > 0))
+print(f"\nlayer 15, tokens other than the first above 1,000 times the median: "
+      + ", ".join(f"{plus.tokens[i]!r} at position {plus.word[i]} of input {plus.sentence[i] + 1}" for i in big))
+long = settings[f"outside text, {LONG_TOKENS}-token inputs"]
+print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a:.3f}" for a in long.first_attention))
+
+# %% [markdown]
+# **What you see.** The cone holds in every setting: $+0.531$ to $+0.759$ across inputs in layers
+# 2 to 29, carried by coordinates 507 and 247 as on the corpus (507 carries 0.459 to 0.575 of it
+# in layers 2 to 20 and more in layers 21 to 24, except on the long inputs, where 247 carries as
+# much as 507 does through the middle). What moves is the rest:
+#
+# * **The effective rank without the first token** is 34.9 to 48.2 on the outside sentences, a
+#   little lower than on the corpus, but adding **one sentence**, the file's 8th, brings it down
+#   to 1.1: its fifth token, "and", carries an entry 6,802 times the median, and a second massive
+#   token makes one direction of enormous variance again. The corpus's "40.3 to 69.4" holds only
+#   where no token after the first is massive; which token becomes one depends on the text.
+# * **A BOS token first** takes the first word's place at position 0; leaving it out leaves 31.2
+#   to 50.0, and no later token passes 150 times the median.
+# * **Long inputs.** On 300-token inputs only 7 of the 27 blocks from block 4 on put more than
+#   half of their attention on position 0, against 24 on the corpus's short sentences. The sink
+#   is still there (the share is many times the 0.016 of evenly spread attention), but "most
+#   blocks, more than half" is a statement about short inputs.
+# * **After the final RMSNorm** the mean cosine is $+0.436$ on the corpus and $+0.595$ to
+#   $+0.706$ on the outside text: the top of the decoder depends on the text, and in no setting
+#   does it reach GPT-2's published 0.978.
+#
+# Two more knobs are not shown here. **The weights:** quantization moves each weight by up to half a
+# step; moving every block weight by a random amount within that half step, one of two draws makes
+# a later token massive and the rank collapses again, the other leaves it near the corpus's, and
+# the cone stays in both (a long test in `tests/test_decoder.py` runs it). **Other models**: the
+# course ships only this one. Which token becomes massive is a fact about one text on one set of
+# weights; the cone in a few coordinates is what held everywhere.
 #
 # ## Explorer
 #
@@ -544,8 +638,8 @@ explore(lambda layer, leave_out: points[layer, leave_out], DecoderView, title="E
 # | 02 illusory cosine | a shared offset inflates every cosine | yes, strongly: $+0.541$ to $+0.684$ across sentences in the middle layers, 0.874 to 0.958 of it in three coordinates |
 # | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone *across* sequences needs a component they share | the component is there and measured: the first tokens of different sentences are one vector (cosine $+1.000$ in layers 12 to 28), every token carries a shared value on three coordinates (507 and 247, then 17 from layer 25); tokens of one sentence are only a little closer than tokens of different ones (see below) |
 # | 04 token frequency | likelihood training with tied embeddings pushes rare tokens into a cone | yes, per word type: rare words lean along the mean direction (rho $-0.777$), the mean cosine among a bin's types falls from $+0.665$ (Zipf 1 to 2) to $+0.126$ (Zipf 5 to 6), then rises again for the few most frequent ones (Zipf 6 and above); frequent words have the *smaller* norms here (rho $-0.751$), unlike notebook 04's toy and MiniLM |
-# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | the spread is one line (effective rank 1.0) because of the first token's massive entry; without it, 40.3 to 69.4 directions in layers 11 to 29, and the top direction's share is printed below; a finished model cannot show whether a loop made it |
-# | 06 whitening | remedies remove the offset; fitted on the wrong data they fail | every remedy removes the offset when fitted and measured without the first tokens; centring at layer 3 moves the cone to the other side; none repairs a set that contains a massive token |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | the spread is one line (effective rank 1.0) because of the first token's massive entry; without it, 40.3 to 69.4 directions in layers 11 to 29 on this corpus (1.1 on another text, where a later token is massive too: section 8), and the top direction's share is printed below; a finished model cannot show whether a loop made it |
+# | 06 whitening | remedies remove the offset; fitted on the wrong data they fail | every remedy removes the offset when fitted and measured without the first tokens; centring at layer 3 moves the cone to the other side; at layers 15 and 30 none repairs a set that contains the first tokens' massive entries (at layer 3, where the entry is smaller, whitening lifts the effective rank from 1.1 to 48.2) |
 
 # %%
 gap = profile.within_cosine - profile.mean_cosine_rest
@@ -575,7 +669,9 @@ for layer in (15, 29):
 # %% [markdown]
 # **Where this leads.** This is the end of the course's path from toy clouds to real models. To go
 # further: run `decode` on text of your own (a long paragraph, or a sentence that starts with a
-# different word) and see whether the first token's massive entry and coordinate 507 stay;
+# different word) and see whether the first token's massive entry and coordinate 507 stay
+# (`decode` reads what you type as text, so a typed `<|im_start|>` is a few ordinary pieces unless
+# you pass `chat_template=True`; `bos=True` puts the file's BOS token first);
 # measure the stream after the final RMSNorm (`rms_norm(states[30], model.norms["output_norm.weight"], ...)`);
 # or read the open questions in [§4 Causes](../research/03-isotropy-anisotropy.md#4-causes) and
 # [§6 When not to isotropise](../research/03-isotropy-anisotropy.md#6-when-not-to-isotropise).

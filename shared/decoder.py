@@ -160,13 +160,16 @@ def load_smollm() -> SmolLM:
 
 def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     r"""RMSNorm (Zhang & Sennrich 2019, arXiv:1910.07467): :math:`g \odot x / \sqrt{\overline{x^2} + \epsilon}`
-    over the last axis (no centring, unlike LayerNorm)."""
+    over the last axis (no centring, unlike LayerNorm). ``eps`` must be above 0: it is what keeps a row
+    of zeros finite."""
     x, gain = np.asarray(x), np.asarray(gain)
     if x.ndim == 0 or gain.shape not in ((), x.shape[-1:]):
         raise ValueError(f"gain: expected one value per coordinate ({x.shape[-1:] if x.ndim else 'x has none'}),"
                          f" got shape {gain.shape}")
-    if not (np.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps: expected a finite number >= 0, got {eps}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)):
+        raise TypeError(f"eps: expected a number above 0, got {type(eps).__name__}")
+    if not (np.isfinite(eps) and eps > 0):  # eps = 0 turns an all-zero row into 0/0 = NaN
+        raise ValueError(f"eps: expected a finite number above 0, got {eps}")
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
@@ -200,12 +203,14 @@ class DecoderPass:
     embeddings), float32. ``first_attention[l - 1, h]``: the attention weight that head ``h`` of
     block ``l`` gives the first token of the sentence, averaged over every query token at
     position 2 or later (positions count from 0); ``uniform_first``: the same average if every
-    query spread its attention evenly over the tokens it can see.
+    query spread its attention evenly over the tokens it can see. ``first_attention_each[s]``: the
+    same as ``first_attention`` for sentence ``s`` alone (NaN where it has fewer than 3 tokens).
     """
 
     states: np.ndarray
     first_attention: np.ndarray
     uniform_first: float
+    first_attention_each: np.ndarray
 
 
 def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
@@ -232,6 +237,7 @@ def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
     states = np.empty((model.n_layers + 1, *h.shape), dtype=np.float32)
     states[0] = h
     first = np.zeros((model.n_layers, heads))
+    each = np.zeros((len(ids), model.n_layers, heads))
     masks = {m: np.triu(np.full((m, m), -np.inf, dtype=np.float32), k=1) for m in np.unique(lengths)}
     for layer in range(model.n_layers):
         p = f"blk.{layer}"
@@ -244,12 +250,13 @@ def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
         group = heads // kv_heads
         k, v = np.repeat(k, group, axis=0), np.repeat(v, group, axis=0)
         out = np.empty((heads, len(flat), width), dtype=np.float32)
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for n, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
             s = q[:, a:b] @ k[:, a:b].transpose(0, 2, 1) / np.float32(np.sqrt(width)) + masks[b - a]
             s = np.exp(s - s.max(axis=-1, keepdims=True))
             s /= s.sum(axis=-1, keepdims=True)
             out[:, a:b] = s @ v[:, a:b]
-            first[layer] += s[:, later[a:b], 0].sum(axis=1)
+            each[n, layer] = s[:, later[a:b], 0].sum(axis=1)
+            first[layer] += each[n, layer]
         h = h + out.transpose(1, 0, 2).reshape(-1, d) @ W["attn_output"].T
         s_ = rms_norm(h, model.norms[f"{p}.ffn_norm.weight"], eps)
         gate = s_ @ W["ffn_gate"].T
@@ -257,37 +264,65 @@ def hidden_states(model: SmolLM, ids: list[np.ndarray]) -> DecoderPass:
         states[layer + 1] = h
     n_later = int(later.sum())
     first /= max(n_later, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a sentence of 1 or 2 tokens has no such query: NaN
+        each /= np.maximum(lengths - 2, 0)[:, None, None]
     uniform = float(np.mean(1.0 / (positions[later] + 1.0))) if n_later else float("nan")
-    return DecoderPass(states, first, uniform)
+    return DecoderPass(states, first, uniform, each)
 
 
-def tokenize(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) -> tuple[list[np.ndarray], list[list[str]]]:
-    """Token ids and token strings of each sentence (no BOS token: see the module's docstring)."""
+def tokenize(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None, *, bos: bool = False,
+             chat_template: bool = False) -> tuple[list[np.ndarray], list[list[str]]]:
+    """Token ids and token strings of each sentence.
+
+    Text is read as text: a typed marker such as ``"<|im_start|>"`` becomes the pieces ``<``, ``|``,
+    ``im`` ..., as llama.cpp reads a user's text by default, unless ``chat_template=True``, which
+    reads such markers as the special tokens of the chat template (write the template yourself).
+    ``bos=True`` prepends the file's BOS token (``<|im_start|>`` for this file); by default none
+    is prepended, as the file says (see the module's docstring).
+    """
     _checks.sentences(sentences)
+    for name, flag in (("bos", bos), ("chat_template", chat_template)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected True or False, got {flag!r}")
     model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
-    encodings = model.tokenizer.encode_batch(list(sentences), add_special_tokens=False)
-    return [np.array(e.ids, dtype=np.int64) for e in encodings], [e.tokens for e in encodings]
+    tokenizer = model.tokenizer
+    before = tokenizer.encode_special_tokens
+    tokenizer.encode_special_tokens = not chat_template  # True: special-token text is encoded as plain text
+    try:
+        encodings = tokenizer.encode_batch(list(sentences), add_special_tokens=False)
+    finally:
+        tokenizer.encode_special_tokens = before
+    ids = [np.array(e.ids, dtype=np.int64) for e in encodings]
+    tokens = [list(e.tokens) for e in encodings]
+    if bos:
+        first = int(model.config["bos_token_id"])
+        ids = [np.concatenate([[first], t]).astype(np.int64) for t in ids]
+        tokens = [[model.vocab[first], *t] for t in tokens]
+    return ids, tokens
 
 
 @dataclass(frozen=True)
 class Decoded:
     """:func:`decode`'s result: ``enc`` holds tokens and residual streams in the encoder's
     :class:`~shared.encoder.Encoded` layout (``word`` is the token's position in its sentence),
-    ``first_attention`` and ``uniform_first`` as in :class:`DecoderPass`."""
+    ``first_attention``, ``uniform_first`` and ``first_attention_each`` as in :class:`DecoderPass`."""
 
     enc: Encoded
     first_attention: np.ndarray
     uniform_first: float
+    first_attention_each: np.ndarray
 
     @property
     def position(self) -> np.ndarray:
         return self.enc.word
 
 
-def decode(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) -> Decoded:
-    """Tokenize ``sentences`` and run the decoder on them."""
+def decode(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None, *, bos: bool = False,
+           chat_template: bool = False) -> Decoded:
+    """Tokenize ``sentences`` (``bos`` and ``chat_template`` as in :func:`tokenize`: by default typed
+    marker text is plain text and no BOS token is prepended) and run the decoder on them."""
     model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
-    ids, tokens = tokenize(sentences, model)
+    ids, tokens = tokenize(sentences, model, bos=bos, chat_template=chat_template)
     run = hidden_states(model, ids)
     enc = Encoded(
         sentences=tuple(sentences),
@@ -297,7 +332,7 @@ def decode(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None) 
         word=np.concatenate([np.arange(len(t)) for t in ids]).astype(np.int64),
         states=run.states,
     )
-    return Decoded(enc, run.first_attention, run.uniform_first)
+    return Decoded(enc, run.first_attention, run.uniform_first, run.first_attention_each)
 
 
 REFERENCE = DATA / "smollm2_reference.npz"

@@ -288,20 +288,31 @@ def load_corpus() -> Corpus:
                   np.array(traps, dtype=np.int64))
 
 
-def split_halves(corpus: Corpus, rng: np.random.Generator | int) -> np.ndarray:
+def _fit_share(fraction: object) -> float:
+    """``fraction`` checked as a share of the corpus strictly between 0 and 1."""
+    fraction = _checks.real(fraction, "fraction", 0.0, 1.0)
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fraction: expected a number between 0 and 1 (both excluded), got {fraction}")
+    return fraction
+
+
+def split_halves(corpus: Corpus, rng: np.random.Generator | int, fraction: float = 0.5) -> np.ndarray:
     """A random half of the sentences, as a boolean mask (True: the *fit* half).
 
     A paraphrase pair or a trap always falls into one half whole, so the other half can
-    test what a remedy fitted without those sentences does to them.
+    test what a remedy fitted without those sentences does to them. ``fraction`` (0 to 1, both
+    excluded) makes the fit part that share of the units (single sentences, pairs and traps)
+    instead of a half; the first ``fraction`` of the same random order, so 0.5 gives the halves.
     """
     _checks.instance(corpus, Corpus, "corpus")
     rng = _checks.as_rng(rng)
+    fraction = _fit_share(fraction)
     n = len(corpus.sentences)
     unit = np.arange(n)
     for two in (corpus.pairs, corpus.traps):
         unit[two[:, 1]] = two[:, 0]  # both sentences of a pair share one unit
     units = np.unique(unit)
-    chosen = rng.permutation(units)[: len(units) // 2]
+    chosen = rng.permutation(units)[: int(len(units) * fraction)]  # len // 2 at 0.5, exactly
     return np.isin(unit, chosen)
 
 

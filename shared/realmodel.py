@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _cache, _checks, store
-from .encoder import DATA, Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
+from .encoder import (
+    DATA,
+    Corpus,
+    Encoded,
+    _fit_share,
+    encode,
+    load_corpus,
+    sentence_embeddings,
+    split_halves,
+    word_embeddings,
+)
 from .meters import (
     Reading,
     cov_eigs,
@@ -550,9 +560,23 @@ def load_same_topic() -> SameTopic:
     return SameTopic(tuple(sentences), tuple(topic), pairs)
 
 
+def same_topic_encoded() -> Encoded:
+    """The sentences of :func:`load_same_topic` through all-MiniLM-L6-v2 (kept by :func:`real_study`'s
+    study: every split of :func:`split_verdicts` applies its remedies to them)."""
+    study = real_study()
+    same = load_same_topic()
+    return _cache.kept(study.measured, "same-topic encoded",
+                       lambda: store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences)),
+                       local=True)
+
+
 #: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
 VERDICT_SPLITS = 20
 VERDICT_LAYERS = (0, 3, 6)
+#: Notebook 07's other fit fractions (a quarter, three quarters of the corpus), their splits and layers.
+FIT_FRACTIONS = (0.25, 0.75)
+FRACTION_SPLITS = 8
+FRACTION_LAYERS = (3, 6)
 VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
 
 
@@ -591,39 +615,46 @@ class SplitVerdicts:
         return np.sum(self.change(figure) < 0, axis=0)
 
 
-def split_verdicts(splits: int = VERDICT_SPLITS) -> SplitVerdicts:
+def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5) -> SplitVerdicts:
     """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
     (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
     notebook's) and scored on that split's held-out sentence vectors at each of
     :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
     negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
     the split's fit half is applied to them too). One eigendecomposition per split and layer serves
-    every remedy.
+    every remedy. ``fraction`` is the share of the corpus each remedy is fitted on (the fit part of
+    :func:`~shared.encoder.split_halves`; the rest is held out and scored): for any share other
+    than a half, the layers are :data:`FRACTION_LAYERS`.
     """
     splits = _checks.integer(splits, "splits", 1)
     _checks.allocation(("splits", splits), (None, len(VERDICT_LAYERS)), (None, len(REAL_REMEDIES)))
     _checks.work(("splits", splits), (None, 10**8))  # each split fits and measures every remedy at every layer
+    fraction = _fit_share(fraction)
     study = real_study()
-    return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
+    if fraction == 0.5:
+        return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
+    return _cache.kept(study.measured, ("split verdicts", splits, fraction),
+                       lambda: _split_verdicts(study, splits, fraction, FRACTION_LAYERS))
 
 
-def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
+def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
+                    layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
     """:func:`split_verdicts` for a checked number of splits (kept by the study: computed once)."""
     corpus = study.corpus
-    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
+    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in layers}
     same = load_same_topic()
-    same_enc = store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences))
-    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in VERDICT_LAYERS}
-    shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
+    same_enc = same_topic_encoded()
+    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in layers}
+    shape = (splits, len(layers), len(REAL_REMEDIES))
     figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
     for seed in range(splits):
-        is_fit = split_halves(corpus, seed)
+        is_fit = split_halves(corpus, seed, fraction)
         held = np.flatnonzero(~is_fit)
         row = {sentence: i for i, sentence in enumerate(held)}
         pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
         traps = np.array([[row[a], row[b]] for a, b in corpus.traps if not is_fit[a]], dtype=np.int64)
         negatives = word_sharing_negatives([corpus.sentences[i] for i in held], pairs)
-        for l, layer in enumerate(VERDICT_LAYERS):
+        for l, layer in enumerate(layers):
             fitted = FittedRemedies(pooled[layer][is_fit])
             for r, remedy in enumerate(REAL_REMEDIES):
                 S = real_remedy(remedy, pooled[layer][held], fitted)
@@ -635,4 +666,4 @@ def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
                 figures["topic_auc"][seed, l, r] = negative_auc(np.vstack([S, T]), pairs, same.pairs + len(S))
     for values in figures.values():
         values.setflags(write=False)
-    return SplitVerdicts(np.arange(splits), VERDICT_LAYERS, REAL_REMEDIES, **figures)
+    return SplitVerdicts(np.arange(splits), layers, REAL_REMEDIES, **figures)

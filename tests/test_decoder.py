@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared import cross_group_cosines
+from shared import cov_eigs, cross_group_cosines, effective_rank
 from shared.decoder import (
     GGUF_NAME,
     Decoded,
@@ -128,10 +128,39 @@ def test_attention_is_causal_and_stays_within_a_sentence(model):
 def test_rms_norm_gives_unit_root_mean_square_and_keeps_an_offset():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((5, 12)) + 4.0
-    y = rms_norm(x, np.ones(12), 0.0)
+    y = rms_norm(x, np.ones(12), 1e-12)
     assert np.allclose(np.sqrt(np.mean(y**2, axis=1)), 1.0)
     assert np.all(y.mean(axis=1) > 0.9)  # unlike LayerNorm, the shared offset survives
-    assert np.allclose(rms_norm(3.0 * x, np.full(12, 2.0), 0.0), 2.0 * y)
+    assert np.allclose(rms_norm(3.0 * x, np.full(12, 2.0), 1e-12), 2.0 * y)
+
+
+@pytest.mark.parametrize("eps", [0.0, -1e-5, float("nan"), float("inf")])
+def test_rms_norm_refuses_an_eps_that_is_not_above_zero(eps):
+    with pytest.raises(ValueError, match="eps: expected a finite number above 0"):
+        rms_norm(np.zeros((2, 4)), np.ones(4), eps)
+
+
+def test_rms_norm_keeps_a_row_of_zeros_finite():
+    assert np.array_equal(rms_norm(np.zeros((2, 4)), np.ones(4), 1e-5), np.zeros((2, 4)))
+
+
+def test_typed_marker_text_is_text_unless_the_chat_template_is_asked_for(model):
+    text = ["<|im_start|>user Hello<|im_end|>"]
+    plain, plain_tokens = tokenize(text, model)
+    chat, chat_tokens = tokenize(text, model, chat_template=True)
+    special = {model.config["bos_token_id"], model.vocab.index("<|im_end|>")}
+    assert not special & set(plain[0].tolist())  # typed text never becomes a control token
+    assert plain_tokens[0][:3] == ["<", "|", "im"]
+    assert chat[0][0] == model.config["bos_token_id"] and special <= set(chat[0].tolist())
+    assert model.tokenizer.decode(plain[0].tolist()) == text[0]
+    assert np.array_equal(decode(text, model).enc.ids, plain[0])  # decode reads text as text too
+
+
+def test_bos_is_prepended_only_when_asked(model):
+    (without,), _ = tokenize(["Rivers flood."], model)
+    (with_bos,), (tokens,) = tokenize(["Rivers flood."], model, bos=True)
+    assert with_bos[0] == model.config["bos_token_id"] and np.array_equal(with_bos[1:], without)
+    assert tokens[0] == "<|im_start|>"
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -154,7 +183,8 @@ def test_rotary_keeps_norms_and_scores_depend_on_relative_position_only(seed):
         (lambda m: decode(["fine", " "], m), "non-empty string"),
         (lambda m: decoder_point(3, "everything"), "leave_out: expected one of"),
         (lambda m: rms_norm(np.ones((2, 4)), np.ones(3), 1e-5), "gain: expected one value per coordinate"),
-        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), -1.0), "eps: expected a finite number above 0"),
+        (lambda m: rms_norm(np.ones((2, 4)), np.ones(4), 0.0), "eps: expected a finite number above 0"),
         (lambda m: rotary(np.ones((1, 3, 5)), np.arange(3), 1e4), "even width"),
         (lambda m: rotary(np.ones((1, 3, 4)), np.arange(2), 1e4), "positions: expected one position per row"),
     ],
@@ -297,3 +327,131 @@ def test_the_vocabulary_cone_is_measured_by_the_course_meter_over_every_token():
     vocab, E = vocabulary_cone(), load_smollm().embeddings
     assert vocab.types == len(E) and np.all(np.linalg.norm(E, axis=1) > 0), "no zero row: every type counts"
     assert vocab.band_mean_cosine[0] == mean_cosine(E[:1000].astype(np.float64))
+
+
+# ----- another text, a BOS token, long inputs (notebook 09's section 8) ----------------------------
+
+from shared.encoder import load_corpus  # noqa: E402
+from shared.realdecoder import (  # noqa: E402
+    LONG_TOKENS,
+    OUTSIDE_TEXT,
+    SECOND_SINK,
+    SETTINGS,
+    _setting_profile,
+    decoder_settings,
+    load_outside_text,
+    outside_study,
+)
+
+
+def test_the_outside_text_is_150_sentences_with_its_source_and_licence_named():
+    sentences = load_outside_text()
+    assert len(sentences) == 150 and len(set(sentences)) == 150
+    header = "\n".join(line for line in OUTSIDE_TEXT.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+    assert "Python Language Reference" in header and "pydoc_data/topics.py" in header and "PSF License" in header
+    assert not set(sentences) & set(load_corpus().sentences)  # not the course's own sentences
+    assert all(s[0].isupper() and s.endswith(".") and 8 <= len(s.split()) <= 30 for s in sentences)
+
+
+def test_the_pass_keeps_each_inputs_attention_and_pools_it_by_its_queries(model):
+    ids, _ = tokenize(["Glaciers carve deep valleys over many thousands of years.", "Why is it?", "No."], model)
+    run = hidden_states(model, ids)
+    later = np.array([max(len(t) - 2, 0) for t in ids])
+    assert np.isnan(run.first_attention_each[2]).all()  # two tokens: no query at position 2 or later
+    pooled = np.nansum(run.first_attention_each * later[:, None, None], axis=0) / later.sum()
+    assert np.allclose(pooled, run.first_attention)
+    alone = hidden_states(model, ids[:1]).first_attention
+    assert np.allclose(run.first_attention_each[0], alone, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return decoder_settings()
+
+
+def test_the_cone_and_its_coordinates_hold_on_every_text_with_and_without_bos(settings):
+    """Notebook 09's section 8: +0.5 and more across inputs in layers 2-29 in every setting; 507
+    carries about half of it in layers 2-20 on short inputs, and more than 247 in layers 21-24."""
+    assert tuple(settings) == SETTINGS
+    for name, row in settings.items():
+        assert row.mean_cosine_rest[2:30].min() > 0.5, name
+        assert np.all(row.share_507[21:25] > row.share_247[21:25]), name
+        if "300-token" not in name:
+            assert 0.45 < row.share_507[2:21].min() and row.share_507[2:21].max() < 0.6, name
+
+
+def test_one_later_massive_token_brings_the_effective_rank_back_to_one_direction(settings):
+    """Without the first tokens the corpus and the outside sentences keep 30+ directions in layers
+    11-29; adding the one outside sentence whose fifth token carries a massive entry collapses it."""
+    for name in ("course corpus", "outside text", "outside text, BOS first", f"outside text, {LONG_TOKENS}-token inputs"):
+        assert settings[name].effective_rank_rest[11:30].min() > 30, name
+        assert settings[name].largest_rest[11:30].max() < 200, name  # no other token near Sun et al.'s 1,000
+    plus = settings["outside text and its 8th sentence"]
+    assert plus.effective_rank_rest[11:30].min() < 2 and plus.largest_rest[11:30].max() > 1000
+    assert plus.largest_token[int(np.argmax(plus.largest_rest[11:30])) + 11] == "Ġand"
+
+
+def test_most_blocks_sink_into_the_first_token_only_on_short_inputs(settings):
+    for name, row in settings.items():
+        count = int(np.sum(row.first_attention[3:] > 0.5))
+        if "300-token" in name:
+            assert count < len(row.first_attention[3:]) // 2
+            assert np.median(row.first_attention[3:]) > 10 * row.uniform_first  # the sink is still there
+        else:
+            assert count > 20, name
+
+
+def test_after_the_final_rmsnorm_no_setting_reaches_gpt2s_top(settings):
+    corpus = settings["course corpus"]
+    assert corpus.final_norm_cosine < corpus.mean_cosine_rest[-1]  # measured alike, the gap widens
+    assert all(row.final_norm_cosine < 0.8 for row in settings.values())
+
+
+@pytest.mark.exhaustive  # long: decodes all 150 outside sentences twice and eight 300-token inputs; .ci/run runs it
+def test_on_the_whole_outside_text_the_claims_stop_where_section_8_says():
+    full = outside_study(every=1, inputs=8)
+    plain, bos, long = (_setting_profile(n, d) for n, d in
+                        (("plain", full.plain), ("bos", full.bos), ("long", full.long)))
+    H = full.plain.enc.states[15]
+    big = (np.abs(H).max(axis=1) > 1000 * np.median(np.abs(H))) & (full.plain.enc.word > 0)
+    assert set(full.plain.enc.sentence[big].tolist()) == {SECOND_SINK}  # the one sentence with a second sink
+    assert plain.effective_rank_rest[11:30].min() < 2
+    assert bos.effective_rank_rest[11:30].min() > 30  # BOS first: its sentence 8 keeps no later sink
+    assert np.sum(long.first_attention[3:] > 0.5) < len(long.first_attention[3:]) // 2
+    for row in (plain, bos, long):
+        assert row.mean_cosine_rest[2:30].min() > 0.5
+
+
+def _perturbed(model, seed: int):
+    """``model`` with every block weight moved by a uniform draw within half its Q4_1 step (the
+    scale ``d`` of its block of 32): as far as the quantization itself may have moved it."""
+    from shared.decoder import SmolLM
+
+    class Perturbed(SmolLM):
+        def matrix(self, name):
+            W = super().matrix(name)
+            d = self.quantized[name].data.reshape(-1, 20)[:, 0:2].copy().view(np.float16).astype(np.float32)
+            step = np.repeat(d[:, 0], 32).reshape(W.shape)
+            rng = np.random.default_rng([seed, sum(map(ord, name))])
+            return W + (rng.uniform(-0.5, 0.5, W.shape) * step).astype(np.float32)
+
+    return Perturbed(model.embeddings, model.norms, model.quantized, model.config, model.vocab, model.tokenizer)
+
+
+@pytest.mark.exhaustive  # long: runs the decoder over the corpus twice more, with perturbed weights; .ci/run runs it
+def test_under_half_step_weight_noise_the_cone_stays_and_a_later_massive_token_may_appear(model):
+    """Section 8's last knob: the cone survives weight noise of half a quantization step, but which
+    token turns massive moves with the weights, and with it the first-left-out effective rank."""
+    study = decoder_study()
+    ids, _ = tokenize([study.corpus.sentences[i] for i in study.rows], model)
+    rest = np.concatenate([np.arange(len(t)) for t in ids]) > 0
+    groups = np.repeat(np.arange(len(ids)), [len(t) for t in ids])[rest]
+    collapsed = []
+    for seed in (0, 1):
+        states = hidden_states(_perturbed(model, seed), ids).states
+        assert cross_group_cosines(states[15][rest].astype(np.float64), groups).sum() > 0.5
+        rank = min(effective_rank(cov_eigs(H[rest].astype(np.float64))) for H in states[11:30])
+        largest = max(np.abs(H[rest]).max() / np.median(np.abs(H)) for H in states[11:30])
+        collapsed.append(rank < 10)
+        assert (rank < 10) == (largest > 1000)  # the rank collapses exactly when a later token is massive
+    assert collapsed == [False, True]

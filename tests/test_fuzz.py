@@ -742,7 +742,7 @@ REGISTRY: list[Entry] = [
     Entry(encoder.sentence_embeddings, lambda: dict(enc=_encoded(), layer=-1), {"enc": "object"}, defaults=("X",)),
     Entry(encoder.sentence_embeddings, lambda: dict(enc=_encoded(), layer=-1, X=_encoded().states[2] + 0.5),
           {"enc": "object", "X": CLOUD}, {"X": 1}, name="sentence_embeddings[X]"),
-    Entry(encoder.split_halves, lambda: dict(corpus=encoder.load_corpus(), rng=7), {"corpus": "object"}),
+    Entry(encoder.split_halves, lambda: dict(corpus=encoder.load_corpus(), rng=7, fraction=0.25), {"corpus": "object"}),
     Entry(encoder.reference_difference, lambda: dict(model=_model()), {"model": "optional object"}),
     Entry(encoder.word_embeddings, dict),
     # notebook 07's measurements (shared.realmodel)
@@ -756,6 +756,7 @@ REGISTRY: list[Entry] = [
     Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
     Entry(realmodel.frequency_words, dict),
     Entry(realmodel.load_same_topic, dict),
+    Entry(realmodel.same_topic_encoded, dict),
     Entry(realmodel.static_norm_frequency, dict),
     Entry(realmodel.norm_frequency, dict),
     Entry(realmodel.trap_kinds, lambda: dict(corpus=encoder.load_corpus()), {"corpus": "object"}),
@@ -765,7 +766,7 @@ REGISTRY: list[Entry] = [
     Entry(realmodel.negative_auc, lambda: dict(S=_cloud(12), pairs=np.arange(8).reshape(4, 2),
                                                negatives=np.array([[0, 9], [1, 10], [2, 9], [3, 11]])),
           {"S": CLOUD, "pairs": "pairs", "negatives": "pairs"}, {"S": 0}),
-    Entry(realmodel.split_verdicts, lambda: dict(splits=2)),
+    Entry(realmodel.split_verdicts, lambda: dict(splits=2, fraction=0.75)),
     # the widget layer's controls (shared.explorers)
     Entry(_slider, lambda: dict(description="k", value=2.0, low=0.0, high=5.0, step=0.5),
           {"description": "text"}, name="explorers.slider"),

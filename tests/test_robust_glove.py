@@ -134,3 +134,64 @@ def test_the_first_axis_tracks_frequency_once_the_rows_span_many_frequencies(n, 
     log_rank = np.log(np.arange(1, len(X) + 1))
     assert spearman(-c, log_rank) == pytest.approx(-spearman(c, log_rank))
     assert low < abs(spearman(c, log_rank)) < high
+
+
+# ----- which rows fit all-but-the-top (notebook 08's fit-rows table) -------------------------------
+
+
+def _changes(benchmark_vectors, first, last, D, resamples=300, seed=0):
+    V, vocabulary, benchmarks, _ = benchmark_vectors
+    fitted = FittedRemedies(glove_matrix()[first:last])
+    Y = fitted.all_but_the_top(V, D)
+    return {p.name: word_similarity_change(V, Y, vocabulary, p, rng=seed, resamples=resamples) for p in benchmarks}
+
+
+@pytest.mark.parametrize("last", [5_000, 20_000])
+def test_centring_fitted_on_the_frequent_rows_raises_both_benchmarks(benchmark_vectors, last):
+    changes = _changes(benchmark_vectors, 0, last, 0, resamples=2)
+    assert all(c.change > 0.01 for c in changes.values())
+
+
+def test_centring_fitted_on_the_whole_vocabulary_lowers_both_benchmarks(benchmark_vectors):
+    changes = _changes(benchmark_vectors, 0, 400_000, 0, resamples=2)
+    assert all(c.change < 0 for c in changes.values())
+
+
+def test_fitted_on_the_rare_rows_alone_all_but_the_top_lowers_relatedness(benchmark_vectors):
+    """Rows 100,001-400,000: the WordSim-353 gain of every first-N fit turns into a loss beyond the noise."""
+    changes = _changes(benchmark_vectors, 100_000, 400_000, 2)
+    assert changes["WordSim-353"].high < 0 and changes["SimLex-999"].change < 0
+
+
+@pytest.mark.exhaustive  # long: refits all-but-the-top on seven sets of rows, up to the whole file; .ci/run runs it
+@pytest.mark.parametrize("seed", range(3))
+def test_relatedness_gains_on_every_first_n_fit_and_similarity_on_all_but_the_50000_row_one(benchmark_vectors, seed):
+    for last in (5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 400_000):
+        changes = _changes(benchmark_vectors, 0, last, 2, seed=seed)
+        assert changes["WordSim-353"].change > 0.05, last  # the change itself does not depend on the seed
+        if last >= 20_000:  # the smallest fits' intervals reach within 0.01 of 0, so a seed may touch it
+            assert changes["WordSim-353"].low > 0, last
+        assert (changes["SimLex-999"].change < 0) == (last == 50_000), last
+        if last >= 200_000:
+            assert changes["SimLex-999"].low > 0, last
+
+
+@pytest.mark.parametrize("n, peak", [(10_000, 3), (20_000, 3), (50_000, 1)])
+def test_the_course_estimators_peak_moves_with_the_fit_rows(n, peak):
+    X = glove_vectors(n)
+    fitted = FittedRemedies(X)
+    sweep = [partition_isotropy(fitted.all_but_the_top(X, D)) for D in range(11)]
+    assert int(np.argmax(sweep)) == peak
+    assert max(sweep) > sweep[0]  # removing directions helps it first
+
+
+@pytest.mark.parametrize("n, most", [(5_000, 5), (20_000, 4), (50_000, 1), (100_000, 1)])
+def test_which_principal_axis_is_most_tied_to_frequency_depends_on_the_rows(n, most):
+    from shared import spearman
+
+    X = glove_vectors(n)
+    _, V = principal_axes(X)
+    C = (X - X.mean(axis=0)) @ V[:, :5]
+    log_rank = np.log(np.arange(1, n + 1))
+    rho = [abs(spearman(C[:, j], log_rank)) for j in range(5)]
+    assert int(np.argmax(rho)) + 1 == most
