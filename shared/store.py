@@ -392,6 +392,8 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("MiniLM weights", encoder.load_minilm),
         ("SmolLM2 weights, dequantized", lambda: decoder.load_smollm().matrix("blk.0.attn_q.weight")),
+        ("MiniLM against its reference", encoder.reference_difference),
+        ("SmolLM2 against its reference", decoder.reference_difference),
         ("corpus through MiniLM", realmodel.real_study),
         ("layer profile", realmodel.layer_profile),
         ("norm and frequency", realmodel.norm_frequency),
