@@ -5,6 +5,7 @@
     sudo uv run --group classroom python -m classroom serve --roster roster.csv
     sudo uv run --group classroom python -m classroom password alan
     sudo uv run --group classroom python -m classroom remove
+    uv run --group classroom python -m classroom credentials --roster roster.csv --out secrets/   # Kubernetes
 
 ``serve`` is idempotent: run again (after a ``git pull``, say) it updates the shared environment and
 the course files, keeps every account, password and learner's file, and starts the hub.
@@ -112,6 +113,17 @@ def password(args: argparse.Namespace) -> int:
     return 0
 
 
+def credentials(args: argparse.Namespace) -> int:
+    """Passwords for a roster without OS accounts (a hub on Kubernetes keeps the hashes in a Secret)."""
+    members = read_roster(args.roster)
+    args.out.mkdir(parents=True, exist_ok=True)
+    os.chmod(args.out, 0o700)
+    fresh = accounts.issue_passwords(members, args.out)
+    print(f"classroom: {len(fresh)} new passwords; hashes in {args.out / 'passwords.json'}, "
+          f"passwords to hand out in {args.out / 'credentials.csv'} (both mode 0600)")
+    return 0
+
+
 def remove(args: argparse.Namespace) -> int:
     _need_root()
     prefix = args.prefix.resolve()
@@ -146,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("name")
     p.add_argument("--prefix", **prefix)
     p.set_defaults(run=password)
+
+    k = commands.add_parser("credentials", help="passwords for a roster, without accounts (for a hub on Kubernetes)")
+    k.add_argument("--roster", type=Path, required=True)
+    k.add_argument("--out", type=Path, required=True, help="directory for passwords.json and credentials.csv")
+    k.set_defaults(run=credentials)
 
     r = commands.add_parser("remove", help="delete the accounts serve created, with their homes")
     r.add_argument("--prefix", **prefix)

@@ -37,6 +37,10 @@ exec "{venv}/bin/jupyterhub-singleuser" "$@"
 """
 
 
+# The install step, shared with the Kubernetes image (classroom/k8s/Dockerfile runs the same command).
+UV_SYNC = ["uv", "sync", "--frozen", "--no-editable", "--no-dev", "--group", "classroom"]
+
+
 def _world_usable(path: Path) -> bool:
     """Whether any account can run/read ``path``: every directory above it searchable by others."""
     path = path.resolve()
@@ -80,8 +84,7 @@ def install_environment(prefix: Path, python: Path | None = None) -> Path:
     venv = prefix / "venv"
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     env = dict(os.environ, UV_PROJECT_ENVIRONMENT=str(venv))
-    subprocess.run([uv, "sync", "--frozen", "--no-editable", "--no-dev", "--group", "classroom",
-                    "--python", str(python or shared_python())], cwd=ROOT, env=env, check=True)
+    subprocess.run([uv, *UV_SYNC[1:], "--python", str(python or shared_python())], cwd=ROOT, env=env, check=True)
     make_readable(venv)
     return venv
 

@@ -1,0 +1,310 @@
+"""The class server for real: ``python -m classroom serve`` with a roster of two learners and a
+teacher, on 127.0.0.1, in a temporary prefix, driven as the learners drive it.
+
+Needs root (it creates OS accounts and runs each server as its learner), as CI has. The accounts
+get random names, their homes and the prefix live under a temporary folder, and the fixture stops
+the hub and removes both the accounts and the folder even when a test fails. Marked ``classroom``:
+deselected from the default run, run by ``.ci/run`` with
+``uv run --group classroom pytest -m classroom -n 0 tests/test_classroom.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.classroom
+SHOTS = ROOT / "build" / "classroom"
+
+
+@dataclass
+class Class:
+    url: str
+    prefix: Path
+    homes: Path
+    students: tuple[str, str]
+    teacher: str
+    passwords: dict[str, str]
+    log: Path
+
+    def student(self, name: str):
+        from classroom.student import Student
+
+        return Student(self.url, name, self.passwords[name])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[Class]:
+    if os.geteuid() != 0:
+        pytest.skip("the class server creates OS accounts: run as root (CI does)")
+    import requests
+
+    top = Path(tempfile.mkdtemp(prefix="isotropy-class-", dir="/tmp"))
+    os.chmod(top, 0o755)  # the learners must reach the shared environment below it
+    tag = secrets.token_hex(3)
+    students, teacher = (f"isoa{tag}", f"isob{tag}"), f"isot{tag}"
+    roster = top / "roster.csv"
+    roster.write_text(f"username,role\n{teacher},teacher\n{students[0]},student\n{students[1]},\n")
+    prefix, homes, log_path = top / "opt", top / "home", top / "hub.log"
+    port = _free_port()
+    log = open(log_path, "w")
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "classroom", "serve", "--roster", str(roster), "--prefix", str(prefix),
+         "--home-base", str(homes), "--port", str(port), "--idle-timeout", "3600"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 600  # the first run fills the study store (a few minutes on two busy cores)
+        while True:
+            try:
+                if requests.get(f"{url}/hub/login", timeout=5).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if serve.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the hub did not start; see {log_path}:\n{log_path.read_text()[-3000:]}")
+            time.sleep(1)
+        with open(prefix / "hub" / "credentials.csv") as f:
+            passwords = {row["username"]: row["password"] for row in csv.DictReader(f)}
+        yield Class(url, prefix, homes, students, teacher, passwords, log_path)
+    finally:
+        serve.send_signal(signal.SIGTERM)  # the hub stops every server and its proxy
+        try:
+            serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(timeout=10)
+        log.close()
+        subprocess.run([sys.executable, "-m", "classroom", "remove", "--prefix", str(prefix), "--everything"],
+                       cwd=ROOT, check=False, timeout=120)
+        left = [name for name in (*students, teacher) if _exists(name)]
+        for name in left:  # the command failed: clean up anyway, then fail
+            subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
+        shutil.rmtree(top, ignore_errors=True)
+        assert not left, f"'classroom remove' left the accounts {left}"
+
+
+@pytest.fixture(scope="module")
+def running(hub: Class):
+    """Both learners logged in (through the log-in form), with a token each and their servers started."""
+    learners = {}
+    for name in hub.students:
+        s = hub.student(name)
+        assert s.log_in(), f"{name} could not log in with the password the hub issued"
+        s.get_token()
+        s.start_server()
+        learners[name] = s
+    return learners
+
+
+def test_accounts_homes_and_secrets_are_private(hub: Class) -> None:
+    names = (*hub.students, hub.teacher)
+    assert len({hub.passwords[n] for n in names}) == len(names), "two accounts share a password"
+    for name in names:
+        home = Path(pwd.getpwnam(name).pw_dir)
+        assert home.parent == hub.homes
+        info = home.stat()
+        assert info.st_uid == pwd.getpwnam(name).pw_uid
+        assert stat.S_IMODE(info.st_mode) & 0o077 == 0, f"{home} is open to others: {oct(info.st_mode)}"
+    state = hub.prefix / "hub"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    for secret in ("credentials.csv", "passwords.json", "jupyterhub_cookie_secret", "classroom.json"):
+        info = (state / secret).stat()
+        assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o600, f"{secret}: {oct(info.st_mode)}"
+    assert not any(p in (state / "passwords.json").read_text() for p in hub.passwords.values()), "a plain password is stored"
+
+
+def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub: Class) -> None:
+    learner = hub.students[0]
+    venv = hub.prefix / "venv"
+    run = subprocess.run(["runuser", "-u", learner, "--", str(venv / "bin" / "python"), "-c",
+                          "import shared, sys; print(shared.__file__.startswith(sys.prefix))"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "True", run.stderr
+    for target in (venv / "bin", hub.prefix / "course" / "notebooks", hub.prefix / "bin"):
+        attempt = subprocess.run(["runuser", "-u", learner, "--", "touch", str(target / "planted")],
+                                 capture_output=True, text=True, timeout=30)
+        assert attempt.returncode != 0 and not (target / "planted").exists(), f"{learner} can write into {target}"
+
+
+def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: Class) -> None:
+    from classroom.student import Student
+
+    a, b = hub.students
+    assert not Student(hub.url, a, hub.passwords[a] + "x").log_in()
+    assert not Student(hub.url, a, "").log_in()
+    assert not Student(hub.url, b, hub.passwords[a]).log_in(), "one learner's password opens another account"
+    assert not Student(hub.url, "nobody" + a, hub.passwords[a]).log_in(), "a name off the roster got in"
+    assert hub.student(a).log_in()
+
+
+def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: Class, running) -> None:
+    learner = running[hub.students[0]]
+    listing = learner.server("GET", "contents/notebooks").json()
+    names = {item["name"] for item in listing["content"]}
+    assert {"01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"} <= names
+    for notebook in ("01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"):
+        kernel = learner.kernel(f"notebooks/{notebook}")
+        try:
+            facts = kernel.execute("import os; print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
+                                   "os.environ.get('ISOTROPY_STORE'))")
+            uid, threads, store = facts.stdout.split()
+            assert int(uid) == pwd.getpwnam(hub.students[0]).pw_uid, "the kernel does not run as its learner"
+            assert threads == "1"
+            assert store == str(hub.prefix / "store")
+            replies = kernel.run_notebook(ROOT / "notebooks" / notebook)
+            assert replies and not any(r.stderr.strip().startswith("Traceback") for r in replies)
+        finally:
+            kernel.close()
+
+
+def test_a_learner_cannot_reach_another_learners_work(hub: Class, running) -> None:
+    a, b = (running[name] for name in hub.students)
+    b_home = Path(pwd.getpwnam(b.name).pw_dir)
+    # through the hub: B's server, B's account and B's server controls refuse A's token
+    assert a.server("GET", "contents/notebooks", user=b.name).status_code in (403, 404)
+    assert a.api("GET", f"/hub/api/users/{b.name}").status_code in (403, 404)
+    assert a.api("DELETE", f"/hub/api/users/{b.name}/server").status_code in (403, 404)
+    assert b.server("GET", "contents/notebooks").status_code == 200  # and B still has it
+    # from A's kernel: B's home is closed, the course and the store are read-only
+    kernel = a.kernel()
+    try:
+        for code in (f"open({str(b_home / 'isotropy' / 'notebooks' / '01_sphere_vs_cone.ipynb')!r}).read()",
+                     f"import os; os.listdir({str(b_home)!r})",
+                     f"open({str(hub.prefix / 'course' / 'planted')!r}, 'w')",
+                     f"open({str(hub.prefix / 'hub' / 'credentials.csv')!r}).read()"):
+            reply = kernel.execute(code)
+            assert reply.status == "error" and reply.error.startswith("PermissionError"), (code, reply)
+    finally:
+        kernel.close()
+
+
+def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: Class, running) -> None:
+    a, b = (running[name] for name in hub.students)
+    runaway, other = a.kernel(), b.kernel()
+    try:
+        reply = runaway.execute("import numpy as np\nx = np.ones((10**6, 10**5))")
+        assert reply.status == "error" and reply.error.startswith("MemoryError"), reply
+        reply = runaway.execute("chunks = []\nwhile True:\n    chunks.append(np.ones(2**27))")  # 1 GiB at a time
+        assert reply.status == "error" and reply.error.startswith("MemoryError"), reply
+        assert runaway.execute("del chunks; print('still here')").stdout.strip() == "still here"
+
+        runaway.send("while True:\n    pass")  # an infinite loop, left running
+        time.sleep(2)
+        for i in range(5):
+            reply = other.execute(f"print({i} * 2)", timeout=30)
+            assert reply.status == "ok" and reply.stdout.strip() == str(i * 2)
+            assert reply.seconds < 5, f"another learner's kernel took {reply.seconds:.1f} s to answer"
+        runaway.interrupt()
+        reply = runaway.execute("print('interrupted')", timeout=60)
+        assert reply.stdout.strip() == "interrupted"
+    finally:
+        runaway.close()
+        other.close()
+
+
+def test_edits_survive_a_restart_and_are_never_overwritten(hub: Class, running) -> None:
+    learner = running[hub.students[1]]
+    path = "contents/notebooks/01_sphere_vs_cone.ipynb"
+    model = learner.server("GET", path).json()
+    model["content"]["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": "my own note"})
+    saved = learner.server("PUT", path, json={"type": "notebook", "format": "json", "content": model["content"]})
+    assert saved.status_code == 200, saved.text
+    learner.stop_server()
+    deadline = time.monotonic() + 60
+    while learner.api("GET", f"/hub/api/users/{learner.name}").json()["servers"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    learner.start_server()
+    again = learner.server("GET", path).json()
+    assert again["content"]["cells"][0]["source"] == "my own note"
+
+
+def test_idle_servers_are_culled_by_a_hub_service(hub: Class) -> None:
+    teacher = hub.student(hub.teacher)
+    assert teacher.log_in()
+    teacher.get_token()
+    services = teacher.api("GET", "/hub/api/services").json()
+    assert "idle-culler" in services
+    assert "list:users" in str(teacher.api("GET", "/hub/api/roles/idle-culler").json()), "the culler cannot see the servers"
+    running_culler = subprocess.run(["pgrep", "-f", "jupyterhub_idle_culler --timeout=3600"], capture_output=True, text=True)
+    assert running_culler.stdout.strip(), "the idle culler is not running"
+
+
+def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: Class, running) -> None:
+    from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, _chromium
+
+    chromium = _chromium()
+    if chromium is None:
+        message = "Chromium not found: install Debian's 'chromium' package"
+        if os.environ.get("COURSE_E2E_REQUIRED") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    name = hub.students[1]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium,
+                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                                          "--disable-background-networking", "--disable-component-update"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{hub.url}/hub/login", timeout=60_000)
+            page.fill("input[name=username]", name)
+            page.fill("input[name=password]", "not " + hub.passwords[name])
+            page.click("input[type=submit], button[type=submit]")
+            page.wait_for_selector("text=Invalid username or password", timeout=30_000)
+            page.fill("input[name=username]", name)
+            page.fill("input[name=password]", hub.passwords[name])
+            page.click("input[type=submit], button[type=submit]")
+            page.wait_for_url(f"**/user/{name}/lab**", timeout=180_000)
+            page.goto(f"{hub.url}/user/{name}/lab/tree/notebooks/01_sphere_vs_cone.ipynb", timeout=60_000)
+            page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+            page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=180_000)
+            page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=180_000)
+            explorer = page.locator(f"{PANEL} .widget-vbox:has(> .widget-image)").last
+            picture, slider = explorer.locator(".widget-image"), explorer.locator(".widget-slider").first
+            picture.scroll_into_view_if_needed()
+            before = picture.get_attribute("src")
+            slider.locator(".noUi-handle").focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
+                                   arg=[picture.element_handle(), before], timeout=10_000)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "learner.png"))
+            assert f"/user/{name}/" in page.url
+        finally:
+            browser.close()
