@@ -74,7 +74,7 @@ def setup(args: argparse.Namespace) -> Path:
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
-    store = None if args.no_store else install.fill_store(prefix, venv)
+    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv)
     settings = {
         "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
         "store": str(store) if store else None, "start_script": str(start),
@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--ssl-key", type=Path)
     s.add_argument("--ssl-cert", type=Path)
     s.add_argument("--python", type=Path, help="the interpreter of the shared environment (default: the system's python3)")
-    s.add_argument("--no-store", action="store_true", help="do not fill the study store")
+    s.add_argument("--store", type=Path, help="the study store's directory (default: PREFIX/store)")
+    s.add_argument("--no-store", action="store_true", help="no study store (every kernel computes its own results)")
     s.set_defaults(run=serve)
 
     p = commands.add_parser("password", help="a new password for one account (printed, and in credentials.csv)")

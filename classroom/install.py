@@ -104,15 +104,15 @@ def install_course(prefix: Path) -> Path:
     return course
 
 
-def fill_store(prefix: Path, venv: Path) -> Path | None:
-    """The study store at ``prefix/store``, filled by the course's own command; None when this version
-    of the toolkit has no store (the kernels then compute what they need themselves)."""
-    store = prefix / "store"
+def fill_store(store: Path, venv: Path) -> Path | None:
+    """The study store at ``store``, filled by the course's own command (entries already there and
+    valid are kept); None when this version of the toolkit has no store (each kernel then computes
+    what it needs)."""
     has_store = subprocess.run([str(venv / "bin" / "python"), "-c", "import shared.store"], capture_output=True)
     if has_store.returncode != 0:
         print("classroom: this version of the toolkit has no study store; every kernel computes its own results")
         return None
-    store.mkdir(exist_ok=True)
+    store.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     subprocess.run([str(venv / "bin" / "python"), "-m", "shared.store", "build", "--dir", str(store)], env=env, check=True)
     make_readable(store)

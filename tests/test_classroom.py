@@ -2,122 +2,46 @@
 teacher, on 127.0.0.1, in a temporary prefix, driven as the learners drive it.
 
 Needs root (it creates OS accounts and runs each server as its learner), as CI has. The accounts
-get random names, their homes and the prefix live under a temporary folder, and the fixture stops
-the hub and removes both the accounts and the folder even when a test fails. Marked ``classroom``:
+get random names, their homes and the prefix live under a temporary folder; on leaving, even after a
+failure, the fixture stops the hub and removes the accounts and the folder (classroom.trial). Marked ``classroom``:
 deselected from the default run, run by ``.ci/run`` with
 ``uv run --group classroom pytest -m classroom -n 0 tests/test_classroom.py``.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import pwd
-import secrets
-import shutil
-import signal
-import socket
 import stat
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from classroom.trial import TrialClass
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.classroom
 SHOTS = ROOT / "build" / "classroom"
 
 
-@dataclass
-class Class:
-    url: str
-    prefix: Path
-    homes: Path
-    students: tuple[str, str]
-    teacher: str
-    passwords: dict[str, str]
-    log: Path
-
-    def student(self, name: str):
-        from classroom.student import Student
-
-        return Student(self.url, name, self.passwords[name])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _exists(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-        return True
-    except KeyError:
-        return False
-
-
 @pytest.fixture(scope="module")
-def hub() -> Iterator[Class]:
+def hub() -> Iterator[TrialClass]:
+    """Two learners and a teacher on a class server at 127.0.0.1 (see classroom.trial)."""
     if os.geteuid() != 0:
         pytest.skip("the class server creates OS accounts: run as root (CI does)")
-    import requests
+    from classroom.trial import trial_class
 
-    top = Path(tempfile.mkdtemp(prefix="isotropy-class-", dir="/tmp"))
-    os.chmod(top, 0o755)  # the learners must reach the shared environment below it
-    tag = secrets.token_hex(3)
-    students, teacher = (f"isoa{tag}", f"isob{tag}"), f"isot{tag}"
-    roster = top / "roster.csv"
-    roster.write_text(f"username,role\n{teacher},teacher\n{students[0]},student\n{students[1]},\n")
-    prefix, homes, log_path = top / "opt", top / "home", top / "hub.log"
-    port = _free_port()
-    log = open(log_path, "w")
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "classroom", "serve", "--roster", str(roster), "--prefix", str(prefix),
-         "--home-base", str(homes), "--port", str(port), "--idle-timeout", "3600"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 600  # the first run fills the study store (a few minutes on two busy cores)
-        while True:
-            try:
-                if requests.get(f"{url}/hub/login", timeout=5).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if serve.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the hub did not start; see {log_path}:\n{log_path.read_text()[-3000:]}")
-            time.sleep(1)
-        with open(prefix / "hub" / "credentials.csv") as f:
-            passwords = {row["username"]: row["password"] for row in csv.DictReader(f)}
-        yield Class(url, prefix, homes, students, teacher, passwords, log_path)
-    finally:
-        serve.send_signal(signal.SIGTERM)  # the hub stops every server and its proxy
-        try:
-            serve.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, signal.SIGKILL)
-            serve.wait(timeout=10)
-        log.close()
-        subprocess.run([sys.executable, "-m", "classroom", "remove", "--prefix", str(prefix), "--everything"],
-                       cwd=ROOT, check=False, timeout=120)
-        left = [name for name in (*students, teacher) if _exists(name)]
-        for name in left:  # the command failed: clean up anyway, then fail
-            subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
-        shutil.rmtree(top, ignore_errors=True)
-        assert not left, f"'classroom remove' left the accounts {left}"
+    with trial_class(2, ["--idle-timeout", "3600"]) as room:
+        yield room
 
 
 @pytest.fixture(scope="module")
-def running(hub: Class):
+def running(hub: TrialClass):
     """Both learners logged in (through the log-in form), with a token each and their servers started."""
     learners = {}
     for name in hub.students:
@@ -129,7 +53,7 @@ def running(hub: Class):
     return learners
 
 
-def test_accounts_homes_and_secrets_are_private(hub: Class) -> None:
+def test_accounts_homes_and_secrets_are_private(hub: TrialClass) -> None:
     names = (*hub.students, hub.teacher)
     assert len({hub.passwords[n] for n in names}) == len(names), "two accounts share a password"
     for name in names:
@@ -146,7 +70,7 @@ def test_accounts_homes_and_secrets_are_private(hub: Class) -> None:
     assert not any(p in (state / "passwords.json").read_text() for p in hub.passwords.values()), "a plain password is stored"
 
 
-def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub: Class) -> None:
+def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub: TrialClass) -> None:
     learner = hub.students[0]
     venv = hub.prefix / "venv"
     run = subprocess.run(["runuser", "-u", learner, "--", str(venv / "bin" / "python"), "-c",
@@ -159,7 +83,7 @@ def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub:
         assert attempt.returncode != 0 and not (target / "planted").exists(), f"{learner} can write into {target}"
 
 
-def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: Class) -> None:
+def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> None:
     from classroom.student import Student
 
     a, b = hub.students
@@ -170,7 +94,7 @@ def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: Class) -> None:
     assert hub.student(a).log_in()
 
 
-def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: Class, running) -> None:
+def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass, running) -> None:
     learner = running[hub.students[0]]
     listing = learner.server("GET", "contents/notebooks").json()
     names = {item["name"] for item in listing["content"]}
@@ -190,7 +114,7 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: Class, runn
             kernel.close()
 
 
-def test_a_learner_cannot_reach_another_learners_work(hub: Class, running) -> None:
+def test_a_learner_cannot_reach_another_learners_work(hub: TrialClass, running) -> None:
     a, b = (running[name] for name in hub.students)
     b_home = Path(pwd.getpwnam(b.name).pw_dir)
     # through the hub: B's server, B's account and B's server controls refuse A's token
@@ -211,7 +135,7 @@ def test_a_learner_cannot_reach_another_learners_work(hub: Class, running) -> No
         kernel.close()
 
 
-def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: Class, running) -> None:
+def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: TrialClass, running) -> None:
     a, b = (running[name] for name in hub.students)
     runaway, other = a.kernel(), b.kernel()
     try:
@@ -235,7 +159,7 @@ def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: Class, 
         other.close()
 
 
-def test_edits_survive_a_restart_and_are_never_overwritten(hub: Class, running) -> None:
+def test_edits_survive_a_restart_and_are_never_overwritten(hub: TrialClass, running) -> None:
     learner = running[hub.students[1]]
     path = "contents/notebooks/01_sphere_vs_cone.ipynb"
     model = learner.server("GET", path).json()
@@ -251,7 +175,7 @@ def test_edits_survive_a_restart_and_are_never_overwritten(hub: Class, running) 
     assert again["content"]["cells"][0]["source"] == "my own note"
 
 
-def test_idle_servers_are_culled_by_a_hub_service(hub: Class) -> None:
+def test_idle_servers_are_culled_by_a_hub_service(hub: TrialClass) -> None:
     teacher = hub.student(hub.teacher)
     assert teacher.log_in()
     teacher.get_token()
@@ -262,7 +186,7 @@ def test_idle_servers_are_culled_by_a_hub_service(hub: Class) -> None:
     assert running_culler.stdout.strip(), "the idle culler is not running"
 
 
-def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: Class, running) -> None:
+def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: TrialClass, running) -> None:
     from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, _chromium
 
     chromium = _chromium()
