@@ -113,6 +113,11 @@ def fill_store(store: Path, venv: Path) -> Path | None:
         print("classroom: this version of the toolkit has no study store; every kernel computes its own results")
         return None
     store.mkdir(parents=True, exist_ok=True)
+    info = store.stat()
+    if info.st_uid != 0 or info.st_mode & 0o022:
+        # every kernel trusts what it reads there: a folder someone else owns or can write is refused
+        raise PermissionError(f"{store}: the study store must be root's and writable by root only "
+                              f"(owner uid {info.st_uid}, mode {oct(info.st_mode & 0o777)})")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     subprocess.run([str(venv / "bin" / "python"), "-m", "shared.store", "build", "--dir", str(store)], env=env, check=True)
     make_readable(store)

@@ -128,7 +128,10 @@ class Kernel:
         while reply is None or not idle:
             if time.perf_counter() - start > timeout:
                 raise TimeoutError(f"no reply within {timeout} s to {code[:60]!r}")
-            msg = json.loads(self.ws.recv())
+            frame = self.ws.recv()
+            if isinstance(frame, bytes):  # a message with binary buffers (a widget's picture): not needed here
+                continue
+            msg = json.loads(frame)
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = msg["msg_type"], msg["content"]
@@ -158,7 +161,7 @@ class Kernel:
                        "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
             "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
             "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
-                        "allow_stdin": False, "stop_on_error": True},
+                        "allow_stdin": False, "stop_on_error": False},  # its interruption must not abort what follows
         }))
 
     def interrupt(self) -> None:

@@ -8,6 +8,9 @@ c.JupyterHub.spawner_class = "classroom.spawner.CourseSpawner"
 c.Spawner.cmd = [s["start_script"]]
 c.Spawner.ip = "127.0.0.1"
 c.Spawner.default_url = "/lab/tree/notebooks"
+# window.jupyterapp in the learner's page, for the browser tests to drive it (a script in that page
+# can already do all the learner can, so this opens nothing)
+c.Spawner.args = ["--LabApp.expose_app_in_browser=True"]
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 threads = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
