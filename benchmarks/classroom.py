@@ -45,7 +45,11 @@ import gc
 from shared.explorers import Explorer
 _explorer = [o for o in gc.get_objects() if isinstance(o, Explorer)][-1]
 _control = list(_explorer.controls.values())[0]
-_values = list(_control.options) if hasattr(_control, "options") else list(range(_control.min, _control.max + 1, _control.step))
+if hasattr(_control, "options"):
+    _values = list(_control.options)
+else:
+    import numpy as _np
+    _values = [type(_control.value)(v) for v in _np.linspace(_control.min, _control.max, 8)]
 _step = [0]
 def _move():
     _step[0] += 1
