@@ -74,7 +74,7 @@ def setup(args: argparse.Namespace) -> Path:
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
-    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv)
+    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv, course)
     settings = {
         "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
         "store": str(store) if store else None, "start_script": str(start),
