@@ -107,9 +107,13 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass,
     for notebook in ("01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"):
         kernel = learner.kernel(f"notebooks/{notebook}")
         try:
-            facts = kernel.execute("import os; print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
-                                   "os.environ.get('ISOTROPY_STORE'))")
-            uid, threads, store = facts.stdout.split()
+            facts = kernel.execute("import os; from ipykernel.connect import get_connection_info; "
+                                   "print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
+                                   "os.environ.get('ISOTROPY_STORE'), get_connection_info(unpack=True)['transport'], "
+                                   "oct(os.stat(os.environ['JUPYTER_RUNTIME_DIR']).st_mode & 0o777))")
+            uid, threads, store, transport, runtime_mode = facts.stdout.split()
+            # its channels are Unix sockets in a folder only its learner opens, not ports any account could reach
+            assert (transport, runtime_mode) == ("ipc", "0o700")
             assert int(uid) == pwd.getpwnam(hub.students[0]).pw_uid, "the kernel does not run as its learner"
             assert threads == "1"
             assert store == str(STORE)

@@ -15,7 +15,10 @@ c.Spawner.args = [
     # a kernel left idle for 20 minutes (a notebook open in a forgotten tab) is shut down, freeing its memory
     "--MappingKernelManager.cull_idle_timeout=1200",
     "--MappingKernelManager.cull_interval=120",
+    # kernels on Unix sockets in the learner's private runtime folder, not on 127.0.0.1 ports
+    "--KernelManager.transport=ipc",
 ]
+c.CourseSpawner.runtime_root = s["runtime_root"]
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 threads = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
