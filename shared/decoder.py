@@ -318,8 +318,16 @@ class ReferenceCheck:
 def reference_difference(model: SmolLM | None = None) -> ReferenceCheck:
     """Compare :func:`hidden_states` with the stored reference (PyTorch + transformers on the same
     GGUF file). The reference's last layer is after the final RMSNorm, so that norm is applied to
-    ``h_30`` before comparing it. Token ids must match exactly."""
+    ``h_30`` before comparing it. Token ids must match exactly. For the installed model the check
+    runs once per machine (kept in :mod:`shared.store`)."""
     model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
+    if model is load_smollm():
+        return store.remember("SmolLM2 reference difference", store.model_inputs("SmolLM2"),
+                              lambda: _reference_difference(model))
+    return _reference_difference(model)
+
+
+def _reference_difference(model: SmolLM) -> ReferenceCheck:
     eps = float(model.config["attention.layer_norm_rms_epsilon"])
     with np.load(REFERENCE) as ref:
         layers = tuple(int(x) for x in ref["layers"])

@@ -310,8 +310,16 @@ REFERENCE = DATA / "minilm_reference.npz"
 
 def reference_difference(model: MiniLM | None = None) -> float:
     """Largest absolute difference between :func:`hidden_states` and the stored reference hidden
-    states (every layer, token and coordinate of three sentences). Tokenization is checked too."""
+    states (every layer, token and coordinate of three sentences). Tokenization is checked too.
+    For the installed model the check runs once per machine (kept in :mod:`shared.store`)."""
     model = _checks.instance(model, MiniLM, "model", optional=True) or load_minilm()
+    if model is load_minilm():
+        return store.remember("MiniLM reference difference", store.model_inputs("MiniLM"),
+                              lambda: _reference_difference(model))
+    return _reference_difference(model)
+
+
+def _reference_difference(model: MiniLM) -> float:
     with np.load(REFERENCE) as ref:
         worst = 0.0
         for i, sentence in enumerate(ref["sentences"]):

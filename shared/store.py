@@ -31,10 +31,7 @@ mode 0644 and directories 0755: readable by every user, writable only by the one
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import enum
 import hashlib
-import importlib
 import json
 import os
 import shutil
@@ -46,6 +43,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+
+from ._stored import InvalidEntry, from_tree, to_tree
 
 T = TypeVar("T")
 
@@ -63,10 +62,6 @@ LIBRARIES = ("numpy", "scipy", "tokenizers", "safetensors", "gguf", "wordfreq")
 
 class StoreNotice(UserWarning):
     """The store could not be used for a result, which was computed in memory instead."""
-
-
-class InvalidEntry(Exception):
-    """An entry that is incomplete, corrupt or made for other inputs (never used)."""
 
 
 def default_directory() -> Path:
@@ -141,85 +136,6 @@ def entry_name(name: str, inputs: Sequence[str]) -> str:
     digest = hashlib.sha256(json.dumps([FORMAT, name, list(inputs), code_version()]).encode()).hexdigest()
     slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")[:40]
     return f"{slug}-{digest[:24]}"
-
-
-# --- values as arrays and JSON ------------------------------------------------------------------
-
-def _to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
-    """``value`` as JSON, its arrays moved into ``arrays``; dataclasses, named tuples and enums of
-    this package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None
-    (anything else raises :class:`TypeError`)."""
-    if value is None or isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic):
-        return value
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        array = np.asarray(value)
-        if array.dtype.hasobject:
-            raise TypeError("the store keeps no object arrays (they would need pickle)")
-        name = f"a{len(arrays)}"
-        arrays[name] = array
-        if isinstance(value, np.generic):
-            return {"$scalar": name}
-        return {"$array": name, "writeable": bool(value.flags.writeable)}
-    if isinstance(value, list):
-        return [_to_tree(v, arrays) for v in value]
-    if isinstance(value, dict):
-        return {"$dict": [[_to_tree(k, arrays), _to_tree(v, arrays)] for k, v in value.items()]}
-    cls = type(value)
-    where = f"{cls.__module__}:{cls.__qualname__}"
-    if isinstance(value, enum.Enum) and cls.__module__.startswith("shared."):
-        return {"$enum": where, "name": value.name}
-    if dataclasses.is_dataclass(value) and cls.__module__.startswith("shared."):
-        fields = {f.name: _to_tree(getattr(value, f.name), arrays) for f in dataclasses.fields(value) if f.init}
-        return {"$class": where, "fields": fields}
-    if isinstance(value, tuple) and hasattr(cls, "_fields") and cls.__module__.startswith("shared."):
-        return {"$class": where, "items": [_to_tree(v, arrays) for v in value]}
-    if cls is tuple:
-        return {"$tuple": [_to_tree(v, arrays) for v in value]}
-    raise TypeError(f"the store cannot keep a {where}")
-
-
-def _class(where: str) -> type:
-    """The dataclass or named tuple ``module:qualname`` of this package (nothing else is imported)."""
-    module, _, qualname = where.partition(":")
-    if not module.startswith("shared."):
-        raise InvalidEntry(f"names a class outside the toolkit: {where}")
-    cls: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        cls = getattr(cls, part, None)
-    if not isinstance(cls, type) or not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")
-                                         or issubclass(cls, enum.Enum)):
-        raise InvalidEntry(f"names no dataclass, named tuple or enum of the toolkit: {where}")
-    return cls
-
-
-def _from_tree(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
-    if isinstance(tree, list):
-        return [_from_tree(v, arrays) for v in tree]
-    if not isinstance(tree, dict):
-        return tree
-    if "$array" in tree:
-        array = arrays[tree["$array"]]
-        if array.flags.writeable and not tree["writeable"]:
-            array.setflags(write=False)
-        return array
-    if "$scalar" in tree:
-        return arrays[tree["$scalar"]][()]
-    if "$tuple" in tree:
-        return tuple(_from_tree(v, arrays) for v in tree["$tuple"])
-    if "$dict" in tree:
-        return {_hashable(_from_tree(k, arrays)): _from_tree(v, arrays) for k, v in tree["$dict"]}
-    if "$enum" in tree:
-        return _class(tree["$enum"])[tree["name"]]
-    if "$class" in tree:
-        cls = _class(tree["$class"])
-        if "items" in tree:
-            return cls(*(_from_tree(v, arrays) for v in tree["items"]))
-        return cls(**{k: _from_tree(v, arrays) for k, v in tree["fields"].items()})
-    raise InvalidEntry(f"unknown node in the manifest: {sorted(tree)}")
-
-
-def _hashable(key: Any) -> Any:
-    return tuple(_hashable(k) for k in key) if isinstance(key, (list, tuple)) else key
 
 
 # --- the store ----------------------------------------------------------------------------------
@@ -393,7 +309,7 @@ def _read(path: Path, expected: dict) -> Any:
         for file in files:
             if file.endswith(".npy"):
                 arrays[file.removesuffix(".npy")] = np.asarray(np.load(path / file, mmap_mode="r", allow_pickle=False))
-        return _from_tree(manifest["value"], arrays)
+        return from_tree(manifest["value"], arrays)
     except (ValueError, KeyError, TypeError, OSError) as error:
         raise InvalidEntry(f"cannot be read without pickle ({error})") from None
 
@@ -402,7 +318,7 @@ def _write(path: Path, value: Any, expected: dict) -> None:
     """Write ``value`` as the entry ``path``: into a temporary directory beside it, every file
     flushed to disk, the manifest last, then renamed into place."""
     arrays: dict[str, np.ndarray] = {}
-    tree = _to_tree(value, arrays)
+    tree = to_tree(value, arrays)
     temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         os.chmod(temporary, DIR_MODE)
@@ -476,6 +392,8 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("MiniLM weights", encoder.load_minilm),
         ("SmolLM2 weights, dequantized", lambda: decoder.load_smollm().matrix("blk.0.attn_q.weight")),
+        ("MiniLM against its reference", encoder.reference_difference),
+        ("SmolLM2 against its reference", decoder.reference_difference),
         ("corpus through MiniLM", realmodel.real_study),
         ("layer profile", realmodel.layer_profile),
         ("norm and frequency", realmodel.norm_frequency),
