@@ -98,10 +98,21 @@ def test_an_untouched_stub_is_not_implemented_yet(exercise):
 MISTAKES = [(exercise, mistake) for exercise, impl in sorted(IMPLEMENTATIONS.items()) for mistake in impl.mistakes]
 
 
+def made_by(model):
+    """A learner's function that makes the mistake ``model`` describes (the first of its possible
+    results, when the model lists several)."""
+
+    def mistaken(**kwargs):
+        result = model(**kwargs)
+        return result[0] if isinstance(result, list) else result
+
+    return mistaken
+
+
 @pytest.mark.parametrize("exercise, mistake", MISTAKES, ids=[f"{e}: {m[:40]}" for e, m in MISTAKES])
 def test_a_typical_mistake_gets_its_own_message(exercise, mistake):
     impl = IMPLEMENTATIONS[exercise]
-    ok, out = verdict(exercise, impl.mistakes[mistake])
+    ok, out = verdict(exercise, made_by(impl.mistakes[mistake]))
     assert not ok
     assert f"Likely mistake: {mistake}." in out, out
     assert re.search(r"On .*, " + impl.name + r" returned .*(, expected | instead of )", out)
@@ -267,6 +278,7 @@ def test_an_implementation_hint_goes_from_the_idea_to_the_detail_to_code(exercis
     assert len(hints) == 3
     assert not CODE.search(hints[0]), f"the first step names the idea in words, without code: {hints[0]!r}"
     assert CODE.search(hints[2]), "the last step is close to code"
+    assert hints[2].count("____") >= 2, "the last step is a skeleton with blanks to fill"
     assert len(set(hints)) == 3
 
 
@@ -340,7 +352,7 @@ def test_answers_that_get_no_hint_do_not_walk_the_steps(fresh_hints, capsys):
     impl = IMPLEMENTATIONS["03.1"]
     check("03.1", None)  # not answered yet
     check("03.1", _stub)  # not implemented yet
-    check("03.1", impl.mistakes["beta is missing from the scores"])  # a diagnosis, not a hint
+    check("03.1", made_by(impl.mistakes["beta is missing from the scores"]))  # a diagnosis, not a hint
     check("03.2", "d")  # not one of the options
     out = capsys.readouterr().out
     assert "Hint" not in out and "Likely mistake: beta is missing" in out
@@ -356,3 +368,292 @@ def test_hints_are_steps():
         Ex(reference=lambda: 1.0, right="", hints=("only one",))
     with pytest.raises(ValueError, match="tries: expected a count"):
         verdict("03.2", "a", -1)
+
+
+# ----- no answer handed over: skeletons, the toolkit, the worked solution on request ---------------
+
+
+def solution_lines(exercise: str) -> list[str]:
+    """The lines of a worked solution that do the work (no imports, signatures or blank lines)."""
+    lines = [line.split("#")[0].strip() for line in BLOCKS[exercise].splitlines()]
+    return [line for line in lines if line and not line.startswith(("import ", "def ", "answer"))]
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_no_hint_and_no_reply_holds_a_line_of_the_worked_solution(exercise, fresh_hints, capsys):
+    impl = IMPLEMENTATIONS[exercise]
+    said = " ".join(impl.hints)
+    for _ in range(len(impl.hints) + 2):
+        check(exercise, wrong_function(exercise))
+    said += capsys.readouterr().out
+    squeezed = re.sub(r"\s+", "", said)
+    lines = solution_lines(exercise)
+    assert lines, "the worked solution has lines to compare"
+    shown = [line for line in lines if len(re.sub(r"\s+", "", line)) >= 10 and re.sub(r"\s+", "", line) in squeezed]
+    assert not shown, f"hints print lines of the worked solution: {shown}"
+
+
+def toolkit_wrappers() -> list[tuple[str, object]]:
+    """Functions a learner could pass that only call the toolkit's own, one or more per exercise."""
+    import shared
+    from shared import (all_but_the_top, attention_step, cov_eigs, effective_rank, logit_gradient, mean_cosine,
+                        partition_isotropy, rich_get_richer_step)
+    from shared.decoder import rms_norm
+    from shared.meters import cross_group_cosines
+
+    def helper(X):  # a helper of the learner's own that calls the toolkit
+        return effective_rank(cov_eigs(X))
+
+    return [
+        ("01.1", lambda X: effective_rank(cov_eigs(X))),
+        ("01.1", lambda X: helper(X)),
+        ("01.1", lambda X: shared.meters.effective_rank(shared.cov_eigs(X))),
+        ("02.1", mean_cosine),
+        ("02.1", lambda X: float(mean_cosine(X))),
+        ("03.1", attention_step),
+        ("03.1", lambda X, beta, alpha: attention_step(X, beta=beta, alpha=alpha)),
+        ("04.2", lambda H, Q, P: logit_gradient(Q, P).T @ H),
+        ("05.1", rich_get_richer_step),
+        ("06.1", lambda X, k: all_but_the_top(X, k)),
+        ("07.1", lambda X, groups: float(cross_group_cosines(X, groups).sum())),
+        ("08.1", lambda X: partition_isotropy(X, rescale=False)),
+        ("09.1", lambda x, gain, eps: rms_norm(x, gain, eps)),
+    ]
+
+
+@pytest.mark.parametrize("exercise, wrapper", toolkit_wrappers(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_function_that_only_calls_the_toolkit_is_told_to_write_it_itself(exercise, wrapper):
+    ok, out = verdict(exercise, wrapper)
+    assert not ok and "write it yourself" in out and "calls the toolkit's" in out, out
+    assert "right" not in out
+
+
+def test_every_implementation_exercise_has_a_toolkit_wrapper_tested():
+    assert {exercise for exercise, _ in toolkit_wrappers()} == set(IMPLEMENTATIONS)
+
+
+def test_a_hand_written_solution_with_toolkit_names_of_its_own_is_accepted():
+    """The check resolves what a name refers to: a learner's own effective_rank is not the toolkit's."""
+    namespace: dict = {}
+    exec(  # noqa: S102 - a learner's cell, written out here
+        "import numpy as np\n"
+        "from shared import make_isotropic  # imported, never called by the function\n"
+        "def effective_rank(lam):\n"
+        "    return lam.sum() ** 2 / np.sum(lam ** 2)\n"
+        "def cov_eigs(X):\n"
+        "    Xc = X - X.mean(axis=0)\n"
+        "    return np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n"
+        "def my_effective_rank(X):\n"
+        "    return effective_rank(cov_eigs(X))\n",
+        namespace,
+    )
+    ok, out = verdict("01.1", namespace["my_effective_rank"])
+    assert ok, out
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_worked_solutions_call_no_toolkit_function(exercise):
+    from shared.exercises.common import toolkit_calls
+
+    assert toolkit_calls(solution(exercise)) == []
+
+
+def test_the_toolkit_stays_importable_for_the_notebooks():
+    from shared import attention_step, cov_eigs, effective_rank, make_isotropic, mean_cosine
+
+    X = make_isotropic(50, 4, 0)
+    assert 1.0 <= effective_rank(cov_eigs(X)) <= 4.0 and abs(mean_cosine(X)) < 1
+    assert attention_step(X, beta=1.0, alpha=0.5).shape == X.shape
+
+
+def test_the_worked_solution_is_shown_only_on_request_and_folded():
+    from shared.exercises import solution as reveal
+
+    shown = reveal("01.1")
+    assert str(shown).startswith("### 01.1 · Implement") and BLOCKS["01.1"] in str(shown)
+    assert "### 01.2" not in str(shown) and "# Try this" not in str(reveal("09.3"))
+    folded = shown._repr_markdown_()
+    assert folded.startswith("<details><summary>Worked solution 01.1") and folded.endswith("</details>")
+    with pytest.raises(ValueError, match="unknown exercise"):
+        reveal("99.9")
+
+
+# ----- parameter names, named mistakes, overflow, tolerances -------------------------------------
+
+
+def renamed(exercise: str):
+    """The worked solution with every parameter renamed (``X`` -> ``X_``)."""
+    impl = IMPLEMENTATIONS[exercise]
+    names = list(impl.cases()[0][1])
+    fn = solution(exercise)
+    namespace = {"fn": fn}
+    exec(f"def renamed({', '.join(n + '_' for n in names)}):\n    return fn({', '.join(n + '_' for n in names)})",  # noqa: S102
+         namespace)
+    return namespace["renamed"]
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_renamed_parameters_are_told_to_keep_the_names_before_any_hint(exercise, fresh_hints, capsys):
+    impl = IMPLEMENTATIONS[exercise]
+    check(exercise, renamed(exercise))
+    out = capsys.readouterr().out
+    names = ", ".join(impl.cases()[0][1])
+    assert f"Keep the names of the stub's parameters, {names}" in out, out
+    assert "Hint" not in out and "TypeError" not in out and fresh_hints == {}
+
+
+def test_the_renamed_rms_norm_of_the_report_is_told_to_keep_the_names():
+    ok, out = verdict("09.1", lambda X, g, epsilon: X / np.sqrt(np.mean(X**2, axis=-1, keepdims=True) + epsilon) * g)
+    assert not ok and "Keep the names of the stub's parameters, x, gain, eps" in out and "Hint" not in out
+
+
+def learner(source: str):
+    """The function a learner's cell defines (the last ``def`` of ``source``), with numpy as np."""
+    namespace: dict = {"np": np}
+    exec(source, namespace)  # noqa: S102 - a learner's cell, written out here
+    return namespace[re.findall(r"^def (\w+)", source, re.M)[-1]]
+
+
+# Each mistake a learner makes, written as a learner would, and words its diagnosis must name.
+LEARNER_MISTAKES = {
+    "01.1 eps in the denominator": ("01.1", """
+def my_effective_rank(X):
+    Xc = X - X.mean(axis=0)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))
+    return lam.sum() ** 2 / (np.sum(lam ** 2) + 1e-10)
+""", "an eps was added to the denominator"),
+    "01.1 row-centring": ("01.1", """
+def my_effective_rank(X):
+    Xc = X - X.mean(axis=1, keepdims=True)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))
+    return lam.sum() ** 2 / np.sum(lam ** 2)
+""", "each point was centred on its own mean (a mean along axis=1"),
+    "02.1 triu k=0": ("02.1", """
+def my_mean_cosine(X):
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    return (U @ U.T)[np.triu_indices(len(X), k=0)].mean()
+""", "np.triu(..., k=0)"),
+    "02.1 centred first": ("02.1", """
+def my_mean_cosine(X):
+    Xc = X - X.mean(axis=0)
+    U = Xc / np.linalg.norm(Xc, axis=1, keepdims=True)
+    n = len(X)
+    return ((U @ U.T).sum() - n) / (n * (n - 1))
+""", "the cloud was centred first"),
+    "02.1 (n-1)(n-2) pairs": ("02.1", """
+def my_mean_cosine(X):
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    C = U @ U.T
+    n = len(X)
+    return (C.sum() - np.trace(C)) / ((n - 1) * (n - 2))
+""", "(n - 1)(n - 2)"),
+    "05.1 renormalised by the max": ("05.1", """
+def my_rich_step(lam, eta):
+    new = lam * (1 + eta * len(lam) * lam / lam.sum())
+    return new / new.max()
+""", "renormalised by the largest value"),
+    "05.1 additive growth": ("05.1", """
+def my_rich_step(lam, eta):
+    new = lam + eta * len(lam) * lam / lam.sum()
+    return new / new.mean()
+""", "the growth was added"),
+    "06.1 eigenvectors as rows": ("06.1", """
+def my_all_but_the_top(X, k):
+    Xc = X - X.mean(axis=0)
+    d = X.shape[1]
+    V = np.linalg.eigh(Xc.T @ Xc / len(X))[1]
+    U = V.T[:, d - k:]
+    return Xc - (Xc @ U) @ U.T
+""", "the eigenvectors were taken as rows"),
+    "06.1 SVD Vt columns": ("06.1", """
+def my_all_but_the_top(X, k):
+    Xc = X - X.mean(axis=0)
+    Vt = np.linalg.svd(Xc)[2]
+    U = Vt[:, :k]
+    return Xc - (Xc @ U) @ U.T
+""", "columns of np.linalg.svd's Vt"),
+    "07.1 sentence by sentence": ("07.1", """
+def mean_cosine_across(X, groups):
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    C = U @ U.T
+    return np.mean([C[groups == g][:, groups != g].mean() for g in set(groups.tolist())])
+""", "sentence by sentence"),
+    "09.1 std instead of RMS": ("09.1", """
+def my_rms_norm(x, gain, eps):
+    return x / (x.std(axis=-1, keepdims=True) + eps) * gain
+""", "the standard deviation (np.std, np.var) was used"),
+    "09.1 var instead of mean square": ("09.1", """
+def my_rms_norm(x, gain, eps):
+    return x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps) * gain
+""", "the standard deviation (np.std, np.var) was used"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEARNER_MISTAKES))
+def test_each_mistake_a_learner_makes_is_named(case, fresh_hints):
+    exercise, source, words = LEARNER_MISTAKES[case]
+    ok, out = verdict(exercise, learner(source))
+    assert not ok and "Likely mistake: " in out and words in out.split("Likely mistake: ")[1], out
+
+
+def test_row_centring_is_not_told_only_about_np_cov():
+    exercise, source, _ = LEARNER_MISTAKES["01.1 row-centring"]
+    out = verdict(exercise, learner(source))[1]
+    assert "axis=0" in out and out.index("axis=1") < out.index("np.cov(X)")
+
+
+PLAIN_EXP = """
+def my_partition_isotropy(X):
+    C = np.linalg.eigh(X.T @ X)[1]
+    P = X @ C
+    Z = np.concatenate([np.exp(P).sum(axis=0), np.exp(-P).sum(axis=0)])
+    return Z.min() / Z.max()
+"""
+
+
+def test_plain_exp_overflows_on_a_case_and_gets_the_log_sum_exp_advice():
+    from shared.exercises.nb08 import long_vectors
+
+    X = long_vectors()
+    assert np.abs(X @ np.linalg.eigh(X.T @ X)[1]).max() > np.log(np.finfo(float).max), "the case must overflow exp"
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok, out = verdict("08.1", learner(PLAIN_EXP))
+    assert not ok and "On long vectors" in out and "NaN or inf" in out and "log-sum-exp" in out, out
+    reference = IMPLEMENTATIONS["08.1"].reference(X=X)
+    assert 0.2 < reference < 1.0, "the ratio is well inside (0, 1): only the overflow makes plain exp fail"
+
+
+# The wrong numbers each computed exercise must reject, with why a learner might give them.
+WRONG_NUMBERS = {
+    "01.2": [50, 40, 0.2, 1.0],  # d, the zeros, k/d, one direction
+    "02.2": [1 / 200, 1 / 50**0.5, 0.143, 0.0],  # 1/d, the d = 50 spread, notebook 02's figure, the mean
+    "04.4": [0.90, 0.92, 1 - 0.9 / 100, 0.09, 0.1],  # rounded either way, no sqrt, the cut, the first token
+    "05.2": [49 / 99, 7 / 56, 1 / 50, 49 / 50],  # d instead of d - 1, g not g^2, no gain, g^2 / d
+    "06.2": [76.8, 0.768, 3.0],  # d/10, d/1000, the 300-d rule's figure
+}
+
+
+@pytest.mark.parametrize("exercise", sorted(WRONG_NUMBERS))
+def test_tolerances_reject_every_named_wrong_number(exercise):
+    for wrong in WRONG_NUMBERS[exercise]:
+        ok, out = verdict(exercise, wrong)
+        assert not ok, f"{exercise}: {wrong} is accepted ({out})"
+    assert verdict(exercise, EXERCISES[exercise].reference())[0]
+
+
+def test_every_computed_exercise_has_its_wrong_numbers_listed():
+    computed = {name for name in ANSWERS if not EXERCISES[name].choices}
+    assert computed == set(WRONG_NUMBERS)
+
+
+@pytest.mark.parametrize("exercise", [name for name in ANSWERS if EXERCISES[name].mistakes])
+def test_a_named_wrong_number_is_rejected_and_named(exercise, fresh_hints):
+    for mistake, value in EXERCISES[exercise].mistakes.items():
+        ok, out = verdict(exercise, value)
+        assert not ok and f"Likely mistake: {mistake}." in out and "Hint" not in out, out
+        assert value in WRONG_NUMBERS[exercise] or any(np.isclose(value, w) for w in WRONG_NUMBERS[exercise])
+
+
+def test_a_named_wrong_number_inside_the_tolerance_is_refused():
+    with pytest.raises(ValueError, match="within the tolerance of the answer"):
+        Exercise(reference=lambda: 0.5, right="", hints=("a", "b"), abs_tol=0.02, mistakes={"d, not d - 1": 49 / 99})

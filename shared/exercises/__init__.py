@@ -10,9 +10,15 @@ untouched stub (one that raises ``NotImplementedError``) prints that it is not i
 
 Hints come in steps, and ``check`` shows one more step per wrong try of that exercise: first the
 idea (which quantity to compute and why), then the detail that usually goes wrong (an axis, a
-shape, a scaling), and only from the third try of a function something close to code. A right
-answer starts the steps again. A recognised mistake gets its diagnosis instead of a hint step.
-Worked solutions are in ``notebooks/SOLUTIONS.md``.
+shape, a scaling), and from the third try of a function a skeleton of the code with blanks to
+fill. A right answer starts the steps again. A recognised mistake gets its diagnosis instead of a
+hint step. A function that only calls the toolkit's own (``effective_rank``, ``mean_cosine``, ...)
+is told to write it itself: matching the reference by calling it proves nothing.
+
+No hint is the answer. The worked solution is shown only when asked for, by
+``solution("01.1")``, which reads it from ``notebooks/SOLUTIONS.md`` (its one home) and shows it
+folded, opened by a click. Each notebook's exercise cells carry that call commented out, so
+running the notebook never shows it, and a build of graded homework can drop the line.
 
 The machinery is in :mod:`shared.exercises.common`; each notebook's exercises are in their own
 module, ``nb01`` .. ``nb09``, as a dict ``EXERCISES``. A new notebook's exercises are one new module
@@ -24,8 +30,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
 from .common import HINTS_SHOWN, Exercise, Implementation, check_with, verdict_of
+
+#: The worked solutions, one section ``### NN.K · Kind`` per exercise.
+SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "SOLUTIONS.md"
 
 
 def _collect() -> dict[str, Exercise | Implementation]:
@@ -56,4 +67,35 @@ def check(exercise: str, answer: object) -> None:
     check_with(EXERCISES, exercise, answer)
 
 
-__all__ = ["EXERCISES", "HINTS_SHOWN", "IMPLEMENTATIONS", "Exercise", "Implementation", "check", "verdict"]
+@dataclass(frozen=True)
+class WorkedSolution:
+    """One exercise's worked solution as ``notebooks/SOLUTIONS.md`` states it: shown folded in a
+    notebook (a ``<details>`` element, opened by a click), as plain text elsewhere."""
+
+    exercise: str
+    text: str
+
+    def _repr_markdown_(self) -> str:
+        return (f"<details><summary>Worked solution {self.exercise} (click to open; try the exercise "
+                f"first)</summary>\n\n{self.text}\n\n</details>")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def solution(exercise: str) -> WorkedSolution:
+    """The worked solution of ``exercise`` (``"01.1"``, ...), read from ``notebooks/SOLUTIONS.md``:
+    its heading, the question, the code and why it is right."""
+    if not isinstance(exercise, str) or exercise not in EXERCISES:
+        raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(EXERCISES)}")
+    if not SOLUTIONS.is_file():
+        raise ValueError(f"exercise: the worked solutions are not part of this copy of the course ({SOLUTIONS})")
+    text = SOLUTIONS.read_text(encoding="utf-8")
+    found = re.search(rf"^### {re.escape(exercise)} · .*?(?=^#{{1,3}} |\Z)", text, re.M | re.S)
+    if found is None:
+        raise ValueError(f"exercise: {SOLUTIONS.name} has no section '### {exercise} · ...'")
+    return WorkedSolution(exercise, found.group(0).strip())
+
+
+__all__ = ["EXERCISES", "HINTS_SHOWN", "IMPLEMENTATIONS", "Exercise", "Implementation", "WorkedSolution", "check",
+           "solution", "verdict"]

@@ -7,13 +7,21 @@ in ``nb01`` .. ``nb09``.
 from __future__ import annotations
 
 import decimal
+import dis
+import functools
+import inspect
 import math
 import numbers
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import types
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+
+
+#: A blank in a code skeleton, for the learner to fill.
+BLANK = "____"
 
 
 def _check_hints(hints: object, least: int) -> None:
@@ -34,9 +42,16 @@ class Exercise:
     rel_tol: float = 0.02
     abs_tol: float = 0.0
     choices: tuple[str, ...] = ()
+    #: The words for a typical wrong number, mapped to that number: an answer within the tolerance
+    #: of one of them is told which mistake it looks like (the tolerance must reject every one).
+    mistakes: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 2)
+        if not self.choices:
+            for mistake, value in self.mistakes.items():
+                if math.isclose(value, float(self.reference()), rel_tol=self.rel_tol, abs_tol=self.abs_tol):
+                    raise ValueError(f"mistakes: {value!r} ({mistake}) is within the tolerance of the answer")
 
 
 @dataclass(frozen=True)
@@ -44,7 +59,10 @@ class Implementation:
     """An exercise answered by a function named ``name``, checked against ``reference`` on ``cases``.
 
     ``cases()`` gives (description, keyword arguments) pairs; ``mistakes`` maps the words for a
-    typical mistake to a function that makes it, so a wrong result can be recognised.
+    typical mistake to a function that makes it, so a wrong result can be recognised. A mistake
+    whose result depends on an arbitrary choice of the learner's (which matrix went into an
+    eigensolver, whose eigenvector signs follow from it) returns a list of the possible results;
+    matching any of them counts.
     """
 
     name: str
@@ -53,8 +71,8 @@ class Implementation:
     mistakes: dict[str, Callable[..., object]]
     right: str
     #: Steps, one more shown per wrong try: the idea (which quantity to compute and why, in words),
-    #: then the detail that usually goes wrong (axis, shape, scaling), and only then something close
-    #: to code.
+    #: then the detail that usually goes wrong (axis, shape, scaling), and last a skeleton of the
+    #: code with blanks (``____``) to fill, never the whole solution (that is ``solution(...)``).
     hints: tuple[str, str, str]
     rtol: float = 1e-6
     #: What to say when the function returns NaN or inf where the toolkit does not, for exercises
@@ -63,6 +81,8 @@ class Implementation:
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 3)
+        if BLANK not in self.hints[-1]:
+            raise ValueError(f"hints: the last step must be a skeleton with blanks ({BLANK}), got {self.hints[-1]!r}")
 
 
 # ----- clouds and cases that several exercises share -----------------------------------------------
@@ -134,6 +154,10 @@ def _answer_verdict(exercise: str, ex: Exercise, answer: object, tries: int) -> 
                                "answer is a number.")
             return Verdict(False, f"Exercise {exercise}: answer with a number.")
         ok = math.isclose(value, float(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol)
+        if not ok:
+            for mistake, wrong in ex.mistakes.items():
+                if math.isclose(value, wrong, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol):
+                    return Verdict(False, f"Exercise {exercise}: not yet. Likely mistake: {mistake}.")
     if ok:
         return Verdict(True, f"Exercise {exercise}: right. {ex.right}")
     return Verdict(False, f"Exercise {exercise}: not yet. {_hint(ex.hints, tries)}", hinted=True)
@@ -181,11 +205,123 @@ def _where_it_differs(got: np.ndarray, want: np.ndarray, rtol: float) -> str:
             f"{want[at]:.6g}")
 
 
+def _is_toolkit(obj: object) -> bool:
+    """Whether ``obj`` is a function, class or module of the course's toolkit (``shared``), other
+    than the exercises' own machinery."""
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    return (module == "shared" or module.startswith("shared.")) and not module.startswith("shared.exercises")
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it (inner functions, lambdas, comprehensions)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def toolkit_calls(fn: object) -> list[str]:
+    """The names of the toolkit's functions and classes that ``fn`` refers to, sorted.
+
+    Read from the code, not by running it: the global and closure names each code object loads
+    (nested functions and lambdas included), resolved to the objects they name, so a learner's own
+    function that happens to share a toolkit name is not one, and ``import shared`` followed by
+    ``shared.meters.effective_rank`` is. Helpers the learner defined next to ``fn`` (same globals)
+    are followed. Functions of ``shared.exercises`` (the checks' own models of mistakes) are not
+    read.
+    """
+    found: set[str] = set()
+    seen: set[int] = set()
+    todo: list[object] = [fn]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, functools.partial):
+            todo += [obj.func, *obj.args, *obj.keywords.values()]
+            continue
+        if isinstance(obj, types.MethodType):
+            todo.append(obj.__func__)
+            continue
+        if _is_toolkit(obj) and not isinstance(obj, types.ModuleType) and callable(obj):
+            found.add(getattr(obj, "__name__", repr(obj)))
+            continue
+        if not isinstance(obj, types.FunctionType) or str(obj.__module__).startswith("shared.exercises"):
+            continue
+        closure = {}
+        for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # a cell not filled yet
+                pass
+        loaded, attributes = [], set()
+        for code in _code_objects(obj.__code__):
+            for instruction in dis.get_instructions(code):
+                if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                    loaded.append(obj.__globals__.get(instruction.argval))
+                elif instruction.opname in ("LOAD_DEREF", "LOAD_CLASSDEREF") and instruction.argval in closure:
+                    loaded.append(closure[instruction.argval])
+                elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"):
+                    attributes.add(instruction.argval)
+        modules = [m for m in loaded if isinstance(m, types.ModuleType) and _is_toolkit(m)]
+        while modules:  # shared.meters.effective_rank: follow attributes of toolkit modules
+            module = modules.pop()
+            for name in attributes:
+                value = getattr(module, name, None)
+                if isinstance(value, types.ModuleType) and _is_toolkit(value) and id(value) not in seen:
+                    seen.add(id(value))
+                    modules.append(value)
+                elif value is not None:
+                    loaded.append(value)
+        for value in loaded:
+            if _is_toolkit(value) or (isinstance(value, types.FunctionType) and value.__globals__ is obj.__globals__):
+                todo.append(value)
+            elif isinstance(value, functools.partial):
+                todo.append(value)
+    return sorted(found)
+
+
+def _misnamed(impl: Implementation, fn: Callable, kwargs: dict) -> str | None:
+    """What to say if ``fn`` cannot be called with the stub's parameter names, else ``None``."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: let the call decide
+        return None
+    try:
+        signature.bind(**kwargs)
+    except TypeError:
+        wanted = ", ".join(kwargs)
+        given = ", ".join(str(p) for p in signature.parameters.values())
+        return (f"Keep the names of the stub's parameters, {wanted}: the check calls "
+                f"{impl.name}({', '.join(f'{k}=...' for k in kwargs)}), and yours is defined as "
+                f"{impl.name}({given}). Rename them back and run the cell again.")
+    return None
+
+
+def _matches(got: object, wrong: object, rtol: float) -> bool:
+    """Whether ``got`` is what a mistake gives: its result, or one of its possible results (a list)."""
+    if isinstance(wrong, list):
+        return any(_close(got, w, rtol) for w in wrong)
+    return _close(got, wrong, rtol)
+
+
 def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tries: int) -> Verdict:
     hint = _hint(impl.hints, tries)
     if not callable(fn):
         return Verdict(False, f"Exercise {exercise}: pass your function itself, {impl.name}, not {type(fn).__name__}.")
+    used = toolkit_calls(fn)
+    if used:
+        return Verdict(False, f"Exercise {exercise}: write it yourself. {impl.name} calls the toolkit's "
+                       f"{' and '.join(used)}, which compute{'s' if len(used) == 1 else ''} the answer for you (the "
+                       "check compares with the toolkit, so agreeing with it would prove nothing). Write the "
+                       "computation with numpy; the toolkit stays for the notebook's demonstrations.")
     cases = impl.cases()
+    misnamed = _misnamed(impl, fn, cases[0][1])
+    if misnamed:
+        return Verdict(False, f"Exercise {exercise}: not yet. {misnamed}")
     for description, kwargs in cases:
         inputs = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
         try:
@@ -210,14 +346,15 @@ def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tri
             return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} returned "
                            f"{_show(got)}; expected {_show(want)}. {hint}", hinted=True)
         said = f"Exercise {exercise}: not yet. On {description}, {impl.name}"
-        differs = _where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)
-        for mistake, wrong in impl.mistakes.items():
-            if _close(got, wrong(**kwargs), impl.rtol):  # a diagnosis, not a hint: it walks no step
-                return Verdict(False, f"{said} {differs}. Likely mistake: {mistake}.")
         if not np.all(np.isfinite(arr)):
             bad = int(np.sum(~np.isfinite(arr)))
             return Verdict(False, f"{said} returned NaN or inf ({bad} of {arr.size} entries) where the toolkit's "
                            f"result is finite. {impl.nonfinite or 'Look for a division by zero, a log of zero or a square root of a negative number.'}")
+        differs = _where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)
+        with np.errstate(all="ignore"):  # a model of a mistake may divide by zero where the mistake does
+            named = [mistake for mistake, wrong in impl.mistakes.items() if _matches(got, wrong(**kwargs), impl.rtol)]
+        if named:  # a diagnosis, not a hint: it walks no step
+            return Verdict(False, f"{said} {differs}. Likely mistake: {named[0]}.")
         return Verdict(False, f"{said} {differs}. {hint}", hinted=True)
     return Verdict(True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}")
 

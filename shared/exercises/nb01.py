@@ -22,6 +22,7 @@ def cloud_cases() -> list[tuple[str, dict]]:
         ("a narrow cone (400 x 8)", dict(X=make_cone(400, 8, 3))),
         ("a centred line (300 x 6)", dict(X=line)),
         ("fewer points than dimensions (6 x 10)", dict(X=make_isotropic(6, 10, 4))),
+        ("a tiny cloud, entries about 1e-9 (300 x 8)", dict(X=1e-9 * make_isotropic(300, 8, 6) * np.linspace(2, 1, 8))),
     ]
 
 
@@ -34,7 +35,14 @@ def uncentred(X: np.ndarray) -> float:
 
 
 def covariance_of_rows(X: np.ndarray) -> float:
+    """Each point centred on its own mean (``X - X.mean(axis=1)``, or ``np.cov(X)``, which does that
+    and treats the points as the variables): both give the same participation ratio."""
     return participation(np.linalg.eigvalsh(np.cov(X)))
+
+
+def eps_in_the_denominator(X: np.ndarray) -> float:
+    lam = cov_eigs(X)
+    return float(lam.sum() ** 2 / (np.sum(lam**2) + 1e-12))
 
 
 def singular_values(X: np.ndarray) -> float:
@@ -61,8 +69,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         mistakes={
             "the cloud was not centred: the eigenvalues of X^T X / n, not of the covariance, carry the "
             "offset": uncentred,
-            "np.cov(X) treats each row as a variable and gives an n x n matrix; the points are rows, so the "
-            "covariance of the coordinates is np.cov(X.T) (or np.cov(X, rowvar=False))": covariance_of_rows,
+            "each point was centred on its own mean (a mean along axis=1, over a row) instead of each coordinate "
+            "on its mean over the points (axis=0); np.cov(X) does the same, since it treats each row as a "
+            "variable: the covariance of the coordinates is np.cov(X.T), d x d": covariance_of_rows,
+            "an eps was added to the denominator: on a cloud of tiny values (variances about 1e-18) it outweighs "
+            "the sum of squares. The ratio does not depend on the scale and needs no eps": eps_in_the_denominator,
             "singular values are standard deviations: square them to get variances": singular_values,
             "that is the entropy rank exp(-sum p log p), not the participation ratio": entropy_instead,
             "the numerator is the square of the sum, (sum lambda)^2, not the sum itself": sum_not_squared,
@@ -79,8 +90,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "d x d: the points are the rows, so the variables are the columns. The eigenvalues of a symmetric "
             "matrix come from np.linalg.eigvalsh; they are variances already, so do not square them before the "
             "ratio.",
-            "Xc = X - X.mean(axis=0); lam = np.linalg.eigvalsh(np.cov(Xc.T)); return lam.sum() ** 2 / np.sum(lam "
-            "** 2).",
+            "Fill the blanks:\n"
+            "    Xc = X - X.mean(axis=____)        # each coordinate minus its mean over the points\n"
+            "    lam = np.linalg.eigvalsh(____)    # the d x d covariance of Xc\n"
+            "    return ____ / ____                # (sum of lam)^2 over the sum of lam^2",
         ),
     ),
     "01.2": Exercise(

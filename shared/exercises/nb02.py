@@ -36,6 +36,21 @@ def counted_twice(X: np.ndarray) -> float:
     return 2 * mean_cosine(X)
 
 
+def upper_triangle_with_diagonal(X: np.ndarray) -> float:
+    C = unit(X) @ unit(X).T
+    return float(C[np.triu_indices(len(X), k=0)].mean())
+
+
+def centred_first(X: np.ndarray) -> float:
+    return mean_cosine(X - X.mean(axis=0))
+
+
+def pairs_miscounted(X: np.ndarray) -> float:
+    n = len(X)
+    C = unit(X) @ unit(X).T
+    return float((C.sum() - np.trace(C)) / ((n - 1) * (n - 2))) if n > 2 else float("nan")
+
+
 EXERCISES: dict[str, Exercise | Implementation] = {
     "02.1": Implementation(
         name="my_mean_cosine",
@@ -54,6 +69,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products,
             "the columns were normalised instead of the rows (axis=0 instead of axis=1)": columns_normalised,
             "each pair was counted twice but divided by the number of unordered pairs": counted_twice,
+            "np.triu(..., k=0) (or np.triu_indices(n, k=0)) keeps the diagonal, each point paired with itself; "
+            "the pairs of distinct points above it start at k=1": upper_triangle_with_diagonal,
+            "the cloud was centred first: that removes the shared offset, which is exactly what the mean cosine "
+            "must see; take the vectors as they are": centred_first,
+            "the pairs were counted as (n - 1)(n - 2); n points make n(n - 1) ordered pairs i != j": pairs_miscounted,
         },
         right="Normalise the rows, then average u_i . u_j over the n(n-1) ordered pairs i != j; the sum of "
         "the unit vectors gives it in O(n d).",
@@ -62,8 +82,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "average the cosine over every pair of two different points.",
             "Divide each row by its own length (the norm along each row, not down each column), and leave out "
             "each point paired with itself: n points make n(n-1) ordered pairs, not n^2.",
-            "U = X / np.linalg.norm(X, axis=1, keepdims=True); C = U @ U.T; return (C.sum() - np.trace(C)) / (n * "
-            "(n - 1)) with n = len(X).",
+            "Fill the blanks:\n"
+            "    U = X / np.linalg.norm(X, axis=____, keepdims=True)   # unit rows\n"
+            "    C = U @ U.T                                           # every cosine\n"
+            "    n = len(X)\n"
+            "    return (C.sum() - ____) / ____    # leave out each point paired with itself",
         ),
     ),
     "02.2": Exercise(

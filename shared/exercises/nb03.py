@@ -60,8 +60,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Subtract each row's largest score before np.exp: the weights do not change, and large scores cannot "
             "overflow. The step goes toward the average, X + alpha (average - X), not X + alpha times the "
             "average.",
-            "S = beta * X @ X.T; W = np.exp(S - S.max(axis=1, keepdims=True)); A = W / W.sum(axis=1, "
-            "keepdims=True); return X + alpha * (A @ X - X).",
+            "Fill the blanks:\n"
+            "    S = beta * ____                                   # n x n scores\n"
+            "    W = np.exp(S - S.max(axis=____, keepdims=True))  # exp that cannot overflow\n"
+            "    A = W / W.sum(axis=____, keepdims=True)           # each row of weights sums to 1\n"
+            "    return X + alpha * (____ - ____)                  # a step toward the average",
         ),
         nonfinite="Likely mistake: exp overflowed on large scores; subtract each row's maximum before np.exp.",
     ),

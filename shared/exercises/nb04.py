@@ -87,7 +87,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "How often context c occurs is the sum of its row of P, not 1: weight each row of Q by it. Then the "
             "sum runs over contexts, down the rows: output vector w collects column w of G, so the result has one "
             "row per token and one column per dimension.",
-            "p_c = P.sum(axis=1); G = p_c[:, None] * Q - P; return G.T @ H.",
+            "Fill the blanks:\n"
+            "    p_c = P.sum(axis=____)            # how often each context occurs\n"
+            "    G = p_c[:, None] * ____ - ____    # push minus pull, one row per context\n"
+            "    return ____ @ H                   # one row per output token",
         ),
     ),
     "04.3": Exercise(
@@ -111,6 +114,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "frequent token's. With Zipf exponent 1, how frequent is the 100th token compared with the first?",
             "Evaluate 1 - gamma * sqrt(f / f_max) with f / f_max = 1/100.",
         ),
-        abs_tol=1e-6,
+        rel_tol=0.0,
+        abs_tol=0.002,  # 0.91 to three decimals; 0.90 and 0.92 are wrong
+        mistakes={
+            "the square root is missing: the factor is 1 - gamma sqrt(f / f_max), and sqrt(1/100) = 1/10":
+                1 - 0.9 / 100,
+            "that is the part taken off, gamma sqrt(f / f_max); the factor that multiplies the embedding is 1 "
+            "minus it": 0.9 * 0.1,
+            "that is the factor of the most frequent token, 1 - gamma; the 100th is a hundredth as frequent":
+                1 - 0.9,
+        },
     ),
 }

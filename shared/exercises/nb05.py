@@ -28,6 +28,16 @@ def grows_by_lambda(lam: np.ndarray, eta: float) -> np.ndarray:
     return new / new.mean()
 
 
+def renormalised_by_the_max(lam: np.ndarray, eta: float) -> np.ndarray:
+    new = grown(lam, eta)
+    return new / new.max()
+
+
+def additive_growth(lam: np.ndarray, eta: float) -> np.ndarray:
+    new = lam + eta * len(lam) * lam / lam.sum()
+    return new / new.mean()
+
+
 def no_factor_d(lam: np.ndarray, eta: float) -> np.ndarray:
     new = lam * (1 + eta * lam / lam.sum())
     return new / new.mean()
@@ -47,6 +57,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         mistakes={
             "the spectrum was not renormalised: divide by its mean afterwards": not_renormalised,
             "renormalised by the sum instead of the mean": renormalised_by_the_sum,
+            "renormalised by the largest value instead of the mean: the mean must come back to 1":
+                renormalised_by_the_max,
+            "the growth was added, lambda_k + eta d (its share); it multiplies: lambda_k (1 + eta d (its share)), "
+            "so a direction grows in proportion to what it holds": additive_growth,
             "each direction grows by its share lambda_k / sum(lambda), not by lambda_k itself": grows_by_lambda,
             "the factor d is missing: 1 + eta d lambda_k / sum(lambda)": no_factor_d,
         },
@@ -59,7 +73,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "The share of direction k is lambda_k over the sum of all of them, and its growth factor is 1 + eta d "
             "times that share (d the number of directions, so a flat spectrum grows by 1 + eta). Rescale by the "
             "mean, not the sum: the mean must come back to 1.",
-            "share = lam / lam.sum(); new = lam * (1 + eta * len(lam) * share); return new / new.mean().",
+            "Fill the blanks:\n"
+            "    share = lam / ____                        # each direction's share of the total\n"
+            "    new = lam * (1 + eta * ____ * share)      # the rich grow faster\n"
+            "    return new / ____                         # bring the mean back to 1",
         ),
     ),
     "05.2": Exercise(
@@ -72,7 +89,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "The stretched coordinate carries g^2 times the variance of each of the other d - 1: its share is its "
             "variance over the total of all d.",
         ),
-        abs_tol=0.02,
+        rel_tol=0.0,
+        abs_tol=0.002,  # 49/98 = 0.5; 49/99 (d instead of d - 1) is wrong
+        mistakes={
+            "d instead of d - 1 in the denominator: besides the stretched coordinate there are d - 1 = 49 others":
+                49 / 99,
+            "g instead of g^2: multiplying a coordinate by g multiplies its variance by g^2": 7 / (7 + 49),
+            "that is the stretched coordinate's variance against one other coordinate's, g^2 / 1, or its share "
+            "without the gain; the share is its variance over the total of all d": 1 / 50,
+        },
     ),
     "05.3": Exercise(
         reference=lambda: "b",

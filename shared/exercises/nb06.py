@@ -38,9 +38,21 @@ def projected_uncentred(X: np.ndarray, k: int) -> np.ndarray:
     return projected_out(X - X.mean(axis=0), X, principal_axes(X).axes[:, :k])
 
 
-def rows_as_eigenvectors(X: np.ndarray, k: int) -> np.ndarray:
+def _covariances(X: np.ndarray) -> list[np.ndarray]:
+    """The matrices a learner may hand to an eigensolver for the covariance's eigenvectors (their signs
+    can differ with the matrix, so a mistake that depends on signs is tried with each)."""
     Xc = X - X.mean(axis=0)
-    return projected_out(Xc, Xc, principal_axes(X).axes.T[:, :k])
+    return [np.cov(Xc.T), np.cov(X.T), Xc.T @ Xc, Xc.T @ Xc / len(X), Xc.T @ Xc / (len(X) - 1)]
+
+
+def rows_as_eigenvectors(X: np.ndarray, k: int) -> list[np.ndarray]:
+    Xc, d = X - X.mean(axis=0), X.shape[1]
+    return [projected_out(Xc, Xc, np.linalg.eigh(S)[1].T[:, d - k:]) for S in _covariances(X)]
+
+
+def right_singular_vectors_as_columns(X: np.ndarray, k: int) -> list[np.ndarray]:
+    Xc = X - X.mean(axis=0)
+    return [projected_out(Xc, Xc, np.linalg.svd(Xc, full_matrices=full)[2][:, :k]) for full in (False, True)]
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
@@ -62,7 +74,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "the mean was not removed: centre first, then project out the top directions": not_centred,
             "the uncentred vectors were projected, as in the last step of the paper's Algorithm 1; the course "
             "projects the centred ones, so the result has zero mean": projected_uncentred,
-            "the eigenvectors are the columns of the matrix eigh returns, not its rows": rows_as_eigenvectors,
+            "the eigenvectors were taken as rows: np.linalg.eigh returns them as the columns of V, so the top k are "
+            "V[:, d - k:], not V.T[:, d - k:]": rows_as_eigenvectors,
+            "the principal directions were taken as the columns of np.linalg.svd's Vt; they are its rows, so the "
+            "top k are Vt[:k].T, not Vt[:, :k]": right_singular_vectors_as_columns,
         },
         right="Centre, find the top k principal directions of the centred cloud, subtract each point's "
         "projection on them: the mean and the dominant directions are gone, the rest is untouched.",
@@ -72,8 +87,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "The top directions are the eigenvectors of the centred cloud's covariance with the largest "
             "eigenvalues: np.linalg.eigh returns them as columns, in ascending order, so the largest are the "
             "last. Check k = 0 too: it must remove the mean and nothing else.",
-            "Xc = X - X.mean(axis=0); V = np.linalg.eigh(np.cov(Xc.T))[1]; U = V[:, V.shape[1] - k:]; return Xc - "
-            "(Xc @ U) @ U.T.",
+            "Fill the blanks:\n"
+            "    Xc = X - ____\n"
+            "    V = np.linalg.eigh(np.cov(Xc.T))[1]   # columns, eigenvalues ascending\n"
+            "    U = V[:, ____:]                        # the top k columns (mind k = 0)\n"
+            "    return Xc - ____ @ U.T                 # each point's part along them, removed",
         ),
     ),
     "06.2": Exercise(

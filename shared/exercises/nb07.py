@@ -26,6 +26,12 @@ def paired_with_itself(X: np.ndarray, groups: np.ndarray) -> float:
     return float((unit(X) @ unit(X).T)[keep].mean())
 
 
+def sentence_by_sentence(X: np.ndarray, groups: np.ndarray) -> float:
+    C = unit(X) @ unit(X).T
+    means = [C[groups == g][:, groups != g].mean() for g in np.unique(groups)]
+    return float(np.mean(means))
+
+
 EXERCISES: dict[str, Exercise | Implementation] = {
     "07.1": Implementation(
         name="mean_cosine_across",
@@ -43,6 +49,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
                 same_sentence_counted,
             "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products_across,
             "a token was paired with itself: the diagonal belongs to the same sentence": paired_with_itself,
+            "the mean was taken sentence by sentence and those means averaged, which weighs a short sentence's "
+            "pairs as much as a long one's; average over all kept pairs at once": sentence_by_sentence,
         },
         right="Average the cosine over the pairs whose tokens come from different sentences, Ethayarajh's "
         "baseline: a shared offset counts, the similarity of a sentence's own tokens does not.",
@@ -53,8 +61,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Divide each row by its own length (along each row). Keep the pairs whose two group labels differ; "
             "that leaves out the diagonal too, since a token is in its own sentence. Sentences of unequal length "
             "give unequal numbers of pairs: average over all kept pairs at once, not sentence by sentence.",
-            "U = X / np.linalg.norm(X, axis=1, keepdims=True); C = U @ U.T; return C[groups[:, None] != "
-            "groups[None, :]].mean().",
+            "Fill the blanks:\n"
+            "    U = X / np.linalg.norm(X, axis=____, keepdims=True)   # unit rows\n"
+            "    C = U @ U.T\n"
+            "    different = groups[:, None] ____ groups[None, :]      # pairs from different sentences\n"
+            "    return C[____].mean()",
         ),
     ),
     "07.2": Exercise(

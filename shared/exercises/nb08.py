@@ -32,7 +32,16 @@ def isotropy_cases() -> list[tuple[str, dict]]:
          dict(X=0.05 * gaussian_cloud(200, 4, 2, scales=(1.0, 0.7, 0.5, 0.3), shift=1.0))),
         ("an offset along no principal axis (300 x 3)",
          dict(X=rng.standard_normal((300, 3)) * [1.2, 0.6, 0.3] @ random_rotation(3, 9) + [0.8, -0.2, 0.5])),
+        ("long vectors, c^T x up to about 800: exp overflows (120 x 3)", dict(X=long_vectors())),
     ]
+
+
+def long_vectors() -> np.ndarray:
+    """Points at about +-800 along three axes (50, 40 and 30 of them, random signs): every Z(c) is
+    about e^800, beyond float64 (e^709.8), while the ratio of two of them is near 1."""
+    rng = np.random.default_rng(11)
+    axes = np.repeat(np.eye(3), [50, 40, 30], axis=0) * rng.choice([-1.0, 1.0], size=(120, 1))
+    return 800.0 * axes + rng.standard_normal((120, 3))
 
 
 def reference_original(X: np.ndarray) -> float:
@@ -90,8 +99,12 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "The directions are the eigenvectors of X^T X (uncentred, not the covariance), its columns; use both "
             "c and -c, since the sign an eigensolver returns is arbitrary. Work with log Z: subtract each "
             "column's largest projection before np.exp, and exponentiate only the final difference of logs.",
-            "C = np.linalg.eigh(X.T @ X)[1]; P = X @ C; log Z of each column of P and of -P (subtract the "
-            "column's maximum before np.exp); return exp(min log Z - max log Z).",
+            "Fill the blanks:\n"
+            "    C = np.linalg.eigh(____)[1]                       # eigenvectors of X^T X, uncentred\n"
+            "    P = np.hstack([X @ C, ____])                      # c^T x_i for every c and every -c\n"
+            "    top = P.max(axis=____)\n"
+            "    log_z = top + np.log(np.exp(____).sum(axis=0))    # log-sum-exp: no overflow\n"
+            "    return np.exp(____ - ____)",
         ),
         nonfinite="Likely mistake: exp overflowed; compute log Z with the column's maximum subtracted before np.exp "
         "(log-sum-exp), and exp only the final difference.",

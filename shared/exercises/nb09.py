@@ -46,6 +46,11 @@ def wrong_axis(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     return x / np.sqrt(np.mean(x * x, axis=0, keepdims=True) + eps) * gain
 
 
+def std_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> list[np.ndarray]:
+    sd = np.std(x, axis=-1, keepdims=True)
+    return [x / np.sqrt(sd * sd + eps) * gain, x / (sd + eps) * gain, x / sd * gain]
+
+
 def norm_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * gain
 
@@ -60,6 +65,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "itself, so a shared offset survives it": centred_first,
             "the gain was left out: multiply by gain after dividing": gain_left_out,
             "eps was added outside the square root": eps_outside_the_root,
+            "the standard deviation (np.std, np.var) was used: it subtracts each row's mean before squaring; "
+            "RMSNorm divides by the root mean square about 0, sqrt(mean(x**2) + eps)": std_not_rms,
             "the mean was taken over the wrong axis: normalise each row (axis=-1)": wrong_axis,
             "the norm was used instead of the root mean square: divide by sqrt(mean(x**2)), not by sqrt(sum(x**2))":
                 norm_not_rms,
@@ -72,7 +79,9 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "mean.",
             "The mean of squares is per token: over the last axis (the coordinates of one row), kept as a column "
             "so that it divides its own row. eps goes inside the square root; multiply by gain after dividing.",
-            "ms = np.mean(x**2, axis=-1, keepdims=True); return x / np.sqrt(ms + eps) * gain.",
+            "Fill the blanks:\n"
+            "    ms = np.mean(____, axis=____, keepdims=True)   # the mean square of each row\n"
+            "    return x / np.sqrt(____) * ____",
         ),
     ),
     "09.2": Exercise(
