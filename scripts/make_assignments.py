@@ -325,6 +325,11 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 # Autograde runs each submission in the sandbox kernel: another user, limits, no environment.
 c.Execute.kernel_name = {kernel!r}
 c.Execute.timeout = {timeout}
+# Feedback shows what the tests printed, not the hidden tests' code (their cases stay unseen).
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 os.environ["JUPYTER_PATH"] = os.path.join(here, "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 '''
 
@@ -343,7 +348,7 @@ def make_env(env: Path) -> Path:
         return python
     base = Path(os.path.realpath(sys.executable))
     interpreter = base if str(base).startswith(("/usr/", "/opt/")) else Path(shutil.which("python3", path="/usr/bin:/bin") or base)
-    subprocess.run(["uv", "sync", "--frozen", "--no-dev", "--no-editable", "--python", str(interpreter)], cwd=ROOT,
+    subprocess.run(["uv", "sync", "--quiet", "--frozen", "--no-dev", "--no-editable", "--python", str(interpreter)], cwd=ROOT,
                    check=True, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
     for dirpath, dirnames, filenames in os.walk(env):
         for name in dirnames + filenames:

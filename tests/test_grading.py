@@ -1,0 +1,288 @@
+"""Assignments and grading: the nbgrader course that scripts/make_assignments.py makes, tried end to end.
+
+The round trip runs the real nbgrader (the ``classroom`` dependency group) on notebook 01: generate the
+release, grade synthetic submissions in the sandbox kernel (another user, limits, empty environment), and
+write feedback. Each submission's grade must mean what the course's check says: full marks when right, 0
+for an exercise with a named mistake (and the feedback names it in the check's words), for a function
+that returns None, raises or loops, that is tuned to the visible cases, or that calls the toolkit. The
+release checks run on all nine notebooks. Marked ``classroom`` (needs root, as CI has).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_assignments  # noqa: E402 (a script of the course, imported for its helpers)
+
+pytestmark = [pytest.mark.classroom,
+              pytest.mark.skipif(os.geteuid() != 0, reason="grading runs kernels as another user: needs root")]
+
+NB = "01_sphere_vs_cone"
+SANDBOX = "course-sandbox-test"
+SECRET = "grader-secret-4c1f0a"
+NBGRADER = str(Path(sys.executable).parent / "nbgrader")
+SEED = 20261202
+
+
+def nbgrader(course: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    run = subprocess.run([NBGRADER, *args], cwd=course, capture_output=True, text=True, timeout=900,
+                         env={**os.environ, **(env or {})})
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run
+
+
+@pytest.fixture(scope="module")
+def place():
+    """A directory every user can traverse, with the grading environment in it; removed afterwards."""
+    base = Path(tempfile.mkdtemp(prefix="course-grading-"))
+    base.chmod(0o755)
+    yield base
+    sandbox_pids = subprocess.run(["ps", "-u", SANDBOX, "-o", "pid="], capture_output=True, text=True).stdout.split()
+    for pid in sandbox_pids:  # what the tests' submissions left running, by id
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    shutil.rmtree(base, ignore_errors=True)
+    for home in Path("/tmp").glob("course-sandbox.*"):
+        if home.owner() == SANDBOX:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def course(place):
+    course = place / "course"
+    make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--env", str(place / "env"),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20"])
+    nbgrader(course, "generate_assignment", NB, "--create")
+    return course
+
+
+def cells_by_id(nb) -> dict:
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+
+
+def solution_of(source_cell) -> str:
+    """The instructor's cell with the delimiters removed: what a student who solved it would have."""
+    return "\n".join(line for line in source_cell.source.splitlines() if "### BEGIN SOLUTION" not in line
+                     and "### END SOLUTION" not in line)
+
+
+MISTAKES = {  # the learner's own numpy, each making one of 01.1's named mistakes (words from the check)
+    "not centred": ("the cloud was not centred",
+                    "def my_effective_rank(X):\n    lam = np.linalg.eigvalsh(X.T @ X / len(X))\n"
+                    "    return lam.sum() ** 2 / np.sum(lam ** 2)"),
+    "singular values": ("singular values are standard deviations",
+                        "def my_effective_rank(X):\n    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)\n"
+                        "    return s.sum() ** 2 / np.sum(s ** 2)"),
+    "sum not squared": ("the numerator is the square of the sum",
+                        "def my_effective_rank(X):\n    Xc = X - X.mean(axis=0)\n"
+                        "    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n    return lam.sum() / np.sum(lam ** 2)"),
+}
+
+
+def overfit_source(release) -> str:
+    """A function that returns the right number on the five clouds the class check shows, and the
+    dimension otherwise: tuned to the visible cases."""
+    from shared.exercises import EXERCISES
+
+    impl = EXERCISES["01.1"]
+    table = {round(float(kw["X"].sum()), 6): float(impl.reference(**kw)) for _, kw in impl.cases()}
+    return (f"KNOWN = {table!r}\n\n\ndef my_effective_rank(X):\n"
+            "    return KNOWN.get(round(float(X.sum()), 6), float(X.shape[1]))")
+
+
+HOSTILE = '''import os, subprocess
+for path, mode in [("{course}/source/{nb}/{nb}.ipynb", "r"), ("{course}/gradebook.db", "a"),
+                   ("{course}/submitted/correct/{nb}/{nb}.ipynb", "a"), ("{course}/.hidden_seed", "r")]:
+    try:
+        with open(path, mode) as f:
+            print("GOT", path, f.read(100) if mode == "r" else f.write("x"))
+    except OSError as error:
+        print("refused:", path, type(error).__name__)
+print("secret:", os.environ.get("GRADER_SECRET"), "env:", sorted(os.environ))
+subprocess.Popen(["sleep", "600"], start_new_session=True)  # something left running for the next kernel
+def my_effective_rank(X):
+    Xc = X - X.mean(axis=0)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))
+    return lam.sum() ** 2 / np.sum(lam ** 2)'''
+
+
+def submissions(course: Path) -> dict[str, tuple[dict, dict]]:
+    """Each synthetic submission: (what it puts in which cell, the points it should get per test cell)."""
+    source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
+    right = {gid: solution_of(c) for gid, c in source.items() if gid.endswith("-answer")}
+    full = {"ex01-1-test": 3, "ex01-2-test": 1, "ex01-3-test": 1}
+    no_01_1 = {**full, "ex01-1-test": 0}
+    subs = {
+        "correct": (right, full),
+        "wrong-answers": ({**right, "ex01-2-answer": "answer = 50", "ex01-3-answer": 'answer = "a"'},
+                          {**full, "ex01-2-test": 0, "ex01-3-test": 0}),
+        "returns-none": ({**right, "ex01-1-answer": "def my_effective_rank(X):\n    lam = np.linalg.eigvalsh(np.cov(X.T))"},
+                         no_01_1),
+        "raises": ({**right, "ex01-1-answer": "def my_effective_rank(X):\n    raise ValueError('no idea')"}, no_01_1),
+        "loops": ({**right, "ex01-1-answer": "def my_effective_rank(X):\n    while True:\n        pass"}, no_01_1),
+        "overfit": ({**right, "ex01-1-answer": None}, no_01_1),  # filled from the release below
+        "toolkit": ({**right, "ex01-1-answer": "my_effective_rank = lambda X: effective_rank(cov_eigs(X))"}, no_01_1),
+        "toolkit-hidden": ({**right, "ex01-1-answer": (
+            "def my_effective_rank(X):\n    m = __import__('importlib').import_module('shared.' + 'meters')\n"
+            "    return getattr(m, 'effective' + '_rank')(getattr(m, 'cov' + '_eigs')(X))")}, no_01_1),
+        "edited": ({**right, "ex01-2-answer": "answer = 49", "ex01-2-test": "print('looks right to me')"},
+                   {**full, "ex01-2-test": 0}),
+        "deleted": ({**right, "ex01-3-answer": None, "ex01-3-test": None, "drop-figures": None},
+                    {**full, "ex01-3-test": 0}),
+    }
+    for name, (words, code) in MISTAKES.items():
+        subs[f"mistake-{name.replace(' ', '-')}"] = ({**right, "ex01-1-answer": code}, no_01_1)
+    return subs
+
+
+def write_submission(course: Path, student: str, cells: dict) -> None:
+    nb = nbformat.read(course / "release" / NB / f"{NB}.ipynb", 4)
+    kept = []
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in cells and cells[gid] is None:
+            continue  # deleted by the student
+        if gid in cells:
+            cell.source = cells[gid]
+        if "drop-figures" in cells and cell.cell_type == "code" and "SphereConeView" in cell.source and not gid:
+            continue  # a figure cell deleted
+        kept.append(cell)
+    nb.cells = kept
+    path = course / "submitted" / student / NB / f"{NB}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def scores(course: Path) -> dict[str, dict[str, float]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {s.id: {g.name: g.score for g in gb.find_submission_notebook(NB, NB, s.id).grades}
+                for s in gb.students if any(sub.assignment.name == NB for sub in s.submissions)}
+
+
+def test_release_has_no_solutions_no_outputs_no_hidden_cases(place):
+    """All nine notebooks, released as one assignment: nothing in them answers an exercise."""
+    course = place / "release-check"
+    make_assignments.main([str(course), "--hidden-seed", str(SEED), "--env", str(place / "env"),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX])
+    everything = course / "source" / "all"
+    everything.mkdir()
+    for folder in sorted((course / "source").glob("[0-9][0-9]_*")):
+        shutil.copy(folder / f"{folder.name}.ipynb", everything)
+    nbgrader(course, "generate_assignment", "all", "--create")
+    released = sorted((course / "release" / "all").glob("*.ipynb"))
+    assert len(released) == 9
+    solved = make_assignments.solutions()
+    secrets_ = [line.strip() for kind, code in solved.values() for line in code.splitlines()
+                if len(line.strip()) > 6 and not line.startswith(("import ", "def "))]
+    for path in released:
+        text = path.read_text()
+        learner = "\n".join(c.source for c in nbformat.read(ROOT / "notebooks" / path.name, 4).cells)
+        nb = nbformat.reads(text, 4)
+        assert "SOLUTIONS" not in text and "solution(" not in text, f"{path.name} points at the worked solutions"
+        for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "_calls_the_toolkit", "not shown in class", str(SEED)):
+            assert marker not in text, f"{path.name} holds {marker!r}"
+        for cell in nb.cells:
+            assert cell.get("outputs", []) == [], f"{path.name} keeps a stored output"
+            for line in secrets_:
+                assert line not in cell.source or line in learner, f"{path.name} holds a line of a solution: {line}"
+        assert "widgets" not in nb.metadata, f"{path.name} keeps the explorers' stored state"
+        tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        exercises = {e for e in solved if e[:2] == path.name[:2]}
+        assert len(tests) == len(answers) == len(exercises) > 0, path.name
+        assert all(make_assignments.STUB in c.source for c in answers)
+        assert all("verdict(" in c.source for c in tests)
+    # The sources are made, not kept: the same notebooks and seed give the same bytes.
+    again = place / "again"
+    make_assignments.main([str(again), "--only", "01", "--hidden-seed", str(SEED), "--env", str(place / "env"),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX])
+    first = (course / "source" / NB / f"{NB}.ipynb").read_bytes()
+    assert (again / "source" / NB / f"{NB}.ipynb").read_bytes() == first
+    assert (course / ".hidden_seed").stat().st_mode & 0o777 == 0o600
+    assert course.stat().st_mode & 0o777 == 0o700
+
+
+def test_grades_mean_what_the_checks_mean(course):
+    subs = submissions(course)
+    release = nbformat.read(course / "release" / NB / f"{NB}.ipynb", 4)
+    subs["overfit"][0]["ex01-1-answer"] = overfit_source(release)
+    graded_first = [s for s in subs]
+    for student, (cells, _) in subs.items():
+        write_submission(course, student, cells)
+    write_submission(course, "hostile", {"ex01-1-answer": HOSTILE.format(course=course, nb=NB),
+                                         "ex01-2-answer": "answer = 10", "ex01-3-answer": 'answer = "c"'})
+    hostile_dir = course / "submitted" / "hostile"
+    hostile_dir.rename(course / "hostile-later")
+
+    nbgrader(course, "autograde", NB, "--create", env={"GRADER_SECRET": SECRET})
+    got = scores(course)
+    for student in graded_first:
+        assert got[student] == {k: float(v) for k, v in subs[student][1].items()}, (student, got[student])
+
+    autograded = {s: nbformat.read(course / "autograded" / s / NB / f"{NB}.ipynb", 4) for s in graded_first}
+
+    def said(student: str, grade_id: str) -> str:
+        cell = cells_by_id(autograded[student])[grade_id]
+        return "\n".join(o.get("text", "") + o.get("evalue", "") for o in cell.outputs)
+
+    from shared.exercises import EXERCISES
+
+    for name, (words, _) in MISTAKES.items():
+        student = f"mistake-{name.replace(' ', '-')}"
+        named = [m for m in EXERCISES["01.1"].mistakes if m.startswith(words)]
+        assert len(named) == 1 and f"Likely mistake: {named[0]}" in said(student, "ex01-1-test"), said(student, "ex01-1-test")
+    assert "returned None" in said("returns-none", "ex01-1-test")
+    assert "raised ValueError: no idea" in said("raises", "ex01-1-test")
+    assert "CellTimeoutError" in said("loops", "ex01-1-test") or "KeyboardInterrupt" in said("loops", "ex01-1-test")
+    assert "right" in said("overfit", "ex01-1-test") and "a case not shown in class" in said("overfit", "ex01-1-test")
+    for student in ("toolkit", "toolkit-hidden"):
+        assert "write it yourself" in said(student, "ex01-1-test"), said(student, "ex01-1-test")
+    # A changed test cell is put back from the source (nbgrader's checksums): the edit gains nothing.
+    source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
+    assert cells_by_id(autograded["edited"])["ex01-2-test"].source == source["ex01-2-test"].source
+    assert "looks right to me" not in json.dumps(autograded["edited"])
+
+    # Feedback: the file a student gets names the mistake in the check's words, and shows no hidden case.
+    nbgrader(course, "generate_feedback", NB)
+    feedback = (course / "feedback" / "mistake-not-centred" / NB / f"{NB}.html").read_text()
+    assert "the cloud was not centred" in feedback
+    assert "write it yourself" in (course / "feedback" / "toolkit" / NB / f"{NB}.html").read_text()
+    overfit = (course / "feedback" / "overfit" / NB / f"{NB}.html").read_text()
+    assert "a case not shown in class" in overfit and "HIDDEN TESTS" not in overfit and str(SEED) not in overfit
+
+    # The hostile submission: graded after the others, in the same sandbox.
+    before = {s: (course / "autograded" / s / NB / f"{NB}.ipynb").read_bytes() for s in graded_first}
+    correct_submitted = (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes()
+    hostile_dir.parent.joinpath("hostile-later").rename(hostile_dir)
+    nbgrader(course, "autograde", NB, "--student", "hostile", "--create", env={"GRADER_SECRET": SECRET})
+    out = "\n".join(o.get("text", "") for c in nbformat.read(course / "autograded" / "hostile" / NB / f"{NB}.ipynb", 4).cells
+                    for o in c.get("outputs", []))
+    assert "GOT" not in out and out.count("refused:") == 4, out
+    assert SECRET not in out and "secret: None" in out
+    assert (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes() == correct_submitted
+    after = scores(course)
+    assert after["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    assert {s: after[s] for s in graded_first} == {s: got[s] for s in graded_first}
+    assert all((course / "autograded" / s / NB / f"{NB}.ipynb").read_bytes() == before[s] for s in graded_first)
+    # What it left running is gone when the next kernel starts.
+    nbgrader(course, "autograde", NB, "--student", "correct", "--force", env={"GRADER_SECRET": SECRET})
+    left = subprocess.run(["ps", "-u", SANDBOX, "-o", "args="], capture_output=True, text=True).stdout
+    assert "sleep 600" not in left, left
+    assert scores(course)["correct"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
