@@ -50,6 +50,8 @@ KERNEL_NAME = "course-sandbox"
 STUB = "raise NotImplementedError  # replace this line with your code"
 POINTS = {"Implement": 3}  # every other kind (Predict, Explain, Compute): 1 point
 SOLUTIONS_LINK = re.compile(r"\s*Worked solutions are in\s+\[SOLUTIONS\.md\]\(SOLUTIONS\.md\);\s+try first\.")
+#: A line that shows a worked solution on request (``solution("01.1")``, commented out or not).
+SOLUTION_CALL = re.compile(r"^[ \t]*#?[ \t]*solution\(\"\d\d\.\d\"\).*\n?", re.M)
 CHECK = re.compile(r'^check\("(\d\d\.\d)", (\w+)\)\s*$', re.M)
 
 #: What a learner must write for each implement-it exercise, not call: the toolkit's functions that do it.
@@ -174,6 +176,13 @@ def _calls_the_toolkit(fn, names, kwargs):
 '''
 
 
+def for_students(text: str) -> str:
+    """A cell's text without the way to the worked solutions: the sentence that links SOLUTIONS.md and
+    the line that shows one. The one place that says what a student's copy leaves out (the release
+    here, the student build of scripts/build_site.py)."""
+    return SOLUTION_CALL.sub("", SOLUTIONS_LINK.sub("", text))
+
+
 def solutions() -> dict[str, tuple[str, str]]:
     """Each exercise of notebooks/SOLUTIONS.md: its kind and the first Python block after its heading."""
     text = (NOTEBOOKS / "SOLUTIONS.md").read_text()
@@ -257,13 +266,14 @@ def source_notebook(path: Path, hidden_seed: int) -> nbformat.NotebookNode:
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = SOLUTIONS_LINK.sub("", cell.source)
+            cell.source = for_students(cell.source)
             cells.append(cell)
             continue
         if cell.cell_type != "code":
             cells.append(cell)
             continue
         cell.outputs, cell.execution_count = [], None
+        cell.source = for_students(cell.source)
         found = CHECK.search(cell.source)
         if not found:
             cells.append(cell)
@@ -348,7 +358,8 @@ def make_env(env: Path) -> Path:
         return python
     base = Path(os.path.realpath(sys.executable))
     interpreter = base if str(base).startswith(("/usr/", "/opt/")) else Path(shutil.which("python3", path="/usr/bin:/bin") or base)
-    subprocess.run(["uv", "sync", "--quiet", "--frozen", "--no-dev", "--no-editable", "--python", str(interpreter)], cwd=ROOT,
+    subprocess.run(["uv", "sync", "--quiet", "--frozen", "--no-dev", "--group", "classroom", "--no-editable", "--python",
+                    str(interpreter)], cwd=ROOT,
                    check=True, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
     for dirpath, dirnames, filenames in os.walk(env):
         for name in dirnames + filenames:
@@ -393,6 +404,9 @@ def main(argv: list[str] | None = None) -> None:
 
     course = args.course.resolve()
     course.mkdir(parents=True, exist_ok=True)
+    if not args.exchange.exists():  # where students fetch and submit: everyone writes, none removes another's
+        args.exchange.mkdir(parents=True)
+        args.exchange.chmod(0o1777)
     course.chmod(0o700)
     seed = hidden_seed(course, args.hidden_seed)
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))

@@ -88,9 +88,6 @@ MISTAKES = {  # the learner's own numpy, each making one of 01.1's named mistake
     "singular values": ("singular values are standard deviations",
                         "def my_effective_rank(X):\n    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)\n"
                         "    return s.sum() ** 2 / np.sum(s ** 2)"),
-    "sum not squared": ("the numerator is the square of the sum",
-                        "def my_effective_rank(X):\n    Xc = X - X.mean(axis=0)\n"
-                        "    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n    return lam.sum() / np.sum(lam ** 2)"),
 }
 
 
@@ -129,8 +126,6 @@ def submissions(course: Path) -> dict[str, tuple[dict, dict]]:
     no_01_1 = {**full, "ex01-1-test": 0}
     subs = {
         "correct": (right, full),
-        "wrong-answers": ({**right, "ex01-2-answer": "answer = 50", "ex01-3-answer": 'answer = "a"'},
-                          {**full, "ex01-2-test": 0, "ex01-3-test": 0}),
         "returns-none": ({**right, "ex01-1-answer": "def my_effective_rank(X):\n    lam = np.linalg.eigvalsh(np.cov(X.T))"},
                          no_01_1),
         "raises": ({**right, "ex01-1-answer": "def my_effective_rank(X):\n    raise ValueError('no idea')"}, no_01_1),
@@ -145,8 +140,11 @@ def submissions(course: Path) -> dict[str, tuple[dict, dict]]:
         "deleted": ({**right, "ex01-3-answer": None, "ex01-3-test": None, "drop-figures": None},
                     {**full, "ex01-3-test": 0}),
     }
-    for name, (words, code) in MISTAKES.items():
-        subs[f"mistake-{name.replace(' ', '-')}"] = ({**right, "ex01-1-answer": code}, no_01_1)
+    # Each with a wrong answer to a question too: 50 for 01.2, "a" for 01.3.
+    wrong = [("ex01-2-answer", "answer = 50", "ex01-2-test"), ("ex01-3-answer", 'answer = "a"', "ex01-3-test")]
+    for (name, (words, code)), (cell, answer, test) in zip(MISTAKES.items(), wrong):
+        subs[f"mistake-{name.replace(' ', '-')}"] = ({**right, "ex01-1-answer": code, cell: answer},
+                                                     {**no_01_1, test: 0})
     return subs
 
 
@@ -159,7 +157,7 @@ def write_submission(course: Path, student: str, cells: dict) -> None:
             continue  # deleted by the student
         if gid in cells:
             cell.source = cells[gid]
-        if "drop-figures" in cells and cell.cell_type == "code" and "SphereConeView" in cell.source and not gid:
+        if "drop-figures" in cells and cell.cell_type == "code" and "SphereConeView(" in cell.source and not gid:
             continue  # a figure cell deleted
         kept.append(cell)
     nb.cells = kept
@@ -228,8 +226,15 @@ def test_grades_mean_what_the_checks_mean(course):
         write_submission(course, student, cells)
     write_submission(course, "hostile", {"ex01-1-answer": HOSTILE.format(course=course, nb=NB),
                                          "ex01-2-answer": "answer = 10", "ex01-3-answer": 'answer = "c"'})
-    hostile_dir = course / "submitted" / "hostile"
-    hostile_dir.rename(course / "hostile-later")
+    # The hostile submission first, alone: what it tries must not reach the others, graded after it.
+    correct_submitted = (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes()
+    nbgrader(course, "autograde", NB, "--student", "hostile", "--create", env={"GRADER_SECRET": SECRET})
+    out = "\n".join(o.get("text", "") for c in nbformat.read(course / "autograded" / "hostile" / NB / f"{NB}.ipynb", 4).cells
+                    for o in c.get("outputs", []))
+    assert "GOT" not in out and out.count("refused:") == 4, out
+    assert SECRET not in out and "secret: None" in out
+    assert (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes() == correct_submitted
+    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
 
     nbgrader(course, "autograde", NB, "--create", env={"GRADER_SECRET": SECRET})
     got = scores(course)
@@ -267,22 +272,56 @@ def test_grades_mean_what_the_checks_mean(course):
     overfit = (course / "feedback" / "overfit" / NB / f"{NB}.html").read_text()
     assert "a case not shown in class" in overfit and "HIDDEN TESTS" not in overfit and str(SEED) not in overfit
 
-    # The hostile submission: graded after the others, in the same sandbox.
-    before = {s: (course / "autograded" / s / NB / f"{NB}.ipynb").read_bytes() for s in graded_first}
-    correct_submitted = (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes()
-    hostile_dir.parent.joinpath("hostile-later").rename(hostile_dir)
-    nbgrader(course, "autograde", NB, "--student", "hostile", "--create", env={"GRADER_SECRET": SECRET})
-    out = "\n".join(o.get("text", "") for c in nbformat.read(course / "autograded" / "hostile" / NB / f"{NB}.ipynb", 4).cells
-                    for o in c.get("outputs", []))
-    assert "GOT" not in out and out.count("refused:") == 4, out
-    assert SECRET not in out and "secret: None" in out
-    assert (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes() == correct_submitted
-    after = scores(course)
-    assert after["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
-    assert {s: after[s] for s in graded_first} == {s: got[s] for s in graded_first}
-    assert all((course / "autograded" / s / NB / f"{NB}.ipynb").read_bytes() == before[s] for s in graded_first)
-    # What it left running is gone when the next kernel starts.
-    nbgrader(course, "autograde", NB, "--student", "correct", "--force", env={"GRADER_SECRET": SECRET})
+    # What the hostile one left running was gone when the next kernel started.
     left = subprocess.run(["ps", "-u", SANDBOX, "-o", "args="], capture_output=True, text=True).stdout
     assert "sleep 600" not in left, left
-    assert scores(course)["correct"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+
+
+STUDENT = "course-student-test"
+
+
+@pytest.fixture(scope="module")
+def student(place):
+    """A student's account with a private home, removed afterwards."""
+    home = place / "home" / STUDENT
+    home.parent.mkdir()
+    home.parent.chmod(0o755)
+    subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh", "--user-group",
+                    STUDENT], check=True)
+    home.chmod(0o700)
+    yield home
+    subprocess.run(["userdel", STUDENT], check=False)
+
+
+def as_student(home: Path, place: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the course environment's nbgrader as the student, with the exchange the course uses."""
+    run = subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--",
+                          str(place / "env" / "bin" / "nbgrader"), *args, f"--Exchange.root={place / 'exchange'}"],
+                         cwd=cwd or home, capture_output=True, text=True, timeout=300,
+                         env={"HOME": str(home), "USER": STUDENT, "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run
+
+
+def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course, place, student):
+    nbgrader(course, "release_assignment", NB, "--force")
+    as_student(student, place, "fetch_assignment", NB, "--course", "isotropy-anisotropy")
+    fetched = student / NB / f"{NB}.ipynb"
+    nb = nbformat.read(fetched, 4)
+    source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid.endswith("-answer"):
+            cell.source = solution_of(source[gid])
+    subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", str(place / "env" / "bin" / "python"), "-c",
+                    f"import sys, nbformat; nbformat.write(nbformat.reads(sys.stdin.read(), 4), {str(fetched)!r})"],
+                   input=nbformat.writes(nb), text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    as_student(student, place, "submit", NB, "--course", "isotropy-anisotropy")
+    nbgrader(course, "collect", NB)
+    nbgrader(course, "autograde", NB, "--student", STUDENT, "--create")
+    assert scores(course)[STUDENT] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    # The student's server cannot read the course: sources, hidden tests, seed, gradebook.
+    peek = subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", "ls",
+                           str(course / "source")], capture_output=True, text=True)
+    assert peek.returncode != 0 and "Permission denied" in peek.stderr
