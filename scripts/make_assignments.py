@@ -435,8 +435,18 @@ def main(argv: list[str] | None = None) -> None:
         "argv": [str(SANDBOX_KERNEL), args.sandbox_user, str(args.env.resolve() / "bin" / "python"), str(args.memory),
                  str(args.cpu), "{connection_file}"],
         "display_name": "Course sandbox (grading)", "language": "python", "interrupt_mode": "signal"}, indent=1))
+    if os.geteuid() == 0:  # the students' servers (the same environment) fetch and submit through the exchange
+        student_config = args.env.resolve() / "etc" / "jupyter" / "nbgrader_config.py"
+        student_config.parent.mkdir(parents=True, exist_ok=True)
+        student_config.write_text(f"# Written by scripts/make_assignments.py: where this class's assignments are.\n"
+                                  f"c = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
+        student_config.chmod(0o644)
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course)], check=True)
+        teacher = Path(pwd.getpwnam(args.owner).pw_dir) / ".jupyter" / "nbgrader_config.py"
+        teacher.parent.mkdir(parents=True, exist_ok=True)  # the teacher's formgrader opens this course
+        teacher.write_text(f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
+        subprocess.run(["chown", "-R", f"{args.owner}:", str(teacher.parent)], check=True)
     print(f"course ready in {course}: cd there, then nbgrader generate_assignment / release_assignment / "
           "autograde (see TEACHING.md)")
 

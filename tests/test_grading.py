@@ -245,7 +245,7 @@ def test_grades_mean_what_the_checks_mean(course):
 
     def said(student: str, grade_id: str) -> str:
         cell = cells_by_id(autograded[student])[grade_id]
-        return "\n".join(o.get("text", "") + o.get("evalue", "") for o in cell.outputs)
+        return "\n".join(o.get("text", "") + o.get("ename", "") + ": " + o.get("evalue", "") for o in cell.outputs)
 
     from shared.exercises import EXERCISES
 
