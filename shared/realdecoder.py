@@ -1,7 +1,7 @@
 """Notebook 09's measurements of a real decoder: the course corpus through SmolLM2-135M-Instruct.
 
 Everything here is computed from :func:`decoder_study`, which runs every third sentence of the
-course corpus through the numpy decoder once per kernel (notebook 07 reads all of them with the
+course corpus through the numpy decoder once per machine (notebook 07 reads all of them with the
 much cheaper MiniLM encoder). The numbers are exact functions of the hidden states (all pairs, no
 sampling) except where a seed is named.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _cache, _checks
+from . import _cache, _checks, store
 from .decoder import Decoded, decode, load_smollm
 from .encoder import Corpus, encode, load_corpus, split_halves, word_embeddings
 from .meters import (
@@ -56,16 +56,16 @@ class DecoderStudy:
 
     def __post_init__(self) -> None:
         sentences = [self.corpus.sentences[i] for i in self.rows]
-        object.__setattr__(self, "measured", _cache.Memory("SmolLM2", *sentences))
+        object.__setattr__(self, "measured", _cache.Memory(*store.model_inputs(("SmolLM2", "MiniLM"), sentences)))
 
 
 @_cache.once
 def decoder_study() -> DecoderStudy:
-    """Decode every third corpus sentence once per kernel (about 15 s on two cores)."""
+    """Every third corpus sentence decoded (about 15 s on two cores, once per machine: :mod:`shared.store`)."""
     corpus = load_corpus()
     rows = np.arange(0, len(corpus.sentences), DECODER_EVERY)
     sentences = [corpus.sentences[i] for i in rows]
-    dec = _cache.across_processes("SmolLM2", sentences, lambda: decode(sentences))
+    dec = store.run_through("SmolLM2", sentences, lambda: decode(sentences))
     first = dec.enc.word == 0
     is_fit = split_halves(corpus, REAL_SEED)[rows]
     for array in (dec.enc.states, dec.enc.ids, dec.enc.sentence, dec.enc.word, first, is_fit):
@@ -120,7 +120,11 @@ def word_types() -> tuple[np.ndarray, np.ndarray]:
 
 
 def vocabulary_cone() -> VocabularyCone:
-    """:class:`VocabularyCone` of SmolLM2's token embeddings."""
+    """:class:`VocabularyCone` of SmolLM2's token embeddings (kept in the study store)."""
+    return store.remember("vocabulary cone", store.model_inputs("SmolLM2"), _vocabulary_cone)
+
+
+def _vocabulary_cone() -> VocabularyCone:
     E = load_smollm().embeddings
     E64 = E.astype(np.float64)  # the one double-precision copy every figure below reads
     n = len(E64)
@@ -380,7 +384,7 @@ def encoder_side() -> EncoderSide:
 
 def _encoder_side(study: DecoderStudy) -> EncoderSide:
     sentences = [study.corpus.sentences[i] for i in study.rows]
-    enc = _cache.across_processes("MiniLM", sentences, lambda: encode(sentences))
+    enc = store.run_through("MiniLM", sentences, lambda: encode(sentences))
     ordinary = ~enc.special
     rows = []
     for H in enc.states:

@@ -1,7 +1,7 @@
 """Notebook 07's measurements of a real Transformer: the course corpus through all-MiniLM-L6-v2.
 
-Everything here is computed from :func:`real_study`, which encodes the corpus once per kernel (in
-the toolkit's one cache, :mod:`shared._cache`); what is measured from it is kept by the study itself.
+Everything here is computed from :func:`real_study`, which encodes the corpus once per machine (in
+the study store, :mod:`shared.store`); what is measured from it is kept by the study itself.
 The numbers are exact functions of the hidden states (all pairs, no sampling), so they do not
 depend on a seed beyond the one that splits the corpus into a fit half and a held-out half.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _cache, _checks
+from . import _cache, _checks, store
 from .encoder import DATA, Corpus, Encoded, encode, load_corpus, sentence_embeddings, split_halves, word_embeddings
 from .meters import (
     Reading,
@@ -62,14 +62,14 @@ class RealStudy:
     measured: _cache.Memory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "measured", _cache.Memory("MiniLM", *self.corpus.sentences))
+        object.__setattr__(self, "measured", _cache.Memory(*store.model_inputs("MiniLM", self.corpus.sentences)))
 
 
 @_cache.once
 def real_study() -> RealStudy:
-    """Encode the course corpus once per kernel (a few seconds) and split it (seed 7)."""
+    """The course corpus encoded (a few seconds, once per machine: :mod:`shared.store`) and split (seed 7)."""
     corpus = load_corpus()
-    enc = _cache.across_processes("MiniLM", corpus.sentences, lambda: encode(corpus.sentences))
+    enc = store.run_through("MiniLM", corpus.sentences, lambda: encode(corpus.sentences))
     is_fit = split_halves(corpus, REAL_SEED)
     ordinary = ~enc.special
     held_sentences = np.flatnonzero(~is_fit)
@@ -610,7 +610,7 @@ def _split_verdicts(study: RealStudy, splits: int) -> SplitVerdicts:
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in VERDICT_LAYERS}
     same = load_same_topic()
-    same_enc = _cache.across_processes("MiniLM", same.sentences, lambda: encode(same.sentences))
+    same_enc = store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences))
     same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in VERDICT_LAYERS}
     shape = (splits, len(VERDICT_LAYERS), len(REAL_REMEDIES))
     figures = {name: np.empty(shape) for name in VERDICT_FIGURES}

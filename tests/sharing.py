@@ -8,12 +8,13 @@ Loaded with ``-p tests.sharing`` (``pyproject.toml``), so it applies whichever p
   (:func:`tests.notebook_cells.shown`), and at the real models' studies, which keep what is measured
   from them; in one process each notebook runs once and each measurement is made once.
 - The corpus run through the two models, and each measurement of notebooks 07 and 09 made from it,
-  is computed once per run, not once per process: the run's first process (the controller, or the
-  only one) always sets ``COURSE_RUN_RESULTS`` to a fresh directory, which the workers and the
-  kernels they start inherit (see :func:`shared._cache.across_processes` and
-  :func:`shared._cache.kept`), and removes it at the end; so no run reads another's results. A
-  notebook's kernel may so print a figure that another process of the same run computed, with the
-  same code on the same inputs; nbval compares it with the stored output all the same.
+  is computed once per run, not once per process, through the course's study store
+  (:mod:`shared.store`, the mechanism a laptop and a class server use): the run's first process
+  (the controller, or the only one) always points ``ISOTROPY_STORE`` at a fresh temporary
+  directory, which the workers and the kernels they start inherit, and removes it at the end; so
+  no run reads another's results, nor the user's own store. A notebook's kernel may so print a
+  figure that another process of the same run computed, with the same code on the same inputs
+  (the store gives it back bit for bit); nbval compares it with the stored output all the same.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log) -> ByFile | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     # Imported here, after tests/conftest.py has set the workers' BLAS threads (numpy reads them once).
-    from shared._cache import RUN_RESULTS
+    from shared.store import ENV
 
     if "PYTEST_XDIST_WORKER" not in os.environ:  # the run's first process: the controller, or the only one
-        directory = tempfile.mkdtemp(prefix="course-run-")
-        os.environ[RUN_RESULTS] = directory
+        directory = tempfile.mkdtemp(prefix="course-store-")
+        os.environ[ENV] = directory
         config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))

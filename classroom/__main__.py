@@ -1,0 +1,3 @@
+from classroom.cli import main
+
+raise SystemExit(main())

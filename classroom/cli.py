@@ -1,0 +1,177 @@
+"""``python -m classroom``: serve the course to a class, reset a password, remove the accounts.
+
+::
+
+    sudo uv run --group classroom python -m classroom serve --roster roster.csv
+    sudo uv run --group classroom python -m classroom password alan
+    sudo uv run --group classroom python -m classroom remove
+    uv run --group classroom python -m classroom credentials --roster roster.csv --out secrets/   # Kubernetes
+
+``serve`` is idempotent: run again (after a ``git pull``, say) it updates the shared environment and
+the course files, keeps every account, password and learner's file, and starts the hub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from classroom import accounts, install
+from classroom.roster import read_roster
+from classroom.settings import SETTINGS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bytes(text: str) -> int:
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?", text.strip(), re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 3G or 2500M")
+    return int(float(match[1]) * 1024 ** " KMGT".index(match[2].upper() or " "))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _need_root() -> None:
+    if os.geteuid() != 0:
+        raise SystemExit("classroom: run this as root (it creates accounts and runs each server as its learner)")
+
+
+def _state(prefix: Path) -> Path:
+    state = prefix / "hub"
+    state.mkdir(parents=True, exist_ok=True)
+    os.chmod(state, 0o700)
+    return state
+
+
+def setup(args: argparse.Namespace) -> Path:
+    """Everything but starting the hub; returns the settings file."""
+    _need_root()
+    members = read_roster(args.roster)
+    prefix = args.prefix.resolve()
+    prefix.mkdir(parents=True, exist_ok=True)
+    os.chmod(prefix, 0o755)
+    state = _state(prefix)
+    print(f"classroom: the course's environment in {prefix / 'venv'}", flush=True)
+    venv = install.install_environment(prefix, args.python)
+    course = install.install_course(prefix)
+    start = install.write_start_script(prefix, venv, course)
+    args.home_base.mkdir(parents=True, exist_ok=True)
+    os.chmod(args.home_base, 0o755)
+    created = accounts.create_users(members, state, args.home_base.resolve())
+    fresh = accounts.issue_passwords(members, state)
+    print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
+          f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
+    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv)
+    settings = {
+        "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
+        "store": str(store) if store else None, "start_script": str(start),
+        "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
+        "ip": args.ip, "port": args.port, "hub_port": _free_port(), "proxy_api_port": _free_port(),
+        "address_space": args.memory, "max_processes": 256, "idle_timeout": args.idle_timeout,
+        "ssl_key": str(args.ssl_key) if args.ssl_key else None, "ssl_cert": str(args.ssl_cert) if args.ssl_cert else None,
+    }
+    path = state / "classroom.json"
+    path.write_text(json.dumps(settings, indent=1))
+    os.chmod(path, 0o600)
+    return path
+
+
+def serve(args: argparse.Namespace) -> int:
+    settings = setup(args)
+    env = dict(os.environ, **{SETTINGS: str(settings)},
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    config = ROOT / "classroom" / "jupyterhub_config.py"
+    scheme = "https" if args.ssl_cert else "http"
+    print(f"classroom: JupyterHub on {scheme}://{args.ip}:{args.port}/ (Ctrl-C stops it and every server)", flush=True)
+    hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], env=env, cwd=settings.parent)
+
+    def forward(signum, frame):  # noqa: ARG001
+        hub.send_signal(signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    return hub.wait()
+
+
+def password(args: argparse.Namespace) -> int:
+    _need_root()
+    new = accounts.reset_password(args.name, _state(args.prefix.resolve()))
+    print(f"{args.name}: {new}")
+    return 0
+
+
+def credentials(args: argparse.Namespace) -> int:
+    """Passwords for a roster without OS accounts (a hub on Kubernetes keeps the hashes in a Secret)."""
+    members = read_roster(args.roster)
+    args.out.mkdir(parents=True, exist_ok=True)
+    os.chmod(args.out, 0o700)
+    fresh = accounts.issue_passwords(members, args.out)
+    print(f"classroom: {len(fresh)} new passwords; hashes in {args.out / 'passwords.json'}, "
+          f"passwords to hand out in {args.out / 'credentials.csv'} (both mode 0600)")
+    return 0
+
+
+def remove(args: argparse.Namespace) -> int:
+    _need_root()
+    prefix = args.prefix.resolve()
+    removed = accounts.remove_users(_state(prefix))
+    print(f"classroom: removed the accounts {', '.join(removed) or '(none)'} and their homes")
+    if args.everything:
+        shutil.rmtree(prefix)
+        print(f"classroom: removed {prefix}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m classroom", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    prefix = {"type": Path, "default": Path("/opt/isotropy"), "help": "where the shared environment, course, store and hub state go"}
+
+    s = commands.add_parser("serve", help="install, create the accounts, fill the store, start the hub")
+    s.add_argument("--roster", type=Path, required=True, help="CSV with a 'username' column and an optional 'role' (teacher)")
+    s.add_argument("--prefix", **prefix)
+    s.add_argument("--home-base", type=Path, default=Path("/home"), help="where new accounts' homes go")
+    s.add_argument("--ip", default="127.0.0.1", help="address the hub listens on (default: this machine only)")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--memory", type=_bytes, default=_bytes("3G"), help="address space of each process of a learner (default 3G)")
+    s.add_argument("--idle-timeout", type=int, default=3600, help="seconds before an idle server is stopped")
+    s.add_argument("--ssl-key", type=Path)
+    s.add_argument("--ssl-cert", type=Path)
+    s.add_argument("--python", type=Path, help="the interpreter of the shared environment (default: the system's python3)")
+    s.add_argument("--store", type=Path, help="the study store's directory (default: PREFIX/store)")
+    s.add_argument("--no-store", action="store_true", help="no study store (every kernel computes its own results)")
+    s.set_defaults(run=serve)
+
+    p = commands.add_parser("password", help="a new password for one account (printed, and in credentials.csv)")
+    p.add_argument("name")
+    p.add_argument("--prefix", **prefix)
+    p.set_defaults(run=password)
+
+    k = commands.add_parser("credentials", help="passwords for a roster, without accounts (for a hub on Kubernetes)")
+    k.add_argument("--roster", type=Path, required=True)
+    k.add_argument("--out", type=Path, required=True, help="directory for passwords.json and credentials.csv")
+    k.set_defaults(run=credentials)
+
+    r = commands.add_parser("remove", help="delete the accounts serve created, with their homes")
+    r.add_argument("--prefix", **prefix)
+    r.add_argument("--everything", action="store_true", help="also delete the prefix (environment, course, store, hub state)")
+    r.set_defaults(run=remove)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except ValueError as error:
+        parser.exit(2, f"classroom: {error}\n")

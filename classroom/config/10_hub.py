@@ -1,0 +1,32 @@
+# The hub: where it listens, who may log in, the proxy it starts, where it keeps its state.
+import sys
+from pathlib import Path
+
+from classroom.settings import load
+
+s = load()
+c = get_config()  # noqa: F821
+state = Path(s["state"])
+
+c.JupyterHub.ip = s["ip"]
+c.JupyterHub.port = s["port"]
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = s["hub_port"]
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{s['proxy_api_port']}"
+# the pure-Python configurable-http-proxy, from the same environment as the hub (no Node.js)
+c.ConfigurableHTTPProxy.command = [str(Path(sys.executable).with_name("configurable-http-proxy"))]
+if s.get("ssl_key") and s.get("ssl_cert"):
+    c.JupyterHub.ssl_key = s["ssl_key"]
+    c.JupyterHub.ssl_cert = s["ssl_cert"]
+
+c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(state / "jupyterhub.pid")
+
+c.JupyterHub.authenticator_class = "classroom.auth.RosterAuthenticator"
+c.RosterAuthenticator.password_file = str(state / "passwords.json")
+c.Authenticator.allowed_users = set(s["members"])
+c.Authenticator.admin_users = set(s["teachers"])
+c.Authenticator.allow_all = False
+c.Authenticator.allow_existing_users = False  # the roster, not the database, says who may log in
+c.JupyterHub.shutdown_on_logout = False

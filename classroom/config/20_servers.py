@@ -1,0 +1,24 @@
+# The learners' servers: the shared environment, run as the learner, one BLAS thread, limits.
+from classroom.settings import load
+
+s = load()
+c = get_config()  # noqa: F821
+
+c.JupyterHub.spawner_class = "classroom.spawner.CourseSpawner"
+c.Spawner.cmd = [s["start_script"]]
+c.Spawner.ip = "127.0.0.1"
+c.Spawner.default_url = "/lab/tree/notebooks"
+# window.jupyterapp in the learner's page, for the browser tests to drive it (a script in that page
+# can already do all the learner can, so this opens nothing)
+c.Spawner.args = ["--LabApp.expose_app_in_browser=True"]
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
+threads = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+c.Spawner.environment = {
+    **threads,
+    "PATH": f"{s['venv']}/bin:/usr/local/bin:/usr/bin:/bin",
+    "MALLOC_ARENA_MAX": "2",  # glibc's per-thread arenas would reserve address space under RLIMIT_AS
+    **({"ISOTROPY_STORE": s["store"]} if s.get("store") else {}),
+}
+c.CourseSpawner.address_space = s["address_space"]
+c.CourseSpawner.max_processes = s["max_processes"]

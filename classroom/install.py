@@ -1,0 +1,133 @@
+"""What every learner's server runs and reads, installed once, owned by root, readable by all.
+
+Under the prefix (``/opt/isotropy`` by default):
+
+- ``venv/``: the course's environment, from the lock (``uv sync --frozen --no-editable``, so the
+  toolkit ``shared`` is installed into it, not linked to this clone), built on an interpreter that
+  every account can run (not one under root's home);
+- ``course/``: the notebooks and the theory they link to, copied into each learner's home at the
+  first start of their server (files they have are never replaced);
+- ``store/``: the study store, filled once here and read by every kernel (``ISOTROPY_STORE``);
+- ``bin/start-server``: what the hub runs, as the learner, for each server;
+- ``hub/``: the hub's own state (database, cookie secret, password hashes, the credentials to
+  hand out), mode 0700.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE_FILES = ("notebooks", "research")
+
+START_SERVER = """#!/bin/sh
+# Runs as the learner. Hand out the course (never replacing a file the learner has), then start
+# their JupyterLab from the shared environment.
+set -eu
+umask 077
+mkdir -p "$HOME/isotropy"
+cp -R -n "{course}/." "$HOME/isotropy/"
+cd "$HOME/isotropy"
+exec "{venv}/bin/jupyterhub-singleuser" "$@"
+"""
+
+
+# The install step, shared with the Kubernetes image (classroom/k8s/Dockerfile runs the same command).
+UV_SYNC = ["uv", "sync", "--frozen", "--no-editable", "--no-dev", "--group", "classroom"]
+
+
+def _world_usable(path: Path) -> bool:
+    """Whether any account can run/read ``path``: every directory above it searchable by others."""
+    path = path.resolve()
+    if not path.exists() or not path.stat().st_mode & stat.S_IROTH:
+        return False
+    return all(parent.stat().st_mode & stat.S_IXOTH for parent in path.parents)
+
+
+def shared_python() -> Path:
+    """A Python 3.11+ that every account can run (uv's or pyenv's under /root is not one)."""
+    candidates = [Path(p) for p in ("/usr/bin/python3", "/usr/local/bin/python3")] + [Path(sys.executable)]
+    for candidate in candidates:
+        if not candidate.exists() or not _world_usable(candidate):
+            continue
+        version = subprocess.run([str(candidate), "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                                 capture_output=True, text=True)
+        if version.stdout.strip() == "True":
+            return candidate
+    raise RuntimeError("no Python 3.11+ that every account can run: install the system's python3 "
+                       "(e.g. apt-get install python3) or give --python a path outside any private home")
+
+
+def make_readable(path: Path) -> None:
+    """Owned by root, readable (and directories searchable) by all, writable by nobody else."""
+    for current, dirs, files in os.walk(path):
+        for name in dirs + files:
+            p = Path(current) / name
+            if p.is_symlink():
+                continue
+            mode = p.stat().st_mode
+            wanted = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWGRP | stat.S_IWOTH)
+            if p.is_dir() or mode & stat.S_IXUSR:
+                wanted |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+            if wanted != mode:
+                os.chmod(p, stat.S_IMODE(wanted))
+    os.chmod(path, 0o755)
+
+
+def install_environment(prefix: Path, python: Path | None = None) -> Path:
+    """The course's environment at ``prefix/venv`` from uv.lock; returns its path."""
+    venv = prefix / "venv"
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    env = dict(os.environ, UV_PROJECT_ENVIRONMENT=str(venv))
+    subprocess.run([uv, *UV_SYNC[1:], "--python", str(python or shared_python())], cwd=ROOT, env=env, check=True)
+    make_readable(venv)
+    return venv
+
+
+def install_course(prefix: Path) -> Path:
+    """A fresh read-only copy of the notebooks and the theory at ``prefix/course``; returns it."""
+    course = prefix / "course"
+    staging = prefix / "course.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    for name in COURSE_FILES:
+        shutil.copytree(ROOT / name, staging / name,
+                        ignore=shutil.ignore_patterns("*.py", ".ipynb_checkpoints", "__pycache__"))
+    make_readable(staging)
+    shutil.rmtree(course, ignore_errors=True)
+    staging.rename(course)
+    return course
+
+
+def fill_store(store: Path, venv: Path) -> Path | None:
+    """The study store at ``store``, filled by the course's own command (entries already there and
+    valid are kept); None when this version of the toolkit has no store (each kernel then computes
+    what it needs)."""
+    has_store = subprocess.run([str(venv / "bin" / "python"), "-c", "import shared.store"], capture_output=True)
+    if has_store.returncode != 0:
+        print("classroom: this version of the toolkit has no study store; every kernel computes its own results")
+        return None
+    store.mkdir(parents=True, exist_ok=True)
+    info = store.stat()
+    if info.st_uid != 0 or info.st_mode & 0o022:
+        # every kernel trusts what it reads there: a folder someone else owns or can write is refused
+        raise PermissionError(f"{store}: the study store must be root's and writable by root only "
+                              f"(owner uid {info.st_uid}, mode {oct(info.st_mode & 0o777)})")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([str(venv / "bin" / "python"), "-m", "shared.store", "build", "--dir", str(store)], env=env, check=True)
+    make_readable(store)
+    return store
+
+
+def write_start_script(prefix: Path, venv: Path, course: Path) -> Path:
+    script = prefix / "bin" / "start-server"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(START_SERVER.format(course=course, venv=venv))
+    os.chmod(script, 0o755)
+    os.chmod(script.parent, 0o755)
+    return script

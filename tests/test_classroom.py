@@ -1,0 +1,236 @@
+"""The class server for real: ``python -m classroom serve`` with a roster of two learners and a
+teacher, on 127.0.0.1, in a temporary prefix, driven as the learners drive it.
+
+Needs root (it creates OS accounts and runs each server as its learner), as CI has. The accounts
+get random names, their homes and the prefix live under a temporary folder; on leaving, even after a
+failure, the fixture stops the hub and removes the accounts and the folder (classroom.trial). Marked ``classroom``:
+deselected from the default run, run by ``.ci/run`` with
+``uv run --group classroom pytest -m classroom -n 0 tests/test_classroom.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import stat
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from classroom.trial import TrialClass
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.classroom
+SHOTS = ROOT / "build" / "classroom"
+STORE = Path("/var/tmp/isotropy-store")  # the machine's study store, kept between runs as on a class server
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[TrialClass]:
+    """Two learners and a teacher on a class server at 127.0.0.1 (see classroom.trial)."""
+    if os.geteuid() != 0:
+        pytest.skip("the class server creates OS accounts: run as root (CI does)")
+    from classroom.trial import trial_class
+
+    with trial_class(2, ["--idle-timeout", "3600", "--store", str(STORE)]) as room:
+        yield room
+
+
+@pytest.fixture(scope="module")
+def running(hub: TrialClass):
+    """Both learners logged in (through the log-in form), with a token each and their servers started."""
+    learners = {}
+    for name in hub.students:
+        s = hub.student(name)
+        assert s.log_in(), f"{name} could not log in with the password the hub issued"
+        s.get_token()
+        s.start_server()
+        learners[name] = s
+    return learners
+
+
+def test_accounts_homes_and_secrets_are_private(hub: TrialClass) -> None:
+    names = (*hub.students, hub.teacher)
+    assert len({hub.passwords[n] for n in names}) == len(names), "two accounts share a password"
+    for name in names:
+        home = Path(pwd.getpwnam(name).pw_dir)
+        assert home.parent == hub.homes
+        info = home.stat()
+        assert info.st_uid == pwd.getpwnam(name).pw_uid
+        assert stat.S_IMODE(info.st_mode) & 0o077 == 0, f"{home} is open to others: {oct(info.st_mode)}"
+    state = hub.prefix / "hub"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    for secret in ("credentials.csv", "passwords.json", "jupyterhub_cookie_secret", "classroom.json"):
+        info = (state / secret).stat()
+        assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o600, f"{secret}: {oct(info.st_mode)}"
+    assert not any(p in (state / "passwords.json").read_text() for p in hub.passwords.values()), "a plain password is stored"
+
+
+def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub: TrialClass) -> None:
+    learner = hub.students[0]
+    venv = hub.prefix / "venv"
+    run = subprocess.run(["runuser", "-u", learner, "--", str(venv / "bin" / "python"), "-c",
+                          "import shared, sys; print(shared.__file__.startswith(sys.prefix))"],
+                         capture_output=True, text=True, timeout=60, cwd="/")
+    assert run.stdout.strip() == "True", run.stderr
+    for target in (venv / "bin", hub.prefix / "course" / "notebooks", hub.prefix / "bin"):
+        attempt = subprocess.run(["runuser", "-u", learner, "--", "touch", str(target / "planted")],
+                                 capture_output=True, text=True, timeout=30)
+        assert attempt.returncode != 0 and not (target / "planted").exists(), f"{learner} can write into {target}"
+
+
+def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> None:
+    from classroom.student import Student
+
+    a, b = hub.students
+    assert not Student(hub.url, a, hub.passwords[a] + "x").log_in()
+    assert not Student(hub.url, a, "").log_in()
+    assert not Student(hub.url, b, hub.passwords[a]).log_in(), "one learner's password opens another account"
+    assert not Student(hub.url, "nobody" + a, hub.passwords[a]).log_in(), "a name off the roster got in"
+    assert hub.student(a).log_in()
+
+
+def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass, running) -> None:
+    learner = running[hub.students[0]]
+    listing = learner.server("GET", "contents/notebooks").json()
+    names = {item["name"] for item in listing["content"]}
+    assert {"01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"} <= names
+    for notebook in ("01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"):
+        kernel = learner.kernel(f"notebooks/{notebook}")
+        try:
+            facts = kernel.execute("import os; print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
+                                   "os.environ.get('ISOTROPY_STORE'))")
+            uid, threads, store = facts.stdout.split()
+            assert int(uid) == pwd.getpwnam(hub.students[0]).pw_uid, "the kernel does not run as its learner"
+            assert threads == "1"
+            assert store == str(STORE)
+            replies = kernel.run_notebook(ROOT / "notebooks" / notebook)
+            assert replies and not any(r.stderr.strip().startswith("Traceback") for r in replies)
+        finally:
+            kernel.close()
+
+
+def test_a_learner_cannot_reach_another_learners_work(hub: TrialClass, running) -> None:
+    a, b = (running[name] for name in hub.students)
+    b_home = Path(pwd.getpwnam(b.name).pw_dir)
+    # through the hub: B's server, B's account and B's server controls refuse A's token
+    assert a.server("GET", "contents/notebooks", user=b.name).status_code in (403, 404)
+    assert a.api("GET", f"/hub/api/users/{b.name}").status_code in (403, 404)
+    assert a.api("DELETE", f"/hub/api/users/{b.name}/server").status_code in (403, 404)
+    assert b.server("GET", "contents/notebooks").status_code == 200  # and B still has it
+    # from A's kernel: B's home is closed, the course and the store are read-only
+    kernel = a.kernel()
+    try:
+        for code in (f"open({str(b_home / 'isotropy' / 'notebooks' / '01_sphere_vs_cone.ipynb')!r}).read()",
+                     f"import os; os.listdir({str(b_home)!r})",
+                     f"open({str(hub.prefix / 'course' / 'planted')!r}, 'w')",
+                     f"open({str(hub.prefix / 'hub' / 'credentials.csv')!r}).read()"):
+            reply = kernel.execute(code)
+            assert reply.status == "error" and reply.error.startswith("PermissionError"), (code, reply)
+    finally:
+        kernel.close()
+
+
+def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: TrialClass, running) -> None:
+    a, b = (running[name] for name in hub.students)
+    runaway, other = a.kernel(), b.kernel()
+    try:
+        reply = runaway.execute("import numpy as np\nx = np.ones((10**6, 10**5))")
+        assert reply.status == "error" and reply.error.startswith("MemoryError"), reply
+        reply = runaway.execute("chunks = []\nwhile True:\n    chunks.append(np.ones(2**27))")  # 1 GiB at a time
+        assert reply.status == "error" and reply.error.startswith("MemoryError"), reply
+        assert runaway.execute("del chunks; print('still here')").stdout.strip() == "still here"
+
+        runaway.send("while True:\n    pass")  # an infinite loop, left running
+        time.sleep(2)
+        for i in range(5):
+            reply = other.execute(f"print({i} * 2)", timeout=30)
+            assert reply.status == "ok" and reply.stdout.strip() == str(i * 2)
+            assert reply.seconds < 5, f"another learner's kernel took {reply.seconds:.1f} s to answer"
+        runaway.interrupt()
+        reply = runaway.execute("print('interrupted')", timeout=60)
+        assert reply.stdout.strip() == "interrupted"
+    finally:
+        runaway.close()
+        other.close()
+
+
+def test_edits_survive_a_restart_and_are_never_overwritten(hub: TrialClass, running) -> None:
+    learner = running[hub.students[1]]
+    path = "contents/notebooks/01_sphere_vs_cone.ipynb"
+    model = learner.server("GET", path).json()
+    model["content"]["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": "my own note"})
+    saved = learner.server("PUT", path, json={"type": "notebook", "format": "json", "content": model["content"]})
+    assert saved.status_code == 200, saved.text
+    learner.stop_server()
+    deadline = time.monotonic() + 60
+    while learner.api("GET", f"/hub/api/users/{learner.name}").json()["servers"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    learner.start_server()
+    again = learner.server("GET", path).json()
+    assert again["content"]["cells"][0]["source"] == "my own note"
+
+
+def test_idle_servers_are_culled_by_a_hub_service(hub: TrialClass) -> None:
+    teacher = hub.student(hub.teacher)
+    assert teacher.log_in()
+    teacher.get_token()
+    services = teacher.api("GET", "/hub/api/services").json()
+    assert "idle-culler" in services
+    assert "idle-culler" in services["idle-culler"]["roles"]
+    # the culler has listed the users and their servers' activity (it does at start, then every few minutes)
+    assert re.search(r"200 GET /hub/api/users\S* \(idle-culler@", hub.log.read_text()), "the culler cannot list the servers"
+
+
+def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: TrialClass, running) -> None:
+    from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, _chromium
+
+    chromium = _chromium()
+    if chromium is None:
+        message = "Chromium not found: install Debian's 'chromium' package"
+        if os.environ.get("COURSE_E2E_REQUIRED") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    name = hub.students[1]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium,
+                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                                          "--disable-background-networking", "--disable-component-update"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{hub.url}/hub/login", timeout=60_000)
+            page.fill("input[name=username]", name)
+            page.fill("input[name=password]", "not " + hub.passwords[name])
+            page.click("input[type=submit], button[type=submit]")
+            page.wait_for_selector("text=Invalid username or password", timeout=30_000)
+            page.fill("input[name=username]", name)
+            page.fill("input[name=password]", hub.passwords[name])
+            page.click("input[type=submit], button[type=submit]")
+            page.wait_for_url(f"**/user/{name}/lab**", timeout=180_000)
+            page.goto(f"{hub.url}/user/{name}/lab/tree/notebooks/01_sphere_vs_cone.ipynb", timeout=60_000)
+            page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+            page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=180_000)
+            page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=180_000)
+            explorer = page.locator(f"{PANEL} .widget-vbox:has(> .widget-image)").last
+            picture, slider = explorer.locator(".widget-image"), explorer.locator(".widget-slider").first
+            picture.scroll_into_view_if_needed()
+            before = picture.get_attribute("src")
+            slider.locator(".noUi-handle").focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
+                                   arg=[picture.element_handle(), before], timeout=10_000)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "learner.png"))
+            assert f"/user/{name}/" in page.url
+        finally:
+            browser.close()
