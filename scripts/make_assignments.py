@@ -1,6 +1,6 @@
 """Make the nbgrader course for a class: one assignment per course notebook, graded by the course's own checks.
 
-    sudo uv run python scripts/make_assignments.py COURSE [--only 01 09] [--env DIR]
+    sudo uv run --group classroom python scripts/make_assignments.py COURSE [--only 01 09] [--prefix /opt/isotropy]
 
 writes into the course directory COURSE (created, mode 0700: students must not read it):
 
@@ -21,8 +21,8 @@ writes into the course directory COURSE (created, mode 0700: students must not r
 
 The sources are generated, never edited by hand: run this again after changing a notebook, SOLUTIONS.md
 or a check (the secret seed is kept, so the hidden cases stay the same). The grading kernel needs a course
-environment that the sandbox user can read: ``--env DIR`` makes one there (``uv sync`` of the lock, not
-editable, on a Python outside root's home) unless it exists.
+environment that the sandbox user can read: the class server's, ``PREFIX/venv`` (``--prefix``, default
+``/opt/isotropy`` as for ``python -m classroom serve``), made by ``classroom.install`` if missing.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from classroom.install import install_environment  # noqa: E402 (the class server's environment: one home)
+
 NOTEBOOKS = ROOT / "notebooks"
 SANDBOX_KERNEL = ROOT / "classroom" / "nbgrader" / "sandbox-kernel"
 KERNEL_NAME = "course-sandbox"
@@ -335,11 +338,21 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 # Autograde runs each submission in the sandbox kernel: another user, limits, no environment.
 c.Execute.kernel_name = {kernel!r}
 c.Execute.timeout = {timeout}
-# Feedback shows what the tests printed, not the hidden tests' code (their cases stay unseen).
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+# Feedback shows what the tests said, not the hidden tests' code (their cases stay unseen): hidden
+# blocks are removed, and an error is shown as its message, without the lines of code around it.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor  # noqa: E402
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
 
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+
+class ErrorsWithoutCode(Preprocessor):
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output["traceback"] = [f"{{output['ename']}}: {{output['evalue']}}"]
+        return cell, resources
+
+
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, ErrorsWithoutCode, CSSHTMLHeaderPreprocessor]
 os.environ["JUPYTER_PATH"] = os.path.join(here, "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 '''
 
@@ -349,25 +362,6 @@ def readable_by(user: str, path: Path) -> bool:
     run = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", str(path),
                           "-c", "import shared, ipykernel"], capture_output=True, env={"PATH": "/usr/bin:/bin"})
     return run.returncode == 0
-
-
-def make_env(env: Path) -> Path:
-    """A course environment at ``env`` that every user can read: the lock, not editable, without dev tools."""
-    python = env / "bin" / "python"
-    if python.exists():
-        return python
-    base = Path(os.path.realpath(sys.executable))
-    interpreter = base if str(base).startswith(("/usr/", "/opt/")) else Path(shutil.which("python3", path="/usr/bin:/bin") or base)
-    subprocess.run(["uv", "sync", "--quiet", "--frozen", "--no-dev", "--group", "classroom", "--no-editable", "--python",
-                    str(interpreter)], cwd=ROOT,
-                   check=True, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
-    for dirpath, dirnames, filenames in os.walk(env):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            if not p.is_symlink():
-                p.chmod(p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0))
-    env.chmod(0o755)
-    return python
 
 
 def size(text: str) -> int:
@@ -392,17 +386,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", metavar="NN", help="only these notebooks (01 .. 09); default all")
     parser.add_argument("--course-id", default="isotropy-anisotropy")
     parser.add_argument("--exchange", type=Path, default=Path("/srv/nbgrader/exchange"))
-    parser.add_argument("--env", type=Path, default=Path("/opt/isotropy-anisotropy/grading-env"),
-                        help="the course environment the grading kernel runs (made here if missing)")
+    parser.add_argument("--prefix", type=Path, default=Path("/opt/isotropy"),
+                        help="where the class server's environment is (PREFIX/venv, made if missing): the grading "
+                        "kernel runs it, and the students' servers learn the exchange from it")
     parser.add_argument("--sandbox-user", default="course-sandbox")
     parser.add_argument("--memory", default="4G", type=size, help="address-space limit of a grading kernel (4G, 512M)")
     parser.add_argument("--cpu", type=int, default=600, help="CPU seconds of a grading kernel")
     parser.add_argument("--timeout", type=int, default=60, help="seconds a cell may run when graded")
     parser.add_argument("--hidden-seed", type=int, help="seed of the hidden cases (default: secret, kept)")
-    parser.add_argument("--owner", help="user who owns the course directory (the teacher); default: you")
+    parser.add_argument("--owner", help="the teacher, who owns the course directory (put it under their server's "
+                        "folder, ~/isotropy on the class server, for formgrader to open it); default: you")
     args = parser.parse_args(argv)
 
     course = args.course.resolve()
+    made = [p for p in [course, *course.parents] if not p.exists()]
     course.mkdir(parents=True, exist_ok=True)
     if not args.exchange.exists():  # where students fetch and submit: everyone writes, none removes another's
         args.exchange.mkdir(parents=True)
@@ -425,24 +422,29 @@ def main(argv: list[str] | None = None) -> None:
               f"{args.sandbox_user})")
     else:
         ensure_user(args.sandbox_user)
-        python = make_env(args.env.resolve())
+        venv = args.prefix.resolve() / "venv"
+        python = venv / "bin" / "python"
+        if not python.exists():
+            args.prefix.mkdir(parents=True, exist_ok=True)
+            args.prefix.chmod(0o755)
+            install_environment(args.prefix.resolve())
         if not readable_by(args.sandbox_user, python):
             raise SystemExit(f"{args.sandbox_user} cannot run {python} with the course: install the course "
-                             "environment where every user can read it (--env)")
+                             "environment where every user can read it (--prefix)")
     spec = course / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
     spec.parent.mkdir(parents=True, exist_ok=True)
     spec.write_text(json.dumps({
-        "argv": [str(SANDBOX_KERNEL), args.sandbox_user, str(args.env.resolve() / "bin" / "python"), str(args.memory),
+        "argv": [str(SANDBOX_KERNEL), args.sandbox_user, str(args.prefix.resolve() / "venv" / "bin" / "python"), str(args.memory),
                  str(args.cpu), "{connection_file}"],
         "display_name": "Course sandbox (grading)", "language": "python", "interrupt_mode": "signal"}, indent=1))
     if os.geteuid() == 0:  # the students' servers (the same environment) fetch and submit through the exchange
-        student_config = args.env.resolve() / "etc" / "jupyter" / "nbgrader_config.py"
+        student_config = args.prefix.resolve() / "venv" / "etc" / "jupyter" / "nbgrader_config.py"
         student_config.parent.mkdir(parents=True, exist_ok=True)
         student_config.write_text(f"# Written by scripts/make_assignments.py: where this class's assignments are.\n"
                                   f"c = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
         student_config.chmod(0o644)
     if args.owner:
-        subprocess.run(["chown", "-R", f"{args.owner}:", str(course)], check=True)
+        subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
         teacher = Path(pwd.getpwnam(args.owner).pw_dir) / ".jupyter" / "nbgrader_config.py"
         teacher.parent.mkdir(parents=True, exist_ok=True)  # the teacher's formgrader opens this course
         teacher.write_text(f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -65,7 +66,7 @@ def place():
 @pytest.fixture(scope="module")
 def course(place):
     course = place / "course"
-    make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--env", str(place / "env"),
+    make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--prefix", str(place),
                            "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20"])
     nbgrader(course, "generate_assignment", NB, "--create")
     return course
@@ -177,7 +178,7 @@ def scores(course: Path) -> dict[str, dict[str, float]]:
 def test_release_has_no_solutions_no_outputs_no_hidden_cases(place):
     """All nine notebooks, released as one assignment: nothing in them answers an exercise."""
     course = place / "release-check"
-    make_assignments.main([str(course), "--hidden-seed", str(SEED), "--env", str(place / "env"),
+    make_assignments.main([str(course), "--hidden-seed", str(SEED), "--prefix", str(place),
                            "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX])
     everything = course / "source" / "all"
     everything.mkdir()
@@ -209,7 +210,7 @@ def test_release_has_no_solutions_no_outputs_no_hidden_cases(place):
         assert all("verdict(" in c.source for c in tests)
     # The sources are made, not kept: the same notebooks and seed give the same bytes.
     again = place / "again"
-    make_assignments.main([str(again), "--only", "01", "--hidden-seed", str(SEED), "--env", str(place / "env"),
+    make_assignments.main([str(again), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
                            "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX])
     first = (course / "source" / NB / f"{NB}.ipynb").read_bytes()
     assert (again / "source" / NB / f"{NB}.ipynb").read_bytes() == first
@@ -270,7 +271,9 @@ def test_grades_mean_what_the_checks_mean(course):
     assert "the cloud was not centred" in feedback
     assert "write it yourself" in (course / "feedback" / "toolkit" / NB / f"{NB}.html").read_text()
     overfit = (course / "feedback" / "overfit" / NB / f"{NB}.html").read_text()
-    assert "a case not shown in class" in overfit and "HIDDEN TESTS" not in overfit and str(SEED) not in overfit
+    assert "a case not shown in class" in overfit
+    for hidden in ("HIDDEN TESTS", "default_rng", "_calls_the_toolkit", str(SEED)):
+        assert hidden not in overfit, hidden
 
     # What the hostile one left running was gone when the next kernel started.
     left = subprocess.run(["ps", "-u", SANDBOX, "-o", "args="], capture_output=True, text=True).stdout
@@ -297,7 +300,7 @@ def student(place):
 def as_student(home: Path, place: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run the course environment's nbgrader as the student, with the exchange the course uses."""
     run = subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--",
-                          str(place / "env" / "bin" / "nbgrader"), *args, f"--Exchange.root={place / 'exchange'}"],
+                          str(place / "venv" / "bin" / "nbgrader"), *args, f"--Exchange.root={place / 'exchange'}"],
                          cwd=cwd or home, capture_output=True, text=True, timeout=300,
                          env={"HOME": str(home), "USER": STUDENT, "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stdout + run.stderr
@@ -314,7 +317,7 @@ def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course
         gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if gid.endswith("-answer"):
             cell.source = solution_of(source[gid])
-    subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", str(place / "env" / "bin" / "python"), "-c",
+    subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", str(place / "venv" / "bin" / "python"), "-c",
                     f"import sys, nbformat; nbformat.write(nbformat.reads(sys.stdin.read(), 4), {str(fetched)!r})"],
                    input=nbformat.writes(nb), text=True, check=True, env={"PATH": "/usr/bin:/bin"})
     as_student(student, place, "submit", NB, "--course", "isotropy-anisotropy")
@@ -325,3 +328,67 @@ def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course
     peek = subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", "ls",
                            str(course / "source")], capture_output=True, text=True)
     assert peek.returncode != 0 and "Permission denied" in peek.stderr
+
+
+def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grades_in_formgrader(place):
+    """The hub of ``python -m classroom serve``: the learner uses nbgrader's assignment list in their own
+    server, the teacher formgrader in theirs; autograde runs as root in the sandbox in between."""
+    from classroom.trial import trial_class
+
+    with trial_class(1, ["--idle-timeout", "3600", "--no-store"]) as room:
+        name, teacher = room.students[0], room.teacher
+        course = Path(pwd.getpwnam(teacher).pw_dir) / "isotropy" / "grading"  # formgrader: below the server's root
+        make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--prefix", str(room.prefix),
+                               "--exchange", str(room.prefix / "exchange"), "--sandbox-user", SANDBOX,
+                               "--owner", teacher, "--timeout", "20"])
+        nbgrader(course, "generate_assignment", NB, "--create")
+        nbgrader(course, "release_assignment", NB)
+
+        learner = room.student(name)
+        assert learner.log_in()
+        learner.get_token()
+        learner.start_server()
+        own = f"/user/{name}"
+        listed = learner.api("GET", f"{own}/assignments", params={"course_id": "isotropy-anisotropy"})
+        assert listed.ok and any(a["assignment_id"] == NB and a["status"] == "released" for a in listed.json()["value"]), listed.text
+        fetched = learner.api("POST", f"{own}/assignments/fetch", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
+        assert fetched.ok and fetched.json()["success"], fetched.text
+        path = f"{NB}/{NB}.ipynb"
+        nb = learner.server("GET", f"contents/{path}").json()["content"]
+        source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
+        for cell in nb["cells"]:
+            gid = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+            if gid.endswith("-answer"):
+                cell["source"] = solution_of(source[gid]) if gid != "ex01-3-answer" else 'answer = "a"'
+        saved = learner.server("PUT", f"contents/{path}", json={"type": "notebook", "format": "json", "content": nb})
+        assert saved.ok, saved.text
+        submitted = learner.api("POST", f"{own}/assignments/submit", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
+        assert submitted.ok and submitted.json()["success"], submitted.text
+        # The learner's server cannot read the course (sources, hidden tests) or the gradebook.
+        peek = subprocess.run(["runuser", "-u", name, "--", "ls", str(course)], capture_output=True, text=True)
+        assert peek.returncode != 0 and "Permission denied" in peek.stderr
+
+        nbgrader(course, "collect", NB)
+        nbgrader(course, "autograde", NB, "--create")
+        subprocess.run(["chown", "-R", f"{teacher}:", str(course)], check=True)
+
+        grader = room.student(teacher)
+        assert grader.log_in()
+        grader.get_token()
+        grader.start_server()
+        api = f"/user/{teacher}/formgrader/api"
+        subs = grader.api("GET", f"{api}/submissions/{NB}")
+        assert subs.ok, subs.text
+        (mine,) = [s for s in subs.json() if s["student"] == name]
+        assert (mine["score"], mine["max_score"]) == (4.0, 5.0)
+        # The teacher looks at the wrong question and gives a point by hand, with a comment.
+        (notebook,) = grader.api("GET", f"{api}/submitted_notebooks/{NB}/{NB}").json()
+        grades = grader.api("GET", f"{api}/grades", params={"submission_id": notebook["id"]}).json()
+        (q3,) = [g for g in grades if g["name"] == "ex01-3-test"]
+        assert q3["auto_score"] == 0.0
+        put = grader.api("PUT", f"{api}/grade/{q3['id']}", json={"manual_score": 0.5})
+        assert put.ok, put.text
+        subs = grader.api("GET", f"{api}/submissions/{NB}").json()
+        assert [s["score"] for s in subs if s["student"] == name] == [4.5]
+        feedback = grader.api("POST", f"{api}/assignment/{NB}/{name}/generate_feedback")
+        assert feedback.ok and feedback.json()["success"], feedback.text
