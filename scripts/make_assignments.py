@@ -52,7 +52,11 @@ KERNEL_NAME = "course-sandbox"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
 STUB = "raise NotImplementedError  # replace this line with your code"
 POINTS = {"Implement": 3}  # every other kind (Predict, Explain, Compute): 1 point
-SOLUTIONS_LINK = re.compile(r"\s*Worked solutions are in\s+\[SOLUTIONS\.md\]\(SOLUTIONS\.md\);\s+try first\.")
+#: A sentence of prose that leads to the worked solutions (names SOLUTIONS.md or ``solution("NN.K")``): it
+#: starts after a full stop, a line break or the start, holds no full stop followed by a space, and ends
+#: with one.
+SOLUTIONS_LINK = re.compile(r"(?:(?<=[.\n])|\A)[ \t]*(?:(?!\.\s)[^\n]|\n(?!\n))*?"
+                            r"(?:SOLUTIONS\.md|solution\(\"\d\d\.\d\"\))(?:(?!\.\s)[^\n]|\n(?!\n))*?\.(?=\s|\Z)")
 #: A line that shows a worked solution on request (``solution("01.1")``, commented out or not).
 SOLUTION_CALL = re.compile(r"^[ \t]*#?[ \t]*solution\(\"\d\d\.\d\"\).*\n?", re.M)
 CHECK = re.compile(r'^check\("(\d\d\.\d)", (\w+)\)\s*$', re.M)
@@ -345,6 +349,9 @@ from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
 
 
 class ErrorsWithoutCode(Preprocessor):
+    def __call__(self, nb, resources):  # always on (a Preprocessor is off unless enabled)
+        return self.preprocess(nb, resources)
+
     def preprocess_cell(self, cell, resources, index):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
