@@ -33,7 +33,7 @@
 # rest of the course asks where cones come from, what they do to cosine similarity, and how to
 # undo them.
 #
-# **Time:** about 30 minutes. **After this notebook you can** build both geometries, read isotropy
+# **Time:** about 45 minutes. **After this notebook you can** build both geometries, read isotropy
 # off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
 #
 # **Theory:** [§1 Isotropy and the narrow cone](../research/03-isotropy-anisotropy.md#1-isotropy-anisotropy-and-the-narrow-cone)
@@ -51,7 +51,7 @@ from shared import (
     partition_isotropy,
     sphere_and_cone,
 )
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import SphereConeView
 
@@ -84,13 +84,16 @@ n, d = 2000, 50  # points, dimensions
 # **Predict first.** The cone lives in 50 dimensions too. Guess its effective rank before you run
 # the next cell: close to 50, about 10, or close to 1?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 X_iso, X_cone = sphere_and_cone()  # one generator, seed 0: the isotropic cloud, then the cone
 for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
     print(f"{name:12s}: partition I = {partition_isotropy(X):.3f}"
           f"   effective rank = {effective_rank(cov_eigs(X)):.1f} / {d}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # The isotropic cloud scores $I = 0.690$, not 1: a finite sample of 2,000 points is never perfectly
 # round, and $I$ takes the *worst* ratio over 100 directions. Its effective rank, 48.8 of 50, says it
 # uses nearly every direction. The cone scores $I = 0.000$ and an effective rank of 2.3: it has
@@ -109,6 +112,7 @@ def my_effective_rank(X: np.ndarray) -> float:
 
 
 check("01.1", my_effective_rank)
+# solution("01.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 #
@@ -183,7 +187,7 @@ print(f"each of the other {d - 1} directions: sigma^2 = {sigma**2:.2f}")
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
 # equally. Which meters will notice the shift?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 rng = np.random.default_rng(10)
 u = rng.standard_normal(d)
 u /= np.linalg.norm(u)
@@ -197,6 +201,17 @@ clouds = {
     "30 points in 50 dimensions": make_isotropic(30, d, rng),
 }
 print(meter_table(clouds))
+
+# %% [markdown]
+# **Compare with your guess**: which meters flagged the shifted Gaussian? Before reading what the
+# table teaches, one question it can answer:
+#
+# **01.3 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("01.3", answer)
+# solution("01.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What the table teaches.**
@@ -254,20 +269,16 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+# which idea to revisit. After a real try, `solution("01.2")` (commented out in the cell) shows the
+# worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (The other question was
+# asked above, before the prose that explains the table.)
 #
 # **01.2 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
 
 # %%
 answer = None  # your number
 check("01.2", answer)
-
-# %% [markdown]
-# **01.3 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("01.3", answer)
+# solution("01.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** A cone makes unrelated vectors look similar. Notebook

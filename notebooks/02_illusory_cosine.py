@@ -21,7 +21,7 @@
 # **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
 # does a high score still mean there?
 #
-# **Time:** about 25 minutes. **After this notebook you can** measure the random-pair cosine
+# **Time:** about 35 minutes. **After this notebook you can** measure the random-pair cosine
 # baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
 # every cosine.
 #
@@ -31,9 +31,20 @@
 import numpy as np
 
 from shared import cosine_terms, make_isotropic, mean_cosine, random_cosines, sphere_and_cone, standardize
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import CosineView
+
+# %% [markdown]
+# Before reading on, a prediction to write down. Replace `None` with your answer and run the cell:
+# the check says whether you got it, and if not, which idea to revisit.
+#
+# **02.2 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
+
+# %%
+answer = None  # your number
+check("02.2", answer)
+# solution("02.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # The cosine similarity of two vectors is the cosine of the angle between them,
@@ -46,7 +57,7 @@ from shared.figures import CosineView
 # **Predict first.** The cone's points differ only by their small residuals. Guess the mean cosine
 # of two random points of the cone: about 0, about a half, or close to 1?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 X_iso, X_cone = sphere_and_cone()  # the two clouds of notebook 01 (seed 0)
 rng = np.random.default_rng(2)
 cos_iso = random_cosines(X_iso, rng)  # 6,000 random pairs each
@@ -64,8 +75,19 @@ print("the same 6,000-pair estimate with seeds 0 to 4: "
 print(f"bias from pairs that repeat a row (probability 1/{n:,}, cosine 1): (1 - mean) / n ="
       f" {(1 - mean_cosine(X_cone)) / n:.5f}")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 CosineView(cos_iso, cos_cone)
+
+# %% [markdown]
+# **Compare with your guess**: how far is the cone's mean cosine from the isotropic cloud's? Before
+# the explanation, one question:
+#
+# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar, because their angles are small (b) its variance is concentrated in one direction, like a thin line (c) it has a large shared offset: its points lean one way
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("02.3", answer)
+# solution("02.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
@@ -111,6 +133,7 @@ def my_mean_cosine(X: np.ndarray) -> float:
 
 
 check("02.1", my_mean_cosine)
+# solution("02.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## Rogue dimensions: one coordinate that dominates every cosine
@@ -128,7 +151,7 @@ check("02.1", my_mean_cosine)
 # **Predict first.** Centring removes the rogue coordinate's mean. Will it also remove its grip
 # on the cosine?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 rng = np.random.default_rng(20)
 X_rogue = make_isotropic(2000, 50, rng)
 X_rogue[:, 7] = 20.0 + 20.0 * rng.standard_normal(2000)
@@ -141,6 +164,9 @@ for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
     print(f"{name:13s} {cos.mean():+9.3f} {np.abs(cos).mean():11.3f} {share.mean():22.3f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** Raw, coordinate 7 supplies 0.835 of every pair's cosine on average, and the mean
 # cosine is $+0.408$. Centring brings the mean cosine to $+0.002$, but the cosines are still large
 # in size (mean $|\cos|$ 0.589 against 0.112 for the isotropic cloud) and 0.716 of each still comes
@@ -182,21 +208,11 @@ explore(random_pair_cosines, CosineView, title="Explorer: illusory cosine simila
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-#
-# **02.2 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
-
-# %%
-answer = None  # your number
-check("02.2", answer)
-
-# %% [markdown]
-# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar, because their angles are small (b) it has a large shared offset: its points lean one way (c) its variance is concentrated in one direction, like a thin line
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("02.3", answer)
+# This notebook asks its questions in the text, each before the prose that explains it (one before
+# the first paragraph, one beside the histogram, the function after the explanation). If you read
+# past one, go back and answer it there. After a real try, `solution("02.1")` (commented out in
+# each exercise cell) shows the worked solution, folded; all of them are in
+# [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]
 # **Where this leads.** Where does the cone come from? Notebook

@@ -22,7 +22,7 @@
 # sequence, what do forty such layers do to the angles between tokens, and does that give the
 # tokens of *different* sequences a shared cone?
 #
-# **Time:** about 40 minutes. **After this notebook you can** write a bare self-attention update,
+# **Time:** about 50 minutes. **After this notebook you can** write a bare self-attention update,
 # explain why averaging can only contract a sequence, tell Dong et al.'s rank collapse from the
 # course's collapsed spread, classify the end state with notebook 01's meter table, and name a
 # component (position embeddings) that gives different sequences a shared cone.
@@ -44,7 +44,7 @@ from shared import (
     sinusoidal_positions,
     softmax_rows,
 )
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import AttentionView
 
@@ -74,6 +74,7 @@ def my_attention_step(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:
 
 
 check("03.1", my_attention_step)
+# solution("03.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # The rest of the notebook uses the toolkit's `attention_step`, through `attention_run`.
@@ -85,12 +86,15 @@ check("03.1", my_attention_step)
 #
 # **Predict first.** After 40 layers, will the mean cosine be near 0, about halfway, or near 1?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 run = attention_run(depth=40, beta=0.6, alpha=0.09, offset=0.7)
 print(f"after layer  1: mean pairwise cosine = {run.mean_cos[0]:.3f}   angular std = {run.angular_std[0]:.3f} rad")
 print(f"after layer 40: mean pairwise cosine = {run.mean_cos[39]:.3f}   angular std = {run.angular_std[39]:.3f} rad")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # Two settings deserve a number before we look. The residual keeps $1 - \alpha$ of each token at
 # every layer, so $\alpha = 0.09$ is a *strong* skip connection, not a weak one. And $\beta = 0.6$
 # does not make the weights uniform: for each token, compare its largest weight with the uniform
@@ -182,8 +186,9 @@ for alpha in (0.5, 0.09):
 # %%
 answer = None  # one of "a", "b", "c"
 check("03.2", answer)
+# solution("03.2")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 centred = attention_run(depth=120, offset=0.0)
 print(meter_table({"shifted start, after 40 layers": run.clouds[40],
                    "shifted start (alpha = 0: mechanism off)": run.clouds[0],
@@ -280,15 +285,16 @@ for seed, (m0, m1) in enumerate(zip(starts, kept)):
 # through the same 40 layers, in three versions: every sequence shifted along the *same* direction,
 # each along a random direction of its own, and no shift at all.
 #
-# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 1, because every layer of attention builds a cone (b) near 0, because nothing is shared across sequences (c) near −1, because the sequences drift to opposite sides
+# **03.3 · Predict.** Sixteen sequences each start shifted along a random direction of their own. After 40 layers, what is the mean cosine of two tokens from *different* sequences? (a) near 0, because nothing is shared across sequences (b) near 1, because every layer of attention builds a cone (c) near −1, because the sequences drift to opposite sides
 #
 # Answer first, then run the table below it: the "own shift" rows, across sequences.
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("03.3", answer)
+# solution("03.3")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"{'16 sequences of 100 tokens, seeds 30-34':40s} {'within a sequence':>20s} {'across sequences':>20s}")
 for name, shared_direction, offset in [("shared shift (0.7)", True, 0.7), ("own shift (0.7) each", False, 0.7),
                                        ("no shift", True, 0.0)]:
@@ -396,8 +402,9 @@ explore(stacked, AttentionView, title="Explorer: self-attention contraction",
 #
 # This notebook asks its questions in the text, each just before the cell whose output answers it
 # (the function after the mechanism, the two questions before the yardstick table and the
-# many-sequences table). If you read past one, go back and answer it there. Worked solutions are in
-# [SOLUTIONS.md](SOLUTIONS.md); try first.
+# many-sequences table). If you read past one, go back and answer it there. After a real try,
+# `solution("03.1")` (commented out in each exercise cell) shows the worked solution, folded; all of
+# them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 
 # %% [markdown]

@@ -21,7 +21,7 @@
 # **Question.** Some tokens occur thousands of times more often than others. Does that alone
 # bend an embedding space into a cone, and if so, by what mechanism?
 #
-# **Time:** about 50 minutes. **After this notebook you can** tell a change of *norms* from a
+# **Time:** about 75 minutes. **After this notebook you can** tell a change of *norms* from a
 # change of *directions* with notebook 01's meter table, train a tiny language model in numpy and
 # watch its rare tokens drift into a cone (the representation degeneration of Gao et al. 2019),
 # name the control that stops it, and say what frequency does to norms in a toy and in a real
@@ -50,7 +50,7 @@ from shared import (
     spearman,
     zipf_frequencies,
 )
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import DegenerationView, FrequencyView
 from shared.encoder import word_embeddings
@@ -69,7 +69,7 @@ from shared.realmodel import frequency_words, static_norm_frequency
 # **Predict first.** A 50-dimensional Gaussian vector has a norm of about $\sqrt{50}$. What norm
 # will the most frequent token keep, and will the pull make a cone?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 freq = zipf_frequencies(1200, exponent=1.0)  # token 0 is the most frequent
 start = make_isotropic(1200, 50, rng=4)
 emb = frequency_pull(start, freq, gamma=0.9)
@@ -79,10 +79,13 @@ print(f"most frequent token : norm = {norms[0]:.2f}")
 print(f"least frequent token: norm = {norms[-1]:.2f}")
 print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3f}")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 FrequencyView(freq, emb)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # The most frequent token keeps a norm of 0.72, the least frequent 6.31. Over bands of ranks the
 # typical norm rises with rank (left), though token by token the Gaussian's own spread of lengths
 # blurs the trend beyond the first few dozen ranks. In the PCA picture (right) the brightest, most
@@ -117,13 +120,14 @@ for n in (1200, 12000):
 # %% [markdown]
 # Before reading the verdict, one question about the first two rows of the table:
 #
-# **04.1 · Explain.** The mean cosine and uniformity of the pulled tokens equal those of the unpulled tokens exactly, for any pull strength $\gamma < 1$. Why? (a) the pull multiplies each token by a positive number, and both meters see only directions (b) the pull is too weak to matter, because it shortens the tokens only slightly (c) both meters centre the cloud first, and centring undoes any change in the lengths
+# **04.1 · Explain.** In the table the pulled tokens and the unpulled ones have exactly the same mean cosine and uniformity, and they keep them for any pull strength $\gamma < 1$. Which change to the toy *could* move those two meters? (a) a stronger pull, $\gamma = 0.99$, which shortens the most frequent tokens to almost nothing (b) adding one small vector, the same for every token, after the pull (c) a steeper Zipf law, so that many more of the tokens are shortened by much
 #
 # Answer first, then read on.
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.1", answer)
+# solution("04.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What the table says.** The pull leaves every meter where it was: the pulled tokens and the
@@ -201,6 +205,7 @@ def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 check("04.2", output_gradient)
+# solution("04.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # We train five models, one per Zipf exponent $s$ from 0 (every token
@@ -210,7 +215,7 @@ check("04.2", output_gradient)
 # **Predict first.** Which band will become a cone: the frequent tokens, the rare ones, or both?
 # And with $s = 0$?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 # five models, 1,600 steps each, trained side by side as one stack; keyed by (exponent, seed, corpus)
 runs = {s: r for (s, seed, corpus), r in degeneration_grid(exponents=(0.0, 0.5, 1.0, 1.5, 2.0)).items()}
 run, control = runs[1.0], runs[0.0]
@@ -221,10 +226,13 @@ for name, r in [("Zipf s = 1 (tied)", run), ("uniform s = 0 (control)", control)
     for band in ("frequent", "middle", "rare"):
         print(f"{name + ', ' + band:35s}" + "".join(f"{c:+8.3f}" for c in getattr(bands, band)))
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 DegenerationView(run)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** With Zipfian frequencies the rare half of the vocabulary drifts into a cone:
 # its mean cosine climbs from $+0.002$ at the start to $+0.674$ after 200 steps and $+0.877$ after
 # 1,600 (this seed and this training length; the next section trains longer). The frequent tokens form a cone first ($+0.898$ at step 200), which loosens, plausibly as
@@ -297,7 +305,7 @@ for step in (200, 1600):
 # **Predict first.** Trained four times longer, does the rare cone grow, stay, or fade? Does the
 # answer depend on the regime?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 seeds, steps, corpus = (0, 1, 2), (200, 1600, 6400), 1000
 both = degeneration_grid(exponents=(1.0,), seeds=seeds, corpora=(None, corpus), checkpoints=steps)  # None: exact loss
 exact = [both[1.0, seed, None] for seed in seeds]
@@ -325,6 +333,9 @@ print(f"lowest possible exact loss (conditional entropy of the language): {entro
 print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int((~r.seen).sum()) for r in finite])
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What the sweep says.** Under the exact loss the cone is **transient**, in every seed: the rare
 # half leans $+0.827$ to $+0.877$ at step 1,600, and only $+0.345$ to $+0.445$ at step 6,400, while
 # the loss is still falling ($3.065$ to $3.133$ against an optimum of 2.54). Every rare token is a
@@ -351,13 +362,14 @@ print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int
 # The uniform-frequency run above is one control. The other candidate is to untie the output
 # layer from the embeddings, so that the two matrices train separately.
 #
-# **04.3 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) making every token equally frequent, so push and pull balance for every token (c) either one, because each of them removes the one-sided push on the rare tokens
+# **04.3 · Explain.** In the trained toy, which change stops the rare tokens from leaning together (the offset)? (a) untying the output layer from the embeddings, so the rare rows get a gradient of their own (b) either one, because each of them removes the one-sided push on the rare tokens (c) making every token equally frequent, so push and pull balance for every token
 #
 # Answer first, then run the untied model below.
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("04.3", answer)
+# solution("04.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Which control stops it?** Uniform frequencies remove the offset; they do not stop the narrowing
@@ -524,14 +536,16 @@ explore(lambda exponent: runs[exponent], DegenerationView, title="Explorer: repr
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Two more
-# questions were asked above, each before the output that answers it.)
+# which idea to revisit. After a real try, `solution("04.4")` (commented out in the cell) shows the
+# worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (Two more questions
+# were asked above, each before the output that answers it.)
 #
 # **04.4 · Compute.** With pull strength $\gamma = 0.9$ and Zipf exponent 1, by what factor is the embedding of the 100th most frequent token multiplied? Work it out on paper before running anything.
 
 # %%
 answer = None  # your number
 check("04.4", answer)
+# solution("04.4")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** Notebook [05 · Rich-get-richer](05_rich_get_richer.ipynb) looks at a

@@ -22,7 +22,7 @@
 # does a nearly flat spectrum collapse onto a single direction, and which of notebook 01's two
 # failures is that?
 #
-# **Time:** about 30 minutes. **After this notebook you can** run a positive-feedback update on a
+# **Time:** about 50 minutes. **After this notebook you can** run a positive-feedback update on a
 # spectrum, track its effective rank, explain why a tiny initial imbalance decides the winner, and
 # tell a collapsed spread from a cone with the meter table.
 #
@@ -44,7 +44,7 @@ from shared import (
     rich_get_richer_run,
     rich_get_richer_vectors,
 )
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import RichGetRicherView
 
@@ -74,6 +74,7 @@ def my_rich_step(lam: np.ndarray, eta: float) -> np.ndarray:
 
 
 check("05.1", my_rich_step)
+# solution("05.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 #
@@ -84,16 +85,19 @@ check("05.1", my_rich_step)
 # **Predict first.** The largest starting eigenvalue is about 10 % above the mean. Will 60 steps be
 # enough for it to take over?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
 print(f"largest starting eigenvalue / mean = {history[0].max() / history[0].mean():.3f}")
 print(f"effective rank: start = {effective_rank(history[0]):.1f} / {d}"
       f"  ->  end = {effective_rank(history[-1]):.1f} / {d}")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 RichGetRicherView(history)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** The spectrum starts flat (step 0) and tilts more at every snapshot; by step 60
 # the top direction holds almost all the variance and the rest have dropped by many orders of
 # magnitude (left; shares below $10^{-8}$ fall off the bottom of the plot). The effective rank
@@ -104,23 +108,29 @@ RichGetRicherView(history)
 # raises their share and so their next factor. The gap between directions compounds
 # geometrically, so an edge of 10 % at the start becomes total dominance.
 # Renormalisation keeps the total fixed, so what the winner gains the others lose.
+
+# %% [markdown]
+# Before the yardstick, one question. Replace `None` with your answer and run the cell: the check
+# says whether you got it, and if not, which idea to revisit.
 #
+# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Has the loop made a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: a covariance spectrum fixes the spread, not the mean, so the loop gives the points no shared offset
+#
+# Answer first, then read on: the next section draws points with this spectrum and measures them.
+
+# %%
+answer = None  # one of "a", "b"
+check("05.3", answer)
+# solution("05.3")  # the worked solution, folded: uncomment after a real try
+
+# %% [markdown]
 # ## The yardstick: a cone, or a collapsed spread?
 #
 # A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is. To
 # use notebook 01's meters we draw 2,000 centred Gaussian points whose covariance has the spectrum
 # of step 60, beside points drawn from the starting spectrum (the mechanism switched off: with
 # $\eta = 0$ nothing moves) and a Gaussian of the same size.
-#
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Is the cloud of the meter table a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: the points lie on both sides of the origin, so the mean cosine stays near 0
-#
-# Answer first, then run the table below it and see whether it agrees.
 
-# %%
-answer = None  # one of "a", "b"
-check("05.3", answer)
-
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], rng=50),
                    "mechanism off (eta = 0): the start": gaussian_with_spectrum(2000, history[0], rng=50)}))
 
@@ -151,7 +161,7 @@ print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], r
 # **Predict first.** At $\mu/\sigma = 1$ the start is barely a cone (mean cosine about $1/51$).
 # What will the loop make of it?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"{'mu / sigma':>10s}{'mu^2':>7s}{'start (five seeds)':>20s}{'(2 Phi - 1)^2':>15s}{'after 60 steps':>18s}"
       f"{'mean direction wins':>21s}   |cos(winner, mean)|, seeds 0-4")
 ends = {}
@@ -173,6 +183,9 @@ print(f"what sampling adds to the largest of the other eigenvalues, about (1 + s
       f"{(1 + np.sqrt(d / 2000)) ** 2 - 1:.2f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What the sweep says.** The loop **makes a cone only if the mean direction already dominates
 # the second moment**, and then the closed form predicts it. At $\mu/\sigma = 1$ and 2 the mean's
 # direction wins in every seed, and the mean cosine goes from $+0.018$ to $+0.020$ (and $+0.071$
@@ -187,7 +200,18 @@ print(f"what sampling adds to the largest of the other eigenvalues, about (1 + s
 # At 0.25 the winner is nearly unrelated to the mean (0.12 to 0.25) and the loop makes a centred
 # line ($-0.000$ to $+0.003$). The knob that decides between a cone and a line is the mean's share
 # of the second moment, not the loop.
+
+# %% [markdown]
+# Before the next section, a computation to do on paper:
 #
+# **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before reading on.
+
+# %%
+answer = None  # your number
+check("05.2", answer)
+# solution("05.2")  # the worked solution, folded: uncomment after a real try
+
+# %% [markdown]
 # ## A dominant coordinate in a real architecture: LayerNorm's two vectors
 #
 # Real models do have single dominant directions, and they sit on the coordinate axes: Kovaleva et
@@ -201,7 +225,7 @@ print(f"what sampling adds to the largest of the other eigenvalues, about (1 + s
 #
 # **Predict first.** Which of the two makes a cone, and which a collapsed spread?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 tokens = make_isotropic(2000, d, rng=7)
 gain, bias = np.ones(d), np.zeros(d)
 gain[7], bias[7] = 10.0, 3.0  # one outlier entry each, in coordinate 7
@@ -209,7 +233,7 @@ print(meter_table({"LayerNorm, gain 1, bias 0 (control)": layer_norm(tokens),
                    "one gain entry of 10": layer_norm(tokens, gain=gain),
                    "one bias entry of 3": layer_norm(tokens, bias=bias)}))
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"{'five seeds (min to max)':26s}{'mean cosine':>18s}{'predicted':>11s}{'top share':>18s}{'predicted':>11s}")
 for size in (3.0, 10.0):
     for part in ("bias", "gain"):
@@ -224,6 +248,9 @@ for size in (3.0, 10.0):
               f"{f'{min(shares):.3f} to {max(shares):.3f}':>18s}{share}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What the tables say.** One bias entry makes a **cone** and leaves the spread alone (mean cosine
 # $+0.149$, effective rank 47.9 as in the control): it is a shared offset, carried by one coordinate.
 # One gain entry makes a **collapsed spread** with no offset (effective rank 2.2, mean cosine
@@ -318,16 +345,11 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first. (Another
-# question was asked above, before the table that answers it.)
-
-# %% [markdown]
-# **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before running anything.
-
-# %%
-answer = None  # your number
-check("05.2", answer)
+# This notebook asks its questions in the text, each before the prose that explains it (the
+# function after the mechanism, one question before the yardstick, one before LayerNorm's
+# section). If you read past one, go back and answer it there. After a real try,
+# `solution("05.1")` (commented out in each exercise cell) shows the worked solution, folded; all
+# of them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]
 # **Where this leads.** Of the three mechanisms, attention (03) made each sequence a cone of its own,

@@ -22,7 +22,7 @@
 # 0, what can a meter honestly report for a cloud that has been whitened, and which remedy helps
 # which geometry?
 #
-# **Time:** about 45 minutes. **After this notebook you can** apply all-but-the-top and ZCA
+# **Time:** about 70 minutes. **After this notebook you can** apply all-but-the-top and ZCA
 # whitening, read their effect on the meters, explain why the partition isotropy of a whitened
 # cloud is a distribution, not a number, and what sets its level, and choose a remedy by where the
 # label variance sits against the average variance, fitting, choosing and scoring on separate data.
@@ -54,7 +54,7 @@ from shared import (
     sweep_remedies,
     zca_whiten,
 )
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import RemedyView, TradeoffView
 from shared.meters import WHITENED_BASES, isotropy_or_range
@@ -83,6 +83,7 @@ def my_all_but_the_top(X: np.ndarray, k: int) -> np.ndarray:
 
 
 check("06.1", my_all_but_the_top)
+# solution("06.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # We apply both to the cone of notebook 01, with $k = 2$.
@@ -90,7 +91,7 @@ check("06.1", my_all_but_the_top)
 # **Predict first.** Whitening makes the covariance exactly the identity. Will the partition
 # isotropy of the whitened cloud be exactly 1?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 _, X_cone = sphere_and_cone()  # the cone of notebook 01 (seed 0)
 X_abtt = all_but_the_top(X_cone, k=2)
 X_white = zca_whiten(X_cone)
@@ -105,6 +106,18 @@ print(f"(the cone's exact mean cosine, over all pairs: {mean_cosine(X_cone):+.3f
 X_abtt1 = all_but_the_top(X_cone, k=1)  # for comparison: the cone's one planted direction only
 print(f"{'all-but-the-top (k=1)':22s}: partition I = {partition_isotropy(X_abtt1):.3f}"
       f"   mean random cosine = {random_cosines(X_abtt1, np.random.default_rng(6)).mean():+.3f}")
+
+# %% [markdown]
+# **Compare with your guess**: the output prints no partition isotropy for the whitened cone. The
+# notebook will report it as a range over bases, not as one number. Before the next section says
+# why, one question:
+#
+# **06.3 · Explain.** Why is the partition isotropy of the whitened cone a range, not a number? (a) every unit vector is an eigenvector, so the estimator's basis is arbitrary (b) sampling noise of the random pairs, which changes from one draw to the next (c) whitening is random, because its rotation is drawn afresh on every call
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("06.3", answer)
+# solution("06.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## The whitened cloud has no "eigenvectors"
@@ -198,7 +211,7 @@ RemedyView(remedied, cos)
 # **Predict first.** For each cloud, which setting will separate the labels best: raw, centring
 # only, removing the top direction, or full whitening?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 clouds_with_labels = {
     "A: labels in strong directions": make_planted(2000, 50, rng=7),
     "B: labels in weak directions": make_planted(2000, 50, rng=8, signal_dims=8, separation=0.3, within=0.1,
@@ -222,10 +235,13 @@ for name, planted in clouds_with_labels.items():
     best, i = sweep.best()
     print(f"  best held-out pair AUC: {best.remedy} {best.describe(i)}, {best.pair_auc[i]:.3f}\n")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in strong directions", k=2, power=1.0)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **Cloud A: whitening hurts.** Raw, the cloud has IsoScore 0.017 and a mean cosine of $+0.900$; its
 # pair AUC is 0.717. Centring alone ($k = 0$, $p = 0$) makes the pair AUC *worse*, 0.633: the
 # offset's variation now flips the sign of many cosines. Removing the top direction ($k = 1$) gives
@@ -274,6 +290,16 @@ for name, planted in clouds_with_labels.items():
 TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak directions", k=1, power=1.0)
 
 # %% [markdown]
+# Read cloud B's panels, then one question before the explanation:
+#
+# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) whitening removes the mean, while all-but-the-top keeps the shared offset in place (b) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better (c) whitening gives every direction the same variance, so the weak label directions grow to the noise's size
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("06.4", answer)
+# solution("06.4")  # the worked solution, folded: uncomment after a real try
+
+# %% [markdown]
 # **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
 # All-but-the-top takes it out but leaves the labels buried in stronger noise (0.543 at $k = 1$,
 # about the same at every $k$). Whitening is the best remedy here, and the more of it the better:
@@ -311,7 +337,7 @@ for setting, score in published.items():
 # **Predict first.** In that third cloud the labels live in weak directions, as in cloud B. Will
 # whitening win again?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 three_clouds = {
     "A": {},
     "B": dict(signal_dims=8, separation=0.3, within=0.1, noise=1.0),
@@ -337,6 +363,9 @@ for name, shape in three_clouds.items():
           f"  {np.sum(cols[6] > cols[5])} of 5")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** Each cell is the range over five seeds. In cloud A the label directions hold
 # 8.733 to 9.984 times the average variance once the nuisance is gone, and all-but-the-top wins
 # in every seed (it chooses $k = 1$ every time). In cloud B they hold a twentieth to a tenth of it, and
@@ -385,7 +414,7 @@ for name, shape in three_clouds.items():
 # **Predict first.** On the mixed cloud, which remedy wins: the one its strong direction asks
 # for, the one its weak directions ask for, or does it depend on the seed?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 MIXED = dict(signal_dims=9, strong_dims=1, strong_separation=2.0, strong_within=1.0,
              separation=0.3, within=0.1, noise=1.0)  # label direction 1 as in cloud A, directions 2-9 as in cloud B
 
@@ -432,6 +461,9 @@ aucs = [a for c in gauss for a in (c.centred_auc, c.abtt_auc, c.whitening_auc)]
 print(f"Gaussian, 3,000 x 50, same labels, five seeds: every contestant's held-out pair AUC between {min(aucs):.3f} and {max(aucs):.3f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** The meters call the mixed cloud a cone with a collapsed spread: its nuisance
 # direction dominates. With the cone switched off it passes every meter but partition isotropy
 # (0.086 against the Gaussian's 0.758), which reacts to its uneven spread. In every seed the
@@ -530,27 +562,16 @@ explore(lambda cloud: (sweeps[cloud], cloud), TradeoffView, title="Explorer: wha
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
+# which idea to revisit. After a real try, `solution("06.2")` (commented out in the cell) shows the
+# worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (Two more questions were
+# asked above, each before the prose that explains it.)
 #
 # **06.2 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
 
 # %%
 answer = None  # your number
 check("06.2", answer)
-
-# %% [markdown]
-# **06.3 · Explain.** Why is the partition isotropy of the whitened cone reported as a range? (a) sampling noise of the random pairs, which changes from one draw to the next (b) every unit vector is an eigenvector, so the estimator's basis is arbitrary (c) whitening is random, because its rotation is drawn afresh on every call
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("06.3", answer)
-
-# %% [markdown]
-# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) the labels live in weak directions, which whitening lifts to the size of the noise (b) whitening removes the mean, while all-but-the-top keeps the shared offset in place (c) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("06.4", answer)
+# solution("06.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** [07 · A real Transformer](07_real_transformer.ipynb) puts every toy's claim,

@@ -22,7 +22,7 @@
 # Transformer show them: a cone in its embeddings, anisotropy that grows with depth, rogue
 # coordinates, a norm that depends on word frequency, and remedies that help?
 #
-# **Time:** about 45 minutes. **After this notebook you can** run a small BERT encoder offline
+# **Time:** about 70 minutes. **After this notebook you can** run a small BERT encoder offline
 # in plain numpy, measure its layers with the course's meters, compare them with published
 # curves, and say where the toy experiments predict a real model and where they do not.
 #
@@ -46,7 +46,7 @@ from shared import (
     random_cosines,
 )
 from shared.encoder import encode, load_minilm, reference_difference, sentence_embeddings
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import LayerCurvesView, NormFrequencyView, RealModelView
 from shared.realmodel import (
@@ -131,7 +131,7 @@ for t in (0, 22, 37):
 # **Predict first.** Notebook 02's cone gave two random points a mean cosine far above 0. Will the
 # input embeddings of a trained model be closer to the sphere (about 0) or to that cone?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 E = model.weights["embeddings.word_embeddings.weight"]
 real_tokens = np.array([not (t.startswith("[") and t.endswith("]")) for t in model.vocab])
 X_vocab = E[real_tokens]
@@ -147,6 +147,9 @@ norms = np.linalg.norm(X_vocab, axis=1)
 print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.norm(X_vocab.mean(axis=0)):.3f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** The meters disagree, as notebook 01 warned. The mean cosine is $+0.013$ and
 # the mean vector is short (0.106 against a typical norm of 1.086): no cone. Yet partition
 # isotropy reads 0.035 and the effective rank is 207.0 of 384 (379.1 for a same-size Gaussian).
@@ -174,13 +177,14 @@ def mean_cosine_across(X: np.ndarray, groups: np.ndarray) -> float:
 
 
 check("07.1", mean_cosine_across)
+# solution("07.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Predict first.** Ethayarajh measured the mean cosine rising with depth in BERT and GPT-2.
 # This model was trained so that *unrelated sentences* end up far apart. What will its last
 # layer look like?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 profile = layer_profile()
 print("       mean cosine of tokens from")
 print("layer  different sentences  one sentence  effective rank  rank collapse (median, quartiles)")
@@ -197,10 +201,13 @@ print("\npublished mean cosine of random words (Ethayarajh 2019), layers 0-12:")
 for name, values in PUBLISHED_MEAN_COSINE.items():
     print(f"  {name:9s} " + " ".join(f"{v:.3f}" for v in values))
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** (The left panel puts the 12-layer published models on relative depth.)
 #
 # * **Across sentences** the mean cosine rises from $+0.073$ to $+0.236$ at layer 5, Ethayarajh's
@@ -260,7 +267,7 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 #
 # **Predict first.** Will frequent words have the smaller norms here, as in notebook 04?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 freq = norm_frequency()
 vocab = freq.vocabulary
 print(f"static input embeddings ({len(vocab.zipf):,} words): Spearman rho = {vocab.spearman[0]:+.3f}")
@@ -276,8 +283,19 @@ print("  layer              " + "".join(f"{layer:>8d}" for layer in range(len(co
 print("  over occurrences   " + "".join(f"{rho:+8.3f}" for rho in context.spearman))
 print("  over word types    " + "".join(f"{rho:+8.3f}" for rho in types.spearman))
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 NormFrequencyView(freq)
+
+# %% [markdown]
+# **Compare with your guess**: which way does the norm move with frequency, in the static embeddings
+# and in the hidden states? Then one question before the explanation:
+#
+# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.3", answer)
+# solution("07.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Two opposite answers.
@@ -303,7 +321,7 @@ NormFrequencyView(freq)
 #
 # **Predict first.** Which remedy will make the held-out tokens most isotropic?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 for layer in (3, 6):
     print(f"layer {layer}               mean cosine  effective rank   (held-out tokens)")
     for remedy in REAL_REMEDIES:
@@ -314,6 +332,17 @@ H6 = enc.states[6]
 W6 = real_remedy("whitening", H6, H6[study.fit_tokens])
 for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_tokens)]:
     print(f"layer 6 whitened, {name:13s}: effective rank = {effective_rank(cov_eigs(W6[rows])):.1f}")
+
+# %% [markdown]
+# **Compare with your guess**: which remedy made the held-out tokens most isotropic, and by which
+# meter? Then one question before the explanation:
+#
+# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.2", answer)
+# solution("07.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Centring takes the held-out mean cosine to about 0 without touching the
@@ -335,7 +364,7 @@ for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_
 # **Predict first.** Rank the four kinds of negative from easiest to hardest. Will a remedy make
 # the hard ones easier?
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
 verdicts = split_verdicts()
 FIGURES = {"auc": "unrelated", "hard_auc": "word-sharing", "topic_auc": "same-topic", "trap_auc": "traps",
            "top1": "top-1"}
@@ -375,6 +404,9 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
       f" {held.traps.mean():.3f}, same-topic negatives {same_cos.mean():.3f}, unrelated pairs {held.unrelated.mean():.3f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # (The cell's code is folded: click the three dots to see it. Appendix D has the range of every
 # change and a chance baseline.)
 #
@@ -468,31 +500,11 @@ for layer, report in reports.items():
 #
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-
-# %% [markdown]
-# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.2", answer)
-
-# %% [markdown]
-# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.3", answer)
-
-# %% [markdown]
-# Exercise 07.4 reads the one-split table with error bars in Appendix C.
-#
-# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model, since the interval excludes zero (b) here, at layer 3 only, the loss exceeds what resampling the pairs produces (c) at the last layer whitening and no remedy are equally good, since the interval contains zero
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("07.4", answer)
+# This notebook asks its questions in the text, each before the prose that explains it (the
+# function in section 2, one question in section 4, one in section 5 and one in Appendix C, beside
+# the table it reads). If you read past one, go back and answer it there. After a real try,
+# `solution("07.1")` (commented out in each exercise cell) shows the worked solution, folded; all
+# of them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]
 # **Where this leads.** [08 · Static word vectors](08_static_word_vectors.ipynb) measures the
@@ -610,6 +622,16 @@ for name in ("overlap", "reworded"):
                        negative_auc(both, study.held_pairs[kind == name], same.pairs + len(S))))
     print(f"  {name:8s} pairs only ({np.sum(kind == name)})     " + "  ".join(
         f"{', '.join(f'{s[k]:.3f}' for s in scores):>26s}" for k in range(3)))
+
+# %% [markdown]
+# Open the folded table, read layer 3's top-1 column, then one question before the summary below:
+#
+# **07.4 · Explain.** At layer 3, whitening cut to 128 directions has top-1 retrieval 0.797 against 0.891 without a remedy, and the 95% interval of the difference excludes 0. At the last layer the difference is within the noise. What may you conclude? (a) whitening hurts retrieval on every model, since the interval excludes zero (b) here, at layer 3 only, the loss exceeds what resampling the pairs produces (c) at the last layer whitening and no remedy are equally good, since the interval contains zero
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("07.4", answer)
+# solution("07.4")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # * **Full-rank whitening fails because its estimator does**: fitted on the 338 sentence vectors

@@ -22,7 +22,7 @@
 # and Mu & Viswanath's post-processing say about them, and how much does the answer depend on
 # which words we measure?
 #
-# **Time:** about 45 minutes. **After this notebook you can** measure a real embedding file that is
+# **Time:** about 65 minutes. **After this notebook you can** measure a real embedding file that is
 # too large for notebook 01's table with the streaming report, explain why its verdict changes with
 # the number of words, run Mu & Viswanath's all-but-the-top, set its result beside their figures
 # and say where the course's estimator disagrees with theirs, and relate the top directions and the norms of word
@@ -47,7 +47,7 @@ from shared import (
     spearman,
 )
 from shared.glove import WORD_BENCHMARKS, glove_words, word_pairs, word_similarity, word_similarity_change
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import StaticVectorsView
 
@@ -88,11 +88,14 @@ print(f"in memory: the first {len(X):,} rows, {X.nbytes / 2**20:.1f} MiB")
 # the report call its 50,000 most frequent words a cone (a shared offset), a collapsed spread, or
 # both?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 report = isotropy_report(E[:50_000], rng=0, compute_dtype=np.float64)  # float64 products: exact to rounding
 print(report)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What the report says.** Partition isotropy is 0.084 against 0.927 for the Gaussian, and the
 # effective rank 36.9 of 50 against 49.9: both fail notebook 01's rules. But the mean cosine, the
 # meter that reads a shared offset, is only $+0.025$, within the rule's 0.1 of the Gaussian's
@@ -141,7 +144,7 @@ for name, p in PUBLISHED.items():
 # **Predict first.** Adding rarer words adds variety. Will the cone get weaker as we take more
 # rows, stronger, or neither?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 ROWS = (10_000, 50_000, 100_000, 400_000)
 reports = {n: report if n == 50_000 else isotropy_report(E[:n], rng=0, compute_dtype=np.float64) for n in ROWS}
 norms = np.empty(len(E))  # every row's norm, read chunk by chunk (50,000 rows, 20 MB, at a time)
@@ -159,6 +162,17 @@ for n, r in reports.items():
     print(f"{n:9,d} {size:6.2f} {size / norms[:n].mean():16.2f} {r.meters.partition_isotropy:12.3f}"
           f" {r.baseline.partition_isotropy:10.3f} {r.meters.mean_cosine:+12.3f} {r.meters.effective_rank:15.1f}"
           f" {r.baseline.effective_rank:10.1f}  {failure}")
+
+# %% [markdown]
+# **Compare with your guess**: does the cone weaken, strengthen, or neither, as rows are added? Then
+# one question before the explanation:
+#
+# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.2", answer)
+# solution("08.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Neither: the cone is strongest for the 10,000 most frequent words (mean cosine
@@ -217,12 +231,13 @@ def my_partition_isotropy(X: np.ndarray) -> float:
 
 
 check("08.1", my_partition_isotropy)
+# solution("08.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Predict first.** Removing more directions removes more of what makes the vectors uneven. Will
 # partition isotropy keep rising with $D$?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 d = X.shape[1]
 print(f"rule of thumb: D = d/100 = {d}/100 = {d / 100:.1f}, so 0 or 1 here")
 D_VALUES = range(11)
@@ -252,9 +267,20 @@ for D in D_VALUES:
 print(f"published (GloVe, Common Crawl): {PUBLISHED['GloVe, Common Crawl']['before']} before,"
       f" {PUBLISHED['GloVe, Common Crawl']['after']} after D = 2")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_original,
                   PUBLISHED["GloVe, Common Crawl"]["after"], D=1)
+
+# %% [markdown]
+# **Compare with your guess**: do both estimators rise as more directions are removed? Read the
+# two isotropy curves of the right panel, then one question before the explanation:
+#
+# **08.3 · Explain.** After the course's (centred) all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed from the centred vectors? (a) an emptied direction holds the minimum at its lowest, while the maximum only falls (b) the vectors become more isotropic with every direction that is removed from the cloud (c) the original estimator has a bug that makes it ignore the removed directions
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("08.3", answer)
+# solution("08.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** The spectrum (left) has a cliff: the last 7 of GloVe's 50 directions hold only
@@ -325,7 +351,7 @@ StaticVectorsView(eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origi
 #
 # **Predict first.** Will removing the top directions help both benchmarks?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 words = glove_words()  # row r of E is the vector of words[r]
 benchmarks = [word_pairs(name) for name in WORD_BENCHMARKS]
 row_of = {word: r for r, word in enumerate(words)}
@@ -349,6 +375,9 @@ for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
         f"  {c.change:+.3f} ({c.low:+.3f} to {c.high:+.3f})" for c in changes))
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** Every word of both sets is in the vocabulary (no pair is left out), though
 # some are rare. Unprocessed, GloVe 6B 50d scores $\rho$ = 0.503 on WordSim-353 and 0.265 on
 # SimLex-999. The verdict depends on which rows the remedy is fitted on, a knob the isotropy
@@ -377,7 +406,7 @@ for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
 #
 # **Predict first.** Will the first principal axis be the one most tied to frequency?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 log_rank = np.log(np.arange(1, len(E) + 1))  # row 0 has rank 1
 variances, axes = principal_axes(X)
 coordinates = (X - X.mean(axis=0)) @ axes[:, :5]
@@ -396,6 +425,9 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
       f" (a random direction: 5/{d} = {5 / d:.3f})")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** Yes, once the rows span a wide range of frequencies, as Mu & Viswanath report
 # for the top principal components of their word vectors: on 50,000 rows PC 1, which
 # carries 0.065 of the variance, has $|\rho| = 0.542$ with log rank, and PC 2 has 0.462; PC 3 to 5
@@ -415,13 +447,14 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
 # frequency over most of the range, except for the hundred or so most frequent words. What does
 # GloVe say? Answer before you run the measurement:
 #
-# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) negative: frequent words are longer (c) about zero: norm does not follow frequency at all
+# **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) about zero: norm does not follow frequency at all (c) negative: frequent words are longer
 
 # %%
 answer = None  # one of "a", "b", "c"
 check("08.4", answer)
+# solution("08.4")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 print(f"Spearman rho of norm with log frequency rank: first 50,000 rows {spearman(norms[:50_000], log_rank[:50_000]):+.3f},"
       f" all 400,000 rows {spearman(norms, log_rank):+.3f}")
 print("median norm by frequency rank:")
@@ -471,21 +504,10 @@ explore(lambda: (eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origin
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. Worked solutions are in [SOLUTIONS.md](SOLUTIONS.md); try first.
-#
-# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("08.2", answer)
-
-# %% [markdown]
-# **08.3 · Explain.** After the course's (centred) all-but-the-top with $D = 10$, the original estimator reads 0.733 and the course's 0.085. Why can the original never fall as directions are removed from the centred vectors? (a) the vectors become more isotropic with every direction that is removed from the cloud (b) an emptied direction holds the minimum at its lowest, while the maximum only falls (c) the original estimator has a bug that makes it ignore the removed directions
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("08.3", answer)
+# This notebook asks its questions in the text, each before the prose that explains it (sections
+# 2, 3 and 6, and the function in section 3). If you read past one, go back and answer it there.
+# After a real try, `solution("08.1")` (commented out in each exercise cell) shows the worked
+# solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]
 # **Where this leads.** [09 · A decoder LLM](09_decoder_llm.ipynb) measures the strongest cone of the

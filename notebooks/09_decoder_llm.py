@@ -23,7 +23,7 @@
 # vectors (notebook 08). What does a real decoder LLM show: how tight is its cone, which tokens and
 # coordinates carry it, what does the first token do, and which of the toy mechanisms can be seen?
 #
-# **Time:** about 50 minutes. **After this notebook you can** run a small Llama-style decoder
+# **Time:** about 80 minutes. **After this notebook you can** run a small Llama-style decoder
 # offline in numpy, measure its token embeddings per word type and its layers in Ethayarajh's
 # setting, find its massive coordinates and its attention sink, and say how much of the mean
 # cosine each carries.
@@ -37,7 +37,7 @@ import numpy as np
 
 from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
 from shared.decoder import load_smollm, reference_difference, tokenize
-from shared.exercises import check
+from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import DecoderLayersView, DecoderView
 from shared.realdecoder import (
@@ -128,7 +128,7 @@ print(f"{len(study.rows)} of the corpus's {len(study.corpus.sentences)} sentence
 # 04's trained toy pushed rare tokens into a cone. Where will this vocabulary land, and which
 # tokens will lean together most?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 vocab = vocabulary_cone()
 side = encoder_side()
 print(f"SmolLM2: mean cosine over all pairs of its {vocab.types:,} token embeddings = {vocab.mean_cosine:+.3f}")
@@ -141,6 +141,9 @@ for (a, b), cos, norm in zip(zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:]), vocab.band_
     print(f"{a:>6,} – {b:<7,}      {cos:+.3f}        {norm:.2f}")
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # **What you see.** Two random token embeddings have a mean cosine of $+0.442$, against $+0.018$
 # for MiniLM's vocabulary: a strong cone at the input, before any layer. On 2,000 random rows
 # every meter of notebook 01 fails it, beside a Gaussian of 2,000 rows in 576 dimensions (mean
@@ -197,6 +200,7 @@ def my_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
 
 
 check("09.1", my_rms_norm)
+# solution("09.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Predict first.** GPT-2's mean cosine sits near 0.6 in layers 0 to 9 and rises to 0.978 at
@@ -204,7 +208,7 @@ check("09.1", my_rms_norm)
 # decoder's cone be carried by the first token of each sentence, by a few coordinates, or by all
 # of them?
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 profile = decoder_profile()
 gauss = gaussian_effective_rank(profile.rest, enc.states.shape[2])
 print(f"{profile.tokens:,} tokens ({profile.rest:,} without the first ones); massive coordinates:"
@@ -223,10 +227,13 @@ change = np.abs(profile.mean_cosine - profile.mean_cosine_rest)
 print(f"largest change of the mean cosine from leaving out the first tokens: {change.max():.3f}"
       f" (layer {np.argmax(change)})")
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 DecoderLayersView(profile, side)
 
 # %% [markdown]
+# **Compare with your guess.** Open the folded output above and set it beside your prediction
+# before you read on.
+#
 # Before reading on, read the table's layer 15 and answer:
 #
 # **09.2 · Explain.** At layer 15, leaving out the first token of every sentence changes the mean cosine from $+0.606$ to $+0.617$, and the effective rank from 1.0 to 45.8. What does that say? (a) the first token is what makes the cone, so leaving it out removes the offset (b) every token shares the cone; the first token's huge entry ruins only the covariance meters (c) leaving out any tokens always raises the effective rank, whichever tokens they are
@@ -234,6 +241,7 @@ DecoderLayersView(profile, side)
 # %%
 answer = None  # one of "a", "b", "c"
 check("09.2", answer)
+# solution("09.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** A cone from layer 2 on: the mean cosine of tokens from different sentences is
@@ -402,8 +410,9 @@ for layer in (3, 15, 30):
 # %%
 answer = None  # one of "a", "b", "c"
 check("09.3", answer)
+# solution("09.3")  # the worked solution, folded: uncomment after a real try
 
-# %%
+# %% jupyter={"outputs_hidden": true}
 H = enc.states[3].astype(np.float64)
 fit = study.is_fit[enc.sentence] & ~study.first
 held = ~study.is_fit[enc.sentence] & ~study.first
@@ -559,8 +568,9 @@ for layer in (15, 29):
 #
 # This notebook asks its questions in the text, each just before the output that answers it (the
 # function where RMSNorm is introduced, the two questions beside the layer table and the remedies).
-# If you read past one, go back and answer it there. Worked solutions are in
-# [SOLUTIONS.md](SOLUTIONS.md); try first.
+# If you read past one, go back and answer it there. After a real try, `solution("09.1")`
+# (commented out in each exercise cell) shows the worked solution, folded; all of them are in
+# [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]
 # **Where this leads.** This is the end of the course's path from toy clouds to real models. To go

@@ -339,7 +339,7 @@ def test_repeated_wrong_tries_walk_the_hint_steps_in_order(exercise, fresh_hints
 def test_a_right_answer_starts_the_steps_again_and_tries_count_per_exercise(fresh_hints, capsys):
     check("03.2", "a")
     check("03.2", "c")
-    check("03.3", "a")  # another exercise keeps its own count
+    check("03.3", "b")  # another exercise keeps its own count
     out = capsys.readouterr().out
     assert out.count("Hint 1 of 2") == 2 and out.count("Hint 2 of 2") == 1
     check("03.2", solution("03.2"))
@@ -426,6 +426,31 @@ def test_a_function_that_only_calls_the_toolkit_is_told_to_write_it_itself(exerc
     ok, out = verdict(exercise, wrapper)
     assert not ok and "write it yourself" in out and "calls the toolkit's" in out, out
     assert "right" not in out
+
+
+TOOLKIT_IN_DISGUISE = {
+    "an alias": "from shared.meters import effective_rank as er, cov_eigs as ce\n"
+                "def my_effective_rank(X):\n    return er(ce(X))\n",
+    "a module alias": "import shared.meters as m\n"
+                      "def my_effective_rank(X):\n    lam = m.cov_eigs(X)\n    return lam.sum() ** 2 / (lam ** 2).sum()\n",
+    "an inner function": "from shared import effective_rank\n"
+                         "def my_effective_rank(X):\n    def inner(lam):\n        return effective_rank(lam)\n"
+                         "    Xc = X - X.mean(axis=0)\n    return inner(np.linalg.eigvalsh(Xc.T @ Xc / len(X)))\n",
+    "a default argument": "from shared import effective_rank\n"
+                          "def my_effective_rank(X, rank=effective_rank):\n"
+                          "    Xc = X - X.mean(axis=0)\n    return rank(np.linalg.eigvalsh(Xc.T @ Xc / len(X)))\n",
+    "a partial": "import functools\nfrom shared import effective_rank, cov_eigs\n"
+                 "def compose(f, g, X):\n    return f(g(X))\n"
+                 "my_effective_rank = functools.partial(compose, effective_rank, cov_eigs)\n",
+}
+
+
+@pytest.mark.parametrize("disguise", sorted(TOOLKIT_IN_DISGUISE))
+def test_the_toolkit_is_recognised_however_it_is_reached(disguise):
+    namespace: dict = {"np": np}
+    exec(TOOLKIT_IN_DISGUISE[disguise], namespace)  # noqa: S102 - a learner's cell, written out here
+    ok, out = verdict("01.1", namespace["my_effective_rank"])
+    assert not ok and "write it yourself" in out, out
 
 
 def test_every_implementation_exercise_has_a_toolkit_wrapper_tested():

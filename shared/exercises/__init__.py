@@ -67,7 +67,7 @@ def check(exercise: str, answer: object) -> None:
     check_with(EXERCISES, exercise, answer)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WorkedSolution:
     """One exercise's worked solution as ``notebooks/SOLUTIONS.md`` states it: shown folded in a
     notebook (a ``<details>`` element, opened by a click), as plain text elsewhere."""
@@ -80,6 +80,9 @@ class WorkedSolution:
                 f"first)</summary>\n\n{self.text}\n\n</details>")
 
     def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:  # a console without markdown shows the text itself
         return self.text
 
 

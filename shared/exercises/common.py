@@ -251,6 +251,7 @@ def toolkit_calls(fn: object) -> list[str]:
             continue
         if not isinstance(obj, types.FunctionType) or str(obj.__module__).startswith("shared.exercises"):
             continue
+        todo += [*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]  # def f(X, rank=effective_rank)
         closure = {}
         for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
             try:

@@ -106,6 +106,11 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "cancels?",
         ),
         abs_tol=0.05,
+        mistakes={
+            "that is k / d, the fraction of the directions in use; the participation ratio counts them": 10 / 50,
+            "the zero eigenvalues carry no variance, so they add nothing to either sum: only the directions in "
+            "use count": 50.0,
+        },
     ),
     "01.3": Exercise(
         reference=lambda: "c",

@@ -95,13 +95,18 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hints=(
             "The cosine of two independent random directions is a sum of d small products with random signs, "
             "divided by the lengths. How does the typical size of such a sum change as d grows?",
-            "Notebook 02 found 0.143 for d = 50. The spread scales as 1 over the square root of d: what does four "
-            "times as many coordinates do to it?",
+            "For d = 50 this notebook measures 0.143 a few cells further down. The spread scales as 1 over the "
+            "square root of d: what do four times as many coordinates do to it?",
         ),
         rel_tol=0.15,
+        mistakes={
+            "that is 1/d, the variance of the cosine; its standard deviation is the square root of that":
+                1 / 200,
+            "that is the spread in 50 dimensions; with four times as many coordinates it is smaller": 1 / 50**0.5,
+        },
     ),
     "02.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "c",
         right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
         "says nothing about meaning, nor about how the variance is spread.",
         hints=(

@@ -82,7 +82,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         choices=("a", "b", "c"),
     ),
     "03.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "a",
         right="Attention mixes tokens only within their own sequence; sequences that share nothing at the "
         "start share nothing at the end.",
         hints=(

@@ -46,14 +46,15 @@ def wrong_index(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 EXERCISES: dict[str, Exercise | Implementation] = {
     "04.1": Exercise(
-        reference=lambda: "a",
-        right="Direction-only meters cannot see a positive rescaling of each token, by construction; the "
-        "length-weighted meters could, and barely move only because the pull shortens few tokens by much.",
+        reference=lambda: "b",
+        right="Direction-only meters cannot see a positive rescaling of each token, however strong or however "
+        "spread over the vocabulary; a vector added to every token turns them all toward it, a shared offset, "
+        "which is what the mean cosine reads.",
         hints=(
             "Write down what each of the two meters is computed from: the vectors as they are, or only their "
             "directions?",
-            "What does multiplying a vector by a positive number change: its length, its direction, or both? And "
-            "does either meter subtract the mean first?",
+            "What does multiplying a vector by a positive number change: its length, its direction, or both? "
+            "Which of the three changes does something other than multiply each token by a positive number?",
         ),
         choices=("a", "b", "c"),
     ),
@@ -94,7 +95,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
     ),
     "04.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "c",
         right="With equal frequencies push and pull balance for every token, so the rare half does not lean; "
         "untied, the output matrix forms the same cone and the input embeddings a later, weaker one.",
         hints=(

@@ -107,7 +107,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "A cone is a shared offset: the points lean one way from the origin. A collapsed spread is another "
             "failure. The loop changes only a spectrum, which says nothing about where the centre of the cloud "
             "is: which failure can it make?",
-            "Run the next cell and read the mean cosine column of the meter table for step 60; then recall "
+            "Read on to the meter table of the next section and its mean cosine column for step 60; then recall "
             "notebook 01's centred line.",
         ),
         choices=("a", "b"),

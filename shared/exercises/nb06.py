@@ -103,9 +103,13 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Mu & Viswanath's rule scales with the dimension d: divide.",
         ),
         abs_tol=0.7,
+        mistakes={
+            "that is d / 10; the rule removes about d / 100 components": 76.8,
+            "that is d / 1000; the rule removes about d / 100 components": 0.768,
+        },
     ),
     "06.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "a",
         right="After whitening X^T X = nI: the eigenbasis is any orthonormal basis.",
         hints=(
             "The estimator probes the cloud along the eigenvectors of one matrix. What happens to those "
@@ -115,7 +119,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         choices=("a", "b", "c"),
     ),
     "06.4": Exercise(
-        reference=lambda: "a",
+        reference=lambda: "c",
         right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
         "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",
         hints=(

@@ -123,7 +123,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         choices=("a", "b", "c"),
     ),
     "08.3": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "a",
         right="After centring every Z(c) is at least n, with equality along an emptied direction; the centred "
         "all-but-the-top leaves the other directions as they were, so the minimum stays n while each removal can "
         "only lower the maximum, whatever the removed direction carried. (Algorithm 1 as written leaves a shared "
@@ -137,7 +137,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         choices=("a", "b", "c"),
     ),
     "08.4": Exercise(
-        reference=lambda: "b",
+        reference=lambda: "c",
         right="Norm falls with rank (rho = -0.359): frequent words are longer, as in notebook 04's trained toy and "
         "notebook 07's static embeddings, and against the premise of the frequency pull.",
         hints=(
