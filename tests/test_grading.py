@@ -392,3 +392,27 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         assert [s["score"] for s in subs if s["student"] == name] == [4.5]
         feedback = grader.api("POST", f"{api}/assignment/{NB}/{name}/generate_feedback")
         assert feedback.ok and feedback.json()["success"], feedback.text
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name[:2])
+def test_each_test_cell_passes_the_worked_solution_and_fails_the_toolkit(path):
+    """Every notebook's graded tests, hidden cases included, run here without nbgrader: the solution of
+    SOLUTIONS.md passes them all, and a function that hands the work to the toolkit fails with the reason."""
+    from shared.exercises import EXERCISES, Implementation
+
+    nb = make_assignments.source_notebook(path, SEED)
+    cells = cells_by_id(nb)
+    tests = sorted(gid for gid in cells if gid.endswith("-test"))
+    assert tests
+    for gid in tests:
+        exercise = gid[2:4] + "." + gid[5]
+        space: dict = {}
+        exec("import numpy as np\n" + solution_of(cells[gid.replace("-test", "-answer")]), space)
+        exec(cells[gid].source, space)  # raises if the solution fails a visible or a hidden case
+        impl = EXERCISES[exercise]
+        if not isinstance(impl, Implementation):
+            continue
+        reference = impl.reference
+        space[impl.name] = lambda **kwargs: reference(**kwargs)
+        with pytest.raises(AssertionError, match="write it yourself"):
+            exec(cells[gid].source, space)
