@@ -272,7 +272,7 @@ def test_grades_mean_what_the_checks_mean(course):
     assert "write it yourself" in (course / "feedback" / "toolkit" / NB / f"{NB}.html").read_text()
     overfit = (course / "feedback" / "overfit" / NB / f"{NB}.html").read_text()
     assert "a case not shown in class" in overfit
-    for hidden in ("HIDDEN TESTS", "default_rng", "_calls_the_toolkit", str(SEED)):
+    for hidden in ("HIDDEN TESTS", "gaussian_cloud(137, 11", "_calls_the_toolkit", str(SEED)):
         assert hidden not in overfit, hidden
 
     # What the hostile one left running was gone when the next kernel started.
