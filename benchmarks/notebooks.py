@@ -7,7 +7,9 @@ resident memory (``ru_maxrss``). The course's targets: every notebook in seconds
 trains six small language models, in at most 10 s of cells; notebook 07, which runs a real
 Transformer, in under 30 s with a peak below 1.5 GB; notebook 08, which streams GloVe's 400,000 word
 vectors, in at most 15 s of cells with a peak below 1 GB; notebook 09, which runs a 135M-parameter
-decoder, in at most 60 s with the kernel's start and a peak below 1.5 GB.
+decoder, in at most 60 s with the kernel's start and a peak below 1.5 GB. Notebooks 07 and 09
+read the study store in use (``python -m shared.store where``): the first run fills it, and
+``benchmarks/store.py`` measures them with it filled.
 """
 
 from __future__ import annotations

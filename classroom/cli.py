@@ -74,10 +74,13 @@ def setup(args: argparse.Namespace) -> Path:
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
-    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv)
+    runtime_root = prefix / "run"
+    runtime_root.mkdir(exist_ok=True)
+    os.chmod(runtime_root, 0o755)
+    store = None if args.no_store else install.fill_store((args.store or prefix / "store").resolve(), venv, course)
     settings = {
         "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
-        "store": str(store) if store else None, "start_script": str(start),
+        "store": str(store) if store else None, "start_script": str(start), "runtime_root": str(runtime_root),
         "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
         "ip": args.ip, "port": args.port, "hub_port": _free_port(), "proxy_api_port": _free_port(),
         "address_space": args.memory, "max_processes": 256, "idle_timeout": args.idle_timeout,

@@ -10,21 +10,38 @@ Before the server starts (after the fork, still as root) each process tree gets:
   while a learner's kernel spins in an infinite loop.
 
 Then :func:`jupyterhub.spawner.set_user_setuid` drops to the learner's user as usual.
+
+Kernels talk to their server over Unix sockets (``--KernelManager.transport=ipc``, in
+``config/20_servers.py``) in a runtime directory only the learner can open (``runtime_root/NAME``,
+mode 0700): over TCP on 127.0.0.1, any account could subscribe to a kernel's output channel.
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import resource
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
-from traitlets import Integer
+from traitlets import Integer, Unicode
 
 
 class CourseSpawner(LocalProcessSpawner):
     address_space = Integer(3 * 1024**3, help="RLIMIT_AS of each process of a learner's server, in bytes").tag(config=True)
     max_processes = Integer(256, help="RLIMIT_NPROC of each learner").tag(config=True)
     niceness = Integer(10, help="nice level of every learner's server and kernels").tag(config=True)
+    runtime_root = Unicode(help="root-owned folder of the learners' private runtime folders (short: socket paths are limited)").tag(config=True)
+
+    def get_env(self):
+        env = super().get_env()
+        if self.runtime_root:
+            user = pwd.getpwnam(self.user.name)
+            runtime = os.path.join(self.runtime_root, self.user.name)
+            os.makedirs(runtime, mode=0o700, exist_ok=True)
+            os.lchown(runtime, user.pw_uid, user.pw_gid)
+            os.chmod(runtime, 0o700)
+            env["JUPYTER_RUNTIME_DIR"] = runtime
+        return env
 
     def make_preexec_fn(self, name):
         drop = set_user_setuid(name)

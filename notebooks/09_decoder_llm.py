@@ -76,7 +76,7 @@ from shared.realmodel import PUBLISHED_MEAN_COSINE
 # pre-training; what follows describes this checkpoint, and the base model or the full-precision
 # weights may differ in detail. Neither can be checked offline here: only this file ships.
 #
-# The course's tests compare the numpy pass with an independent implementation (PyTorch and
+# The next cell compares the numpy pass with an independent implementation (PyTorch and
 # Hugging Face transformers, which dequantizes the same file and runs its own Llama code) on
 # three sentences, layers 0 to 3, 15, 29 and 30, stored once with the course. Hidden states here
 # reach tens of thousands in a few coordinates, so the difference is stated relative to each
@@ -101,7 +101,7 @@ print("tokens:", " ".join(tokens[0]))
 
 # %% [markdown]
 # The pass works in single precision, as the reference does: the differences are rounding
-# (their size depends on the BLAS kernel; the test allows $10^{-3}$ of the RMS, and the
+# (their size depends on the BLAS kernel; the check above allows $10^{-3}$ of the RMS, and the
 # largest absolute difference sits on an entry in the tens of thousands). Words are split into byte-level pieces (`Ġ` marks a
 # leading space) and each digit is its own token. **No token is prepended**: the file says
 # `add_bos_token = False`, and SmolLM2's own tokenizer adds none, so the *first token of every
@@ -496,9 +496,9 @@ for seed in range(5):
             H = enc.states[layer][tokens_q].astype(np.float64)
             terms = cross_group_cosines(H, groups[tokens_q])
             quarters[layer].append((terms.sum(), np.sort(terms)[::-1][:3].sum() / terms.sum()))
-bounds = {2: 0.55, 15: 0.58, 29: 0.68}  # the lower bounds the course's tests check (share: 0.85)
+bounds = {2: 0.55, 15: 0.58, 29: 0.68}  # the lower bounds this section claims (share of the top three: 0.85)
 print("layer   mean cosine (first left out), 20 quarters of the sentences   share of the top 3 coordinates"
-      "   above the tests' bounds")
+      "   above the bounds")
 for layer, values in quarters.items():
     cos, top3 = np.array(values).T
     print(f"{layer:>4}    {cos.min():+.3f} to {cos.max():+.3f}                                        "
@@ -507,7 +507,7 @@ for layer, values in quarters.items():
 # %% [markdown]
 # **What you see.** Every quarter gives the same picture: at layer 15 a mean cosine from $+0.611$ to
 # $+0.626$ with 0.912 to 0.923 of it in three coordinates; at layer 29 $+0.720$ to $+0.734$. The
-# course's tests (`tests/test_decoder.py`) check lower bounds only, for the same seeds 0 to 4: in
+# last column checks the claim as lower bounds, for the same seeds 0 to 4: in
 # every quarter the mean cosine stays above 0.55, 0.58 and 0.68 at layers 2, 15 and 29, and the
 # top three coordinates carry more than 0.85 of it.
 #

@@ -6,7 +6,7 @@ models' weights (:func:`~shared.encoder.load_minilm`, :func:`~shared.encoder.wor
 wordfreq's table, and the course corpus run through each model (:func:`~shared.realmodel.real_study`,
 :func:`~shared.realdecoder.decoder_study`). Everything measured from a study is kept by that study
 object (:func:`kept`), so it lives exactly as long as the study does. :func:`clear` empties the
-cache and so frees all of it (the next call reads again); :func:`held` names what it holds.
+cache and so frees all of it (the next call reads again).
 
 Behind it sits the machine's study store (:mod:`shared.store`): a study's :class:`Memory` names
 the study's inputs, and :func:`kept` takes what is measured from it from the store, or computes it
@@ -40,11 +40,6 @@ def once(read: Callable[[], T]) -> Callable[[], T]:
 def clear() -> None:
     """Forget everything the cache holds (and so every study's measurements)."""
     _HELD.clear()
-
-
-def held() -> tuple[str, ...]:
-    """The functions whose results the cache holds now, by module and name."""
-    return tuple(sorted(_HELD))
 
 
 class Memory(dict):

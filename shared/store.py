@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import hashlib
 import importlib
 import json
@@ -52,9 +53,10 @@ ENV = "ISOTROPY_STORE"
 FORMAT = 1  # the layout of an entry; part of every entry's name
 MANIFEST = "manifest.json"
 SMALL = "small.npz"
-MAPPED_BYTES = 1 << 20  # arrays of at least this size get a file of their own, memory-mapped when read
+MAPPED_BYTES = 1 << 16  # arrays of at least this size (64 KiB) get a file of their own, memory-mapped when read
 FILE_MODE, DIR_MODE = 0o644, 0o755
 PACKAGE = Path(__file__).resolve().parent
+NOTEBOOKS = tuple(PACKAGE.parent / "notebooks" / f"{name}.ipynb" for name in ("07_real_transformer", "09_decoder_llm"))
 # the libraries whose versions are part of the code version: they compute, tokenize or dequantize
 LIBRARIES = ("numpy", "scipy", "tokenizers", "safetensors", "gguf", "wordfreq")
 
@@ -144,8 +146,9 @@ def entry_name(name: str, inputs: Sequence[str]) -> str:
 # --- values as arrays and JSON ------------------------------------------------------------------
 
 def _to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
-    """``value`` as JSON, its arrays moved into ``arrays``; dataclasses and named tuples of this
-    package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None."""
+    """``value`` as JSON, its arrays moved into ``arrays``; dataclasses, named tuples and enums of
+    this package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None
+    (anything else raises :class:`TypeError`)."""
     if value is None or isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic):
         return value
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
@@ -163,6 +166,8 @@ def _to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
         return {"$dict": [[_to_tree(k, arrays), _to_tree(v, arrays)] for k, v in value.items()]}
     cls = type(value)
     where = f"{cls.__module__}:{cls.__qualname__}"
+    if isinstance(value, enum.Enum) and cls.__module__.startswith("shared."):
+        return {"$enum": where, "name": value.name}
     if dataclasses.is_dataclass(value) and cls.__module__.startswith("shared."):
         fields = {f.name: _to_tree(getattr(value, f.name), arrays) for f in dataclasses.fields(value) if f.init}
         return {"$class": where, "fields": fields}
@@ -181,8 +186,9 @@ def _class(where: str) -> type:
     cls: Any = importlib.import_module(module)
     for part in qualname.split("."):
         cls = getattr(cls, part, None)
-    if not isinstance(cls, type) or not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")):
-        raise InvalidEntry(f"names no dataclass or named tuple of the toolkit: {where}")
+    if not isinstance(cls, type) or not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")
+                                         or issubclass(cls, enum.Enum)):
+        raise InvalidEntry(f"names no dataclass, named tuple or enum of the toolkit: {where}")
     return cls
 
 
@@ -202,6 +208,8 @@ def _from_tree(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
         return tuple(_from_tree(v, arrays) for v in tree["$tuple"])
     if "$dict" in tree:
         return {_hashable(_from_tree(k, arrays)): _from_tree(v, arrays) for k, v in tree["$dict"]}
+    if "$enum" in tree:
+        return _class(tree["$enum"])[tree["name"]]
     if "$class" in tree:
         cls = _class(tree["$class"])
         if "items" in tree:
@@ -264,35 +272,76 @@ class Store:
                         "rewritten here; computing it in memory. Rebuild with `python -m shared.store build`.")
             else:
                 _notice("read-only", f"study store: {self.directory} has no entry {name!r} and cannot be written"
-                        " by this user; computing in memory (slower). `python -m shared.store build` fills it.")
+                        " here (read-only for this user, or no file locks on this system); computing in memory,"
+                        " which is slower. `python -m shared.store build` fills it.")
             return make()
         try:
-            with self._locked(path.name):
-                try:
-                    return _read(path, expected)  # another process may have filled it meanwhile
-                except FileNotFoundError:
-                    pass
-                except InvalidEntry as error:
-                    _notice(f"invalid {path.name}", f"study store: {path} is invalid ({error}); rebuilding it")
-                    _discard(path)
-                value = make()
-                _write(path, value, expected)
-                return _read(path, expected)
-        except OSError as error:  # e.g. a read-only file system, or a full disk
+            descriptor = self._lock(path.name)
+        except OSError as error:  # e.g. a read-only file system
             _notice("write failed", f"study store: cannot write to {self.directory} ({error}); computing in memory")
             return make()
+        try:
+            try:
+                return _read(path, expected)  # another process may have filled it meanwhile
+            except FileNotFoundError:
+                pass
+            except InvalidEntry as error:
+                warnings.warn(f"study store: {path} is invalid ({error}); rebuilding it", StoreNotice, stacklevel=3)
+            value = make()  # its own errors are the caller's
+            try:
+                if path.exists():
+                    _discard(path)
+                _write(path, value, expected)
+            except TypeError as error:  # a kind of value the store does not keep: used, not stored
+                _notice(f"cannot keep {name}", f"study store: {name!r} is not stored ({error})")
+                return value
+            except OSError as error:  # e.g. a full disk
+                _notice("write failed", f"study store: cannot write to {self.directory} ({error}); computing in memory")
+                return value
+            return _read(path, expected)
+        finally:
+            os.close(descriptor)  # releases the lock
 
-    @contextlib.contextmanager
-    def _locked(self, entry: str) -> Iterator[None]:
+    def _lock(self, entry: str) -> int:
+        """Wait for the lock of ``entry`` and hold it: a descriptor, closed to release it."""
         import fcntl
 
         _make_dir(self.directory)
-        with open(self.directory / f".{entry}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        descriptor = os.open(self.directory / f".{entry}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        return descriptor
+
+    @contextlib.contextmanager
+    def _locked(self, entry: str) -> Iterator[None]:
+        descriptor = self._lock(entry)
+        try:
+            yield
+        finally:
+            os.close(descriptor)
+
+    def prune(self) -> int:
+        """Delete the entries made by another code version (never read again), and what writers
+        that were stopped half-way left behind; how many entries were removed."""
+        for leftover in [p for p in self.directory.iterdir() if p.is_dir() and p.name.startswith(".")]:
+            with self._locked(leftover.name[1:].split(".")[0]):  # no writer of that entry is at work
+                shutil.rmtree(leftover, ignore_errors=True)
+        removed = 0
+        for path in self.entries():
             try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+                made_by = json.loads((path / MANIFEST).read_text(encoding="utf-8")).get("code")
+            except (OSError, ValueError):
+                continue  # incomplete or unreadable: left for the next reader to rebuild
+            if made_by != code_version():
+                with self._locked(path.name):
+                    if path.exists():
+                        _discard(path)
+                        removed += 1
+                (self.directory / f".{path.name}.lock").unlink(missing_ok=True)
+        return removed
 
     def entries(self) -> list[Path]:
         """The entries in the store (complete or not)."""
@@ -419,8 +468,9 @@ def remember(name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
 # --- the command line ---------------------------------------------------------------------------
 
 def _steps() -> list[tuple[str, Callable[[], Any]]]:
-    """What ``build`` fills, in order: the models' weights, the corpus through each model, and the
-    measurements notebooks 07 and 09 make from them."""
+    """What ``build`` fills, in order: the models' weights, the corpus through each model, the
+    measurements notebooks 07 and 09 make from them (every setting of their explorers), then each
+    of the two notebooks run once, which stores whatever else they read."""
     from . import decoder, encoder, realdecoder, realmodel
 
     steps: list[tuple[str, Callable[[], Any]]] = [
@@ -430,18 +480,33 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
         ("layer profile", realmodel.layer_profile),
         ("norm and frequency", realmodel.norm_frequency),
     ]
+    config = json.loads((encoder.model_dir() / "config.json").read_text())
+    encoder_layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
     steps += [(f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: realmodel.real_point(l, r))
-              for layer in range(7) for remedy in realmodel.REAL_REMEDIES]
+              for layer in range(encoder_layers) for remedy in realmodel.REAL_REMEDIES]
     steps += [("remedies over 20 splits", realmodel.split_verdicts),
               ("corpus through SmolLM2", realdecoder.decoder_study),
               ("decoder profile", realdecoder.decoder_profile),
               ("vocabulary cone", realdecoder.vocabulary_cone),
               ("MiniLM on the decoder's sentences", realdecoder.encoder_side)]
-    layers = 31
-    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: realdecoder.decoder_remedies(l)) for layer in range(layers)]
+    decoder_layers = decoder.load_smollm().n_layers + 1  # 0 = token embeddings
+    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: realdecoder.decoder_remedies(l))
+              for layer in range(decoder_layers)]
     steps += [(f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: realdecoder.decoder_point(l, o))
-              for layer in range(layers) for out in realdecoder.LEAVE_OUT]
+              for layer in range(decoder_layers) for out in realdecoder.LEAVE_OUT]
+    for path in NOTEBOOKS:  # anything else they read, in a kernel of their own, as a learner runs them
+        if path.is_file():
+            steps.append((f"notebook {path.stem[:2]}, run once", lambda p=path: _run_notebook(p)))
     return steps
+
+
+def _run_notebook(path: Path) -> None:
+    """Run the notebook at ``path`` top to bottom in a new kernel (its outputs are not saved)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=1800, resources={"metadata": {"path": str(path.parent)}}).execute(env=dict(os.environ))
 
 
 def build(directory: Path | str | None = None) -> Store:
@@ -456,6 +521,9 @@ def build(directory: Path | str | None = None) -> Store:
     os.chmod(store.directory, DIR_MODE)
     if not store.writable:
         raise SystemExit(f"study store: {store.directory} cannot be written by this user")
+    pruned = store.prune()
+    if pruned:
+        print(f"study store: removed {pruned} entries made by another version of the code", file=sys.stderr)
     steps = _steps()
     with tqdm(total=len(steps), desc="study store", unit="step", file=sys.stderr) as bar:
         for label, step in steps:

@@ -1,7 +1,7 @@
 """Run a notebook's code cells as a learner would, and keep what each cell displays.
 
 Used by the tests (explorers driven through their sliders, figures that follow an edited data
-cell) and by ``benchmarks/explorers.py``. A cell "displays" the value of its last line when that
+cell). A cell "displays" the value of its last line when that
 line is an expression, as in Jupyter. Cells run in one namespace, from the top, in a working
 directory of the notebooks folder, and stop before the exercises.
 """

@@ -3,8 +3,8 @@ teacher, on 127.0.0.1, in a temporary prefix, driven as the learners drive it.
 
 Needs root (it creates OS accounts and runs each server as its learner), as CI has. The accounts
 get random names, their homes and the prefix live under a temporary folder; on leaving, even after a
-failure, the fixture stops the hub and removes the accounts and the folder (classroom.trial). Marked ``classroom``:
-deselected from the default run, run by ``.ci/run`` with
+failure, the fixture stops the hub and removes the accounts and the folder (classroom.trial). Those tests are marked
+``classroom``: deselected from the default run, run by ``.ci/run`` with
 ``uv run --group classroom pytest -m classroom -n 0 tests/test_classroom.py``.
 """
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from classroom.trial import TrialClass
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.classroom
 SHOTS = ROOT / "build" / "classroom"
 STORE = Path("/var/tmp/isotropy-store")  # the machine's study store, kept between runs as on a class server
 
@@ -55,6 +54,7 @@ def running(hub: TrialClass):
     return learners
 
 
+@pytest.mark.classroom
 def test_accounts_homes_and_secrets_are_private(hub: TrialClass) -> None:
     names = (*hub.students, hub.teacher)
     assert len({hub.passwords[n] for n in names}) == len(names), "two accounts share a password"
@@ -72,6 +72,7 @@ def test_accounts_homes_and_secrets_are_private(hub: TrialClass) -> None:
     assert not any(p in (state / "passwords.json").read_text() for p in hub.passwords.values()), "a plain password is stored"
 
 
+@pytest.mark.classroom
 def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub: TrialClass) -> None:
     learner = hub.students[0]
     venv = hub.prefix / "venv"
@@ -85,6 +86,7 @@ def test_the_shared_environment_is_usable_by_a_learner_and_writable_by_none(hub:
         assert attempt.returncode != 0 and not (target / "planted").exists(), f"{learner} can write into {target}"
 
 
+@pytest.mark.classroom
 def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> None:
     from classroom.student import Student
 
@@ -96,6 +98,7 @@ def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> Non
     assert hub.student(a).log_in()
 
 
+@pytest.mark.classroom
 def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass, running) -> None:
     learner = running[hub.students[0]]
     listing = learner.server("GET", "contents/notebooks").json()
@@ -104,9 +107,13 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass,
     for notebook in ("01_sphere_vs_cone.ipynb", "09_decoder_llm.ipynb"):
         kernel = learner.kernel(f"notebooks/{notebook}")
         try:
-            facts = kernel.execute("import os; print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
-                                   "os.environ.get('ISOTROPY_STORE'))")
-            uid, threads, store = facts.stdout.split()
+            facts = kernel.execute("import os; from ipykernel.connect import get_connection_info; "
+                                   "print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
+                                   "os.environ.get('ISOTROPY_STORE'), get_connection_info(unpack=True)['transport'], "
+                                   "oct(os.stat(os.environ['JUPYTER_RUNTIME_DIR']).st_mode & 0o777))")
+            uid, threads, store, transport, runtime_mode = facts.stdout.split()
+            # its channels are Unix sockets in a folder only its learner opens, not ports any account could reach
+            assert (transport, runtime_mode) == ("ipc", "0o700")
             assert int(uid) == pwd.getpwnam(hub.students[0]).pw_uid, "the kernel does not run as its learner"
             assert threads == "1"
             assert store == str(STORE)
@@ -116,6 +123,7 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass,
             kernel.close()
 
 
+@pytest.mark.classroom
 def test_a_learner_cannot_reach_another_learners_work(hub: TrialClass, running) -> None:
     a, b = (running[name] for name in hub.students)
     b_home = Path(pwd.getpwnam(b.name).pw_dir)
@@ -137,6 +145,7 @@ def test_a_learner_cannot_reach_another_learners_work(hub: TrialClass, running) 
         kernel.close()
 
 
+@pytest.mark.classroom
 def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: TrialClass, running) -> None:
     a, b = (running[name] for name in hub.students)
     runaway, other = a.kernel(), b.kernel()
@@ -161,6 +170,7 @@ def test_a_runaway_kernel_fails_alone_and_the_others_keep_answering(hub: TrialCl
         other.close()
 
 
+@pytest.mark.classroom
 def test_edits_survive_a_restart_and_are_never_overwritten(hub: TrialClass, running) -> None:
     learner = running[hub.students[1]]
     path = "contents/notebooks/01_sphere_vs_cone.ipynb"
@@ -177,6 +187,7 @@ def test_edits_survive_a_restart_and_are_never_overwritten(hub: TrialClass, runn
     assert again["content"]["cells"][0]["source"] == "my own note"
 
 
+@pytest.mark.classroom
 def test_idle_servers_are_culled_by_a_hub_service(hub: TrialClass) -> None:
     teacher = hub.student(hub.teacher)
     assert teacher.log_in()
@@ -188,6 +199,7 @@ def test_idle_servers_are_culled_by_a_hub_service(hub: TrialClass) -> None:
     assert re.search(r"200 GET /hub/api/users\S* \(idle-culler@", hub.log.read_text()), "the culler cannot list the servers"
 
 
+@pytest.mark.classroom
 def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: TrialClass, running) -> None:
     from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, _chromium
 
@@ -234,3 +246,42 @@ def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hu
             assert f"/user/{name}/" in page.url
         finally:
             browser.close()
+
+
+# --- the parts that need no hub (in the default run) -------------------------------------------------
+
+def test_a_roster_names_its_members_and_refuses_bad_lines(tmp_path: Path) -> None:
+    from classroom.roster import Member, read_roster
+
+    good = tmp_path / "roster.csv"
+    good.write_text("# the class\nusername,role\nada,teacher\nalan,student\ngrace,\n")
+    assert read_roster(good) == [Member("ada", True), Member("alan", False), Member("grace", False)]
+    for text, problem in (("name\nada\n", "'username' column"), ("username\nAda\n", "not a valid account name"),
+                          ("username\nroot;rm\n", "not a valid account name"), ("username,role\nada,boss\n", "role"),
+                          ("username\nada\nada\n", "listed twice"), ("username\n", "lists nobody")):
+        bad = tmp_path / "bad.csv"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=problem):
+            read_roster(bad)
+
+
+def test_passwords_are_random_hashed_and_checked_exactly(tmp_path: Path) -> None:
+    from classroom.accounts import check_password, hash_password, issue_passwords, reset_password
+    from classroom.roster import Member
+
+    members = [Member(f"learner{i}", False) for i in range(20)]
+    fresh = issue_passwords(members, tmp_path)
+    assert len(set(fresh.values())) == 20 and all(len(p) >= 12 for p in fresh.values())
+    for name in ("passwords.json", "credentials.csv"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
+    assert issue_passwords(members, tmp_path) == {}, "a second run replaced the passwords"
+    stored = hash_password("correct horse")
+    assert check_password("correct horse", stored)
+    assert not check_password("correct hors", stored) and not check_password("", stored)
+    assert not check_password("correct horse", "garbage") and hash_password("correct horse") != stored  # salted
+    old = fresh["learner3"]
+    new = reset_password("learner3", tmp_path)
+    assert new != old and f"learner3,{new}" in (tmp_path / "credentials.csv").read_text()
+    assert f"learner3,{old}" not in (tmp_path / "credentials.csv").read_text()
+    with pytest.raises(ValueError, match="no account"):
+        reset_password("stranger", tmp_path)

@@ -10,7 +10,15 @@ c.Spawner.ip = "127.0.0.1"
 c.Spawner.default_url = "/lab/tree/notebooks"
 # window.jupyterapp in the learner's page, for the browser tests to drive it (a script in that page
 # can already do all the learner can, so this opens nothing)
-c.Spawner.args = ["--LabApp.expose_app_in_browser=True"]
+c.Spawner.args = [
+    "--LabApp.expose_app_in_browser=True",
+    # a kernel left idle for 20 minutes (a notebook open in a forgotten tab) is shut down, freeing its memory
+    "--MappingKernelManager.cull_idle_timeout=1200",
+    "--MappingKernelManager.cull_interval=120",
+    # kernels on Unix sockets in the learner's private runtime folder, not on 127.0.0.1 ports
+    "--KernelManager.transport=ipc",
+]
+c.CourseSpawner.runtime_root = s["runtime_root"]
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 threads = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
