@@ -342,6 +342,10 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 # Autograde runs each submission in the sandbox kernel: another user, limits, no environment.
 c.Execute.kernel_name = {kernel!r}
 c.Execute.timeout = {timeout}
+# The grader talks to the kernel over Unix sockets in a folder only the sandbox account (and root) can
+# enter: over TCP ports on 127.0.0.1 any account could subscribe to what a submission prints.
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = {sockets!r}
 # Feedback shows what the tests said, not the hidden tests' code (their cases stay unseen): hidden
 # blocks are removed, and an error is shown as its message, without the lines of code around it.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor  # noqa: E402
@@ -422,8 +426,10 @@ def main(argv: list[str] | None = None) -> None:
         nbformat.write(source_notebook(path, seed), out)
     print(f"wrote {len(paths)} source notebooks to {course / 'source'}")
 
+    sockets = args.prefix.resolve() / f"sockets-{args.sandbox_user}"
     (course / "nbgrader_config.py").write_text(CONFIG.format(
-        course_id=args.course_id, exchange=str(args.exchange), stub=STUB, kernel=KERNEL_NAME, timeout=args.timeout))
+        course_id=args.course_id, exchange=str(args.exchange), stub=STUB, kernel=KERNEL_NAME, timeout=args.timeout,
+        sockets=str(sockets / "kernel")))
     if os.geteuid() != 0:
         print("not root: no grading sandbox (autograde must run as root, which then runs kernels as "
               f"{args.sandbox_user})")
@@ -435,6 +441,9 @@ def main(argv: list[str] | None = None) -> None:
             args.prefix.mkdir(parents=True, exist_ok=True)
             args.prefix.chmod(0o755)
             install_environment(args.prefix.resolve())
+        sockets.mkdir(exist_ok=True)  # under the root-owned prefix: no student can make it first
+        shutil.chown(sockets, args.sandbox_user, args.sandbox_user)
+        sockets.chmod(0o700)
         if not readable_by(args.sandbox_user, python):
             raise SystemExit(f"{args.sandbox_user} cannot run {python} with the course: install the course "
                              "environment where every user can read it (--prefix)")
