@@ -38,3 +38,15 @@ def test_site_has_every_page_with_its_figures_and_works_offline(tmp_path):
     assert (out / "mathjax" / "MathJax.js").exists()
     theory = (out / "theory.html").read_text()
     assert 'id="2-measuring-isotropy"' in theory and 'href="01_sphere_vs_cone.html"' in theory
+
+
+def test_student_site_leaves_out_the_worked_solutions(tmp_path):
+    """The build for a graded class: no solutions page, and no page links or leads to one."""
+    out = tmp_path / "site"
+    pages = load_builder().build(out, student=True)
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert {p.name for p in pages} == {"index.html", "theory.html"} | {f"{p.stem}.html" for p in notebooks}
+    for page in pages:
+        text = page.read_text()
+        assert "solutions.html" not in text and "SOLUTIONS.md" not in text, f"{page.name} leads to the solutions"
+        assert not re.search(r'solution\("\d\d\.\d"\)', text), f"{page.name} shows how to open a solution"
