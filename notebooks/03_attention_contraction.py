@@ -218,8 +218,8 @@ for name, before, after in [("shifted start, layers 0 -> 40", run.clouds[0], run
               f"{rank_collapse(X):17.3f}")
 
 # %% [markdown]
-# **Attention removes the spread, and keeps the mean it was given (here at its size; in other
-# draws it grows it).** The centred start's mean has length 0.127 before and 0.133 after 120
+# **Attention removes the spread; the mean it ends with is the one it was given, rescaled by a
+# factor that depends on the draw and the length (here about 1).** The centred start's mean has length 0.127 before and 0.133 after 120
 # layers in this run (seed 3 of the sweeps below, which show that in other seeds it grows by up to
 # a factor of 3 at this length, more in shorter sequences): in this run attention does not make an
 # offset of the size of the spread; the one it ends with is of the size of the sample mean of 300
@@ -309,15 +309,16 @@ print("the size of a chance mean, sqrt(2 / n): " + ", ".join(f"{np.sqrt(2 / n):.
 # effective rank falls to 1.30, and in 3 of the 50 runs the meter table would add "collapsed
 # spread" to "cone"; at 75 tokens it falls to 1.02, in 10 of 50. So "a cone, not a collapsed
 # spread" is the typical end of broad attention, and a shorter sequence makes an elongated knot
-# more likely; what never happens at $\beta = 0.6$ is a collapsed spread *without* the cone. From
+# more likely (3 of 50 against 10 of 50: a small difference); what happens in none of these 100
+# runs is a collapsed spread *without* the cone. From
 # the centred start the mean grows in the typical seed (median factor 1.65 at 300 tokens, 1.52 at
 # 75), and over 25 seeds by a factor from 0.42 to 3.13 at 300 tokens: it can shrink, and it can
 # triple. Its end length stays of the order of a chance mean at 300 tokens (at most
 # 0.309, against 0.082 for a typical chance mean and 1.414 for the spread). At 75 tokens the
 # same seeds reach 0.992, and one grows by a factor of 8.90: with short sequences, broad attention
-# can turn a chance lean into an offset comparable to the spread. It does not make an offset
-# out of nothing (a start with no chance mean has nothing to grow), but how much it grows the one
-# it is given depends on the draw and on the length of the sequence.
+# can turn a chance lean into an offset comparable to the spread. How much it grows the mean it
+# is given depends on the draw and on the length of the sequence; a start with its mean removed
+# exactly is not run here.
 #
 # ## One sequence is not a vocabulary: many sequences
 #

@@ -351,8 +351,8 @@ print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int
 # its logit falls after every context. Yet in this toy they do not stay in the cone either: from
 # $+0.808$ to $+0.871$ at step 200 they fall to $+0.409$ to $+0.526$ at step 6,400, about as much as
 # the exact-loss rare half loses between steps 1,600 and 6,400 ($+0.827$ to $+0.877$, then
-# $+0.345$ to $+0.445$), plausibly as the contexts themselves spread out. Never-targets loosen
-# about as fast as the exact-loss rare half; what the finite corpus adds is that rare *targets*
+# $+0.345$ to $+0.445$), plausibly as the contexts themselves spread out. Up to step 6,400, never-targets
+# loosen about as fast as the exact-loss rare half did up to then; what the finite corpus adds is that rare *targets*
 # leave the cone almost completely. The gap between the two groups at step 6,400 is what holds in
 # every seed.
 #
@@ -399,8 +399,9 @@ print(f"first row recomputed from the runs above (steps 200, 1,600, 6,400): agre
 #   falls only later (0.40-0.53 at 6,400). 256 tokens sit in between (0.71-0.76 at 1,600, 0.41-0.51
 #   at 3,200). The lifetime grows about in step with the vocabulary or faster: the 256-token cone
 #   at time 3,200 and the 384-token one at 6,400 lean about as much as the 128-token one at 1,600.
-#   Under the exact loss the cone is transient at every vocabulary tried, but it lasts longer the
-#   larger the vocabulary.
+#   Under the exact loss the cone fades within the times trained at 128 and 256 tokens; at 384
+#   tokens it is still 0.40-0.53 at 6,400, as high as the never-targets: the larger the
+#   vocabulary, the longer it lasts.
 # * **The never-targets loosen, then level off.** On a finite corpus their lean falls to about half
 #   its top and then changes slowly: at 128 tokens 0.41-0.53 at time 1,600 and still 0.32-0.45 at
 #   6,400 (one seed's rises a little), while the exact-loss rare half is down to 0.12-0.15. With a
@@ -409,13 +410,13 @@ print(f"first row recomputed from the runs above (steps 200, 1,600, 6,400): agre
 #   target keep a lasting lean; whether it would vanish with more training the grid does not show.
 # * **A wider model makes a weaker, shorter cone.** At $d = 16$ the rare half peaks at 0.70-0.74
 #   and at $d = 32$ at 0.48-0.50, both at time 200, and both fade earlier than at $d = 8$
-#   (0.11-0.14 and 0.04-0.05 at time 1,600). With more room, the rare tokens need not share one
-#   direction to move away from the contexts.
+#   (0.11-0.14 and 0.04-0.05 at time 1,600). A plausible reason, not tested here: with more room,
+#   the rare tokens need not share one direction to move away from the contexts.
 #
 # **Which regime is a real model in?** A finite corpus and a vocabulary of tens of thousands, with
 # many tokens rarely or never the answer: the second, at a vocabulary far beyond this grid. In this
-# toy the exact loss never makes the cone permanent, and on a finite corpus only the never-targets
-# keep a lean through the longest runs; the larger the vocabulary the longer the cone lasts, and a
+# toy the exact-loss cone fades within the times trained at 128 and 256 tokens but not yet at 384,
+# and on a finite corpus the never-targets keep a lean through the longest runs; the larger the vocabulary the longer the cone lasts, and a
 # real model is both wider (which shortens it here) and has a far larger vocabulary (which
 # lengthens it); the toy cannot say which wins. What the sampled corpus changes is *which* tokens
 # keep it longest (those never seen as a target) and which leave it (rare targets). Part 3 looks at

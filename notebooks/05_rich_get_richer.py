@@ -207,8 +207,8 @@ for n in (2000, 1000, 500, 250):
               f"{f'{wins} of 5':>21s}")
 
 # %% [markdown]
-# **What the sweep says.** The loop **makes a cone only if the mean direction already dominates
-# the second moment**, and then the closed form predicts it. At $\mu/\sigma = 1$ and 2 the mean's
+# **What the sweep says.** The loop **makes a strong cone when the mean direction already dominates
+# the second moment**, and then, with many vectors per dimension, the closed form predicts it. At $\mu/\sigma = 1$ and 2 the mean's
 # direction wins in every seed, and the mean cosine goes from $+0.018$ to $+0.020$ (and $+0.071$
 # to $+0.075$) to within 0.023 and 0.024 of $(2\Phi - 1)^2$ = 0.466 (and 0.911), at 2,000 vectors
 # in 50 dimensions: a cone grown from a lean the mean cosine barely saw. How close the closed form
@@ -349,8 +349,9 @@ print("for scale: one LayerNorm gain entry of 10 at the same width, 10^2 / (10^2
 # into a one-dimensional spread, which the ranks and IsoScore see and the mean cosine does not.
 # Whether real training contains such a loop is debated (see the theory section); the toy shows
 # only that such a loop, if present, acts fast, that on centred vectors what it makes is a line,
-# and that on uncentred vectors it makes a cone only when the mean already holds the largest
-# direction of the second moment, with a mean cosine of $(2\Phi(\mu/\sigma) - 1)^2$.
+# and that on uncentred vectors it makes a strong cone when the mean already holds the largest
+# direction of the second moment, with a mean cosine of $(2\Phi(\mu/\sigma) - 1)^2$ when there are
+# many vectors per dimension (within 0.024 at $d/n = 0.025$).
 #
 # ## Explorer
 
@@ -379,8 +380,8 @@ explore(rich_get_richer_run, RichGetRicherView, title="Explorer: rich-get-richer
 
 # %% [markdown]
 # **Where this leads.** Of the three mechanisms, attention (03) made each sequence a cone of its own,
-# notebook 04's likelihood training gave a group of vocabulary vectors a transient shared cone that
-# its control lacks, and this loop collapsed the spread (and made a cone only when the mean already
+# notebook 04's likelihood training gave a group of vocabulary vectors a shared cone (fading under the exact loss) that
+# its control lacks, and this loop collapsed the spread (and made a strong cone when the mean already
 # dominated).
 # Notebook [06 · Whitening](06_whitening.ipynb) undoes offsets and uneven spreads after the fact,
 # and asks whether we should.

@@ -437,8 +437,9 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
 # **Takeaway.** Here the remedies change little, and at the output they do not help against hard
 # negatives. Full-rank whitening from 338 sentences suffers from its estimator: it lowers layer-3
 # top-1 by 0.282 to 0.415 over the 20 splits, shrunk whitening by 0.037 to 0.088 (Appendix D; on
-# split 7, 0.599 and 0.817 against 0.891 with no remedy, Appendix C). The estimator is not the
-# whole story: fitted on about 510 sentences it still lowers top-1 by 0.190 to 0.272 (next table). That is far from the gain
+# split 7, 0.599 and 0.817 against 0.891 with no remedy, Appendix C). Fitted on about 510 sentences
+# it still lowers top-1 by 0.190 to 0.272 (next table); 510 is still few for 384 dimensions, so
+# whether a well-estimated covariance would remove the loss is not tested here. That is far from the gain
 # Gao et al. (2021) report for whitened BERT-base (notebook 06); a possible reason, not tested:
 # this model was tuned contrastively. Room is not the reason: only the AUC against unrelated
 # pairs is near its ceiling (0.977 to 1.000); same-topic negatives (0.826 to 0.981), traps (0.057
@@ -493,18 +494,17 @@ row("layer 3, top-1 with no remedy",
 # * **Hard negatives at the last layer.** Fitted on half or three quarters, no remedy raises an
 #   AUC against word-sharing, same-topic or trap negatives by more than 0.006 (half) or 0.009
 #   (three quarters). Fitted on a quarter (166 sentences), whitening cut to 128 directions raises
-#   the trap AUC in 6 of 8 splits, by up to $+0.015$: a small gain, far from 0.5, whose cause is
-#   not tested here. "No remedy helps against hard negatives" holds from half of the corpus up.
+#   the trap AUC in 6 of 8 splits, by up to $+0.015$: a change within the resampling noise of about
+#   21 traps (Appendix C's interval for one split runs from $-0.021$ to $+0.024$). "No remedy helps against hard negatives" holds from half of the corpus up.
 # * **Same-topic negatives.** Every whitening lowers this AUC at layers 3 and 6 in every split at
 #   a quarter and at a half, and in 7 of 8 at three quarters: "in every split" holds up to half of
 #   the corpus.
 # * **Retrieval at layer 3** falls under every whitening in every split at all three shares. The
-#   loss from full-rank whitening is largest at a half ($-0.282$ to $-0.415$), where the fit
-#   sentences (345) are about as many as the dimensions (384) and the smallest estimated variances
-#   are the worst measured. With 510 fit sentences it is smaller ($-0.190$ to $-0.272$) but far
-#   from 0; with 166, fewer than the dimensions, whitening keeps only the directions they span,
-#   and the loss is $-0.149$ to $-0.275$.
-#   A noisy estimator explains part of the loss, not all of it.
+#   loss from full-rank whitening is $-0.282$ to $-0.415$ at a half (about as many fit sentences
+#   as dimensions), $-0.190$ to $-0.272$ with 510 fit sentences and $-0.149$ to $-0.275$ with
+#   166, fewer than the dimensions (whitening then keeps only the directions they span). The
+#   ranges overlap, and the held-out pools differ in size, so the table does not separate the
+#   estimator's share of the loss from the rest; at no share is the loss near 0.
 # Measure remedies on held-out data, over splits, against negatives that share the topic.
 #
 # ## Explorer

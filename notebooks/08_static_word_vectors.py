@@ -435,10 +435,10 @@ for k, p in enumerate(benchmarks):
 # fits ($+0.038$ on 5,000 rows, $+0.052$ on 200,000 and on 400,000); the 50,000-row fit above is
 # a dip ($-0.012$), not the rule. Only the fits on 200,000 and 400,000 rows have intervals well
 # clear of 0; from 10,000 to 100,000 rows every interval contains it. Across the first-N fits its
-# change spreads over 0.064, wider than the narrowest bootstrap interval (0.043 to 0.071):
+# change spreads over 0.064, comparable to one bootstrap interval (widths 0.043 to 0.071):
 # which rows fit the remedy moves the verdict as much as the choice of word pairs does. So
 # "all-but-the-top improves GloVe" holds for relatedness when the fit includes the frequent words,
-# and for similarity on most such fits, most clearly on large ones. The isotropy meters of
+# and for similarity clearly only when fitted on 200,000 rows or more. The isotropy meters of
 # section 3 were computed on the 50,000 rows and cannot tell these cases apart; even their peak
 # moves with the rows.
 #

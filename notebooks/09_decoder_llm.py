@@ -262,7 +262,7 @@ check("09.2", answer)
 # The effective rank tells a second story. With all tokens it is 1.0 in layers 12 to 29: the
 # covariance is one direction, and that direction is the first tokens' (section 3). Without them
 # it is 40.3 to 69.4 in layers 11 to 29 on this corpus, still far below the Gaussian's 450.8 (section 8
-# shows where this stops: one sentence of another text is enough to bring it back to 1.1); in layers 3 to 9
+# shows where this stops: one sentence of another text is enough to bring it down to 1.1 in some of these layers); in layers 3 to 9
 # it is at most 2.6 even without the first tokens, and section 3 finds the culprit. Partition
 # isotropy reads 0.000 in every layer (a Gaussian of this size scores 0.342, section 3's table):
 # as in notebook 07, it reacts to an uneven spread as strongly as to an offset.
@@ -585,12 +585,13 @@ print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a
 #
 # * **The effective rank without the first token** is 34.9 to 48.2 on the outside sentences, a
 #   little lower than on the corpus, but adding **one sentence**, the file's 8th, brings it down
-#   to 1.1: its fifth token, "and", carries an entry 6,802 times the median, and a second massive
+#   to 1.1 in some layers (1.1 to 36.4 over layers 11 to 29): its fifth token, "and", carries an entry 6,802 times the median, and a second massive
 #   token makes one direction of enormous variance again. The corpus's "40.3 to 69.4" holds only
 #   where no token after the first is massive; which token becomes one depends on the text.
 # * **A BOS token first** takes the first word's place at position 0; leaving it out leaves 31.2
-#   to 50.0, and no later token passes 150 times the median.
-# * **Long inputs.** On 300-token inputs only 7 of the 27 blocks from block 4 on put more than
+#   to 50.0, and no later token reaches Sun et al.'s 1,000-times rule (the largest, "must", is 150 times
+#   the median).
+# * **Long inputs.** On two 300-token inputs only 7 of the 27 blocks from block 4 on put more than
 #   half of their attention on position 0, against 24 on the corpus's short sentences. The sink
 #   is still there (the share is many times the 0.016 of evenly spread attention), but "most
 #   blocks, more than half" is a statement about short inputs.
@@ -599,9 +600,9 @@ print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a
 #   does it reach GPT-2's published 0.978.
 #
 # Two more knobs are not shown here. **The weights:** quantization moves each weight by up to half a
-# step; moving every block weight by a random amount within that half step, one of two draws makes
-# a later token massive and the rank collapses again, the other leaves it near the corpus's, and
-# the cone stays in both (a long test in `tests/test_decoder.py` runs it). **Other models**: the
+# step; moving every block weight by a random amount within that half step, a long test with two
+# draws found one that makes a later token massive and collapses the rank again and one that
+# leaves it near the corpus's, with the cone in both; no figure of it is printed here. **Other models**: the
 # course ships only this one. Which token becomes massive is a fact about one text on one set of
 # weights; the cone in a few coordinates is what held everywhere.
 #
@@ -638,7 +639,7 @@ explore(lambda layer, leave_out: points[layer, leave_out], DecoderView, title="E
 # | 02 illusory cosine | a shared offset inflates every cosine | yes, strongly: $+0.541$ to $+0.684$ across sentences in the middle layers, 0.874 to 0.958 of it in three coordinates |
 # | 03 attention contraction | stacked attention makes each sequence a cone of its own; a cone *across* sequences needs a component they share | the component is there and measured: the first tokens of different sentences are one vector (cosine $+1.000$ in layers 12 to 28), every token carries a shared value on three coordinates (507 and 247, then 17 from layer 25); tokens of one sentence are only a little closer than tokens of different ones (see below) |
 # | 04 token frequency | likelihood training with tied embeddings pushes rare tokens into a cone | yes, per word type: rare words lean along the mean direction (rho $-0.777$), the mean cosine among a bin's types falls from $+0.665$ (Zipf 1 to 2) to $+0.126$ (Zipf 5 to 6), then rises again for the few most frequent ones (Zipf 6 and above); frequent words have the *smaller* norms here (rho $-0.751$), unlike notebook 04's toy and MiniLM |
-# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | the spread is one line (effective rank 1.0) because of the first token's massive entry; without it, 40.3 to 69.4 directions in layers 11 to 29 on this corpus (1.1 on another text, where a later token is massive too: section 8), and the top direction's share is printed below; a finished model cannot show whether a loop made it |
+# | 05 rich-get-richer | a feedback loop collapses the spread onto one line | the spread is one line (effective rank 1.0) because of the first token's massive entry; without it, 40.3 to 69.4 directions in layers 11 to 29 on this corpus (down to 1.1 in some layers on another text, where a later token is massive too: section 8), and the top direction's share is printed below; a finished model cannot show whether a loop made it |
 # | 06 whitening | remedies remove the offset; fitted on the wrong data they fail | every remedy removes the offset when fitted and measured without the first tokens; centring at layer 3 moves the cone to the other side; at layers 15 and 30 none repairs a set that contains the first tokens' massive entries (at layer 3, where the entry is smaller, whitening lifts the effective rank from 1.1 to 48.2) |
 
 # %%
