@@ -310,7 +310,9 @@ def peak_label_variance_ratio(X: np.ndarray, directions: np.ndarray, ks: Sequenc
     whitening is the one after the removal that favours the labels most, over the same ``k`` that
     all-but-the-top may choose from (notebook 06). Ties go to the smaller ``k``.
     """
-    ks = [_checks.integer(k, f"ks[{i}]", 0) for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    d = _checks.cloud(X, min_rows=2).shape[1]
+    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X")
+          for i, k in enumerate(_checks.sequence(ks, "ks"))]
     if not ks:
         raise ValueError("ks: expected at least one number of directions to remove")
     ratios = [label_variance_ratio(X, directions, k) for k in ks]

@@ -611,7 +611,7 @@ REGISTRY: list[Entry] = [
     Entry(s.sphere_and_cone, lambda: dict(strength=4.0, residual=0.1, n=30, d=4, seed=0)),
     Entry(s.make_planted, lambda: dict(n=40, d=6, rng=1, classes=3, signal_dims=2, separation=2.0,
                                          offset=30.0, noise=0.3, within=1.0, strong_dims=1,
-                                         strong_separation=2.0, strong_within=1.0)),
+                                         strong_separation=2.0, strong_within=1.0, noise_decay=1.0)),
     # meters
     Entry(s.cov_eigs, lambda: dict(X=_cloud()), {"X": CLOUD}, {"X": 2}),
     Entry(s.partition_isotropy, lambda: dict(X=_cloud(), rescale=True), {"X": CLOUD}, {"X": 0}, defaults=("directions",)),
