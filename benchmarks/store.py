@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", help="a filled study store (default: fill a fresh one first)")
     parser.add_argument("--kernels", type=int, default=2, help="kernels per notebook, alive together (default 2)")
     args = parser.parse_args(argv)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": "131072"}  # as on the class server
     temporary = None
     if args.store:
         store = Path(args.store).resolve()

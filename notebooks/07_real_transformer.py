@@ -139,7 +139,9 @@ for t in (0, 22, 37):
 # %% jupyter={"outputs_hidden": true}
 E = model.weights["embeddings.word_embeddings.weight"]
 real_tokens = np.array([not (t.startswith("[") and t.endswith("]")) for t in model.vocab])
-X_vocab = E[real_tokens]
+first_real = int(np.argmax(real_tokens))  # [PAD], [UNK], [CLS], [SEP], [MASK], 994 [unused]: all first
+assert real_tokens[first_real:].all()
+X_vocab = E[first_real:]  # a slice is a view of the weights as read, not an 87 MB copy in every kernel
 eigs = cov_eigs(X_vocab)
 print(f"{len(X_vocab):,} vocabulary vectors in {X_vocab.shape[1]} dimensions")
 print(f"partition I      = {partition_isotropy(X_vocab):.3f}")

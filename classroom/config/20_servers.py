@@ -26,6 +26,9 @@ c.Spawner.environment = {
     **threads,
     "PATH": f"{s['venv']}/bin:/usr/local/bin:/usr/bin:/bin",
     "MALLOC_ARENA_MAX": "2",  # glibc's per-thread arenas would reserve address space under RLIMIT_AS
+    # glibc returns every freed block above 128 KiB to the system at once (by default the threshold
+    # climbs to 32 MiB, and a kernel keeps tens of MB it no longer uses: 54 MB in notebook 07)
+    "MALLOC_MMAP_THRESHOLD_": "131072",
     **({"ISOTROPY_STORE": s["store"]} if s.get("store") else {}),
 }
 c.CourseSpawner.address_space = s["address_space"]
