@@ -285,3 +285,70 @@ def test_passwords_are_random_hashed_and_checked_exactly(tmp_path: Path) -> None
     assert f"learner3,{old}" not in (tmp_path / "credentials.csv").read_text()
     with pytest.raises(ValueError, match="no account"):
         reset_password("stranger", tmp_path)
+
+
+def _proxy_answers(command: list[str], requests_at_once: int) -> list[int]:
+    """Status codes of ``requests_at_once`` simultaneous requests through the proxy ``command``
+    (on 127.0.0.1) to a backend that takes two seconds per request; the proxy waits at most 3 s."""
+    import http.server
+    import secrets
+    import socket
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            time.sleep(2)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    def free_port() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    backend = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    port, api = free_port(), free_port()
+    proxy = subprocess.Popen(
+        [*command, "--ip", "127.0.0.1", "--port", str(port), "--api-ip", "127.0.0.1", "--api-port", str(api),
+         "--default-target", f"http://127.0.0.1:{backend.server_address[1]}", "--proxy-timeout", "3000"],
+        cwd=ROOT, env=dict(os.environ, CONFIGPROXY_AUTH_TOKEN=secrets.token_hex(16)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/", timeout=5)
+                break
+            except requests.ConnectionError:
+                if proxy.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the proxy did not start") from None
+                time.sleep(0.2)
+        with ThreadPoolExecutor(requests_at_once) as pool:
+            return list(pool.map(lambda i: requests.get(f"http://127.0.0.1:{port}/{i}", timeout=30).status_code,
+                                 range(requests_at_once)))
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=30)
+        backend.shutdown()
+
+
+@pytest.mark.classroom
+def test_the_proxy_forwards_a_whole_class_at_once() -> None:
+    """Forty slow requests at once all pass the class server's proxy; the stock pure-Python proxy
+    forwards ten at a time and answers 503 to those it kept waiting longer than its timeout (as
+    four of 30 learners met in the load test before classroom/proxy.py)."""
+    import sys
+
+    ours = _proxy_answers([sys.executable, "-m", "classroom.proxy"], 40)
+    assert ours == [200] * 40
+    stock = _proxy_answers([str(Path(sys.executable).with_name("configurable-http-proxy"))], 40)
+    assert stock.count(503) >= 10 and stock.count(200) >= 10, stock

@@ -13,8 +13,9 @@ c.JupyterHub.port = s["port"]
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = s["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{s['proxy_api_port']}"
-# the pure-Python configurable-http-proxy, from the same environment as the hub (no Node.js)
-c.ConfigurableHTTPProxy.command = [str(Path(sys.executable).with_name("configurable-http-proxy"))]
+# the pure-Python configurable-http-proxy, from the same environment as the hub (no Node.js), with
+# its HTTP client allowed more than 10 requests at once (classroom/proxy.py says why)
+c.ConfigurableHTTPProxy.command = [sys.executable, "-m", "classroom.proxy"]
 if s.get("ssl_key") and s.get("ssl_cert"):
     c.JupyterHub.ssl_key = s["ssl_key"]
     c.JupyterHub.ssl_cert = s["ssl_cert"]
