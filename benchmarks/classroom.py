@@ -11,7 +11,8 @@ in the kernel: the explorer's callback recomputes and redraws) and times the rep
 
 Reported: the machine's peak memory in use (MemTotal - MemAvailable, sampled every half second)
 above what it used before the hub started; memory per learner (the proportional set size, shared
-pages counted once, of all their processes, at its peak); the time from the first log-in until
+pages counted once, of all their processes, at its peak, and at the end with the server and both
+kernels idle, split into the server and the kernels); the time from the first log-in until
 every learner's two notebooks have run; the slider reply times' p50 and p95 over the class; and
 the kernels lost (a notebook that failed, or a kernel dead at the end). Bounded: every step has a
 timeout, and the whole class is stopped and its accounts removed even after an error.
@@ -63,9 +64,9 @@ def machine_used() -> int:
     return 1024 * (kib("MemTotal") - kib("MemAvailable"))
 
 
-def pss_by_user(uids: set[int]) -> dict[int, int]:
-    """Bytes of PSS of each uid's processes."""
-    total = dict.fromkeys(uids, 0)
+def pss_by_user(uids: set[int]) -> dict[int, dict[str, int]]:
+    """Bytes of PSS of each uid's processes, by kind: ``kernel`` (ipykernel) and ``server`` (the rest)."""
+    total = {uid: {"kernel": 0, "server": 0} for uid in uids}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -73,9 +74,10 @@ def pss_by_user(uids: set[int]) -> dict[int, int]:
             uid = proc.stat().st_uid
             if uid not in uids:
                 continue
+            kind = "kernel" if b"ipykernel" in (proc / "cmdline").read_bytes() else "server"
             for line in (proc / "smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
-                    total[uid] += 1024 * int(line.split()[1])
+                    total[uid][kind] += 1024 * int(line.split()[1])
                     break
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
@@ -83,16 +85,20 @@ def pss_by_user(uids: set[int]) -> dict[int, int]:
 
 
 class Sampler(threading.Thread):
+    """The machine's memory in use and each learner's PSS, every half second: the peaks, and the last sample."""
+
     def __init__(self, uids: set[int]) -> None:
         super().__init__(daemon=True)
         self.uids, self.stop = uids, threading.Event()
         self.peak_machine, self.peak_user = 0, dict.fromkeys(uids, 0)
+        self.last: dict[int, dict[str, int]] = {}
 
     def run(self) -> None:
         while not self.stop.is_set():
             self.peak_machine = max(self.peak_machine, machine_used())
-            for uid, pss in pss_by_user(self.uids).items():
-                self.peak_user[uid] = max(self.peak_user[uid], pss)
+            self.last = pss_by_user(self.uids)
+            for uid, kinds in self.last.items():
+                self.peak_user[uid] = max(self.peak_user[uid], sum(kinds.values()))
             self.stop.wait(0.5)
 
 
@@ -174,6 +180,10 @@ def main() -> int:
         "peak_machine_gb": round(sampler.peak_machine / 1e9, 2),
         "peak_above_idle_gb": round((sampler.peak_machine - baseline) / 1e9, 2),
         "per_student_pss_gb": round(float(np.mean(list(sampler.peak_user.values()))) / 1e9, 2),
+        # at the end, every learner's server and two kernels alive and idle: what a class holds between runs
+        "per_student_pss_at_rest_gb": round(float(np.mean([sum(k.values()) for k in sampler.last.values()])) / 1e9, 2),
+        "server_pss_at_rest_mb": round(float(np.median([k["server"] for k in sampler.last.values()])) / 1e6),
+        "kernels_pss_at_rest_mb": round(float(np.median([k["kernel"] for k in sampler.last.values()])) / 1e6),
         "all_runs_done_s": round(max(finished), 1) if len(finished) == len(results) else None,
         "run_09_s_median": round(float(np.median([r["09"] for r in results if "09" in r])), 1) if finished else None,
         "run_07_s_median": round(float(np.median([r["07"] for r in results if "07" in r])), 1) if finished else None,
@@ -188,11 +198,12 @@ def main() -> int:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"benchmark-{args.students}.json").write_text(json.dumps({"summary": summary, "learners": results}, indent=1))
-    print("| learners | peak memory (above idle) | per learner (PSS) | all runs done | 09 / 07 median (kernel CPU) "
-          "| slider p50 / p95 | kernels lost | load before / after |")
+    print("| learners | peak memory (above idle) | per learner (PSS): peak / at rest (server + 2 kernels) "
+          "| all runs done | 09 / 07 median (kernel CPU) | slider p50 / p95 | kernels lost | load before / after |")
     print("|---|---|---|---|---|---|---|---|")
     print(f"| {summary['students']} | {summary['peak_machine_gb']} GB ({summary['peak_above_idle_gb']} GB) "
-          f"| {summary['per_student_pss_gb']} GB | {summary['all_runs_done_s']} s "
+          f"| {summary['per_student_pss_gb']} GB / {summary['per_student_pss_at_rest_gb']} GB "
+          f"({summary['server_pss_at_rest_mb']} + {summary['kernels_pss_at_rest_mb']} MB) | {summary['all_runs_done_s']} s "
           f"| {summary['run_09_s_median']} s / {summary['run_07_s_median']} s "
           f"({summary['cpu_09_s_median']} s / {summary['cpu_07_s_median']} s) "
           f"| {summary['slider_p50_ms']} / {summary['slider_p95_ms']} ms | {summary['kernels_lost']} "
