@@ -484,7 +484,7 @@ print(f"Gaussian, 3,000 x 50, same labels, five seeds: every contestant's held-o
 # **The rule, restated.** "The label directions" means all of them together: the ratio of
 # `label_variance_ratio` over every label direction, once the nuisance is removed. Below about half
 # the average, whitening won (cloud B, 0.053 to 0.105; the mixed cloud, 0.256 to 0.370); above about
-# two thirds, all-but-the-top did (the mixed cloud from 0.758, and cloud A), or plain centring when
+# three quarters, all-but-the-top did (the mixed cloud from 0.758, and cloud A), or plain centring when
 # there was no nuisance to remove. In between the two score within about 0.02 and either can win:
 # the four further seeds of the mixed cloud above, with pooled ratios from 0.570 to 0.631, split
 # between the remedies by margins that are ties, and the third cloud goes to all-but-the-top already
@@ -540,8 +540,8 @@ for name, clouds_ in [("cloud A", [make_planted(3000, 50, rng=100 + seed) for se
 # %% [markdown]
 # **Where the one-direction rule stops.** With a $j^{-3}$ spectrum the ratio after removing one
 # direction is as small as cloud B's (0.054 to 0.101), yet all-but-the-top wins in all five seeds,
-# by a wide margin (0.789 to 0.898 against 0.656 to 0.674), choosing $k = 5$: it removes the nuisance
-# *and* the four strongest noise directions, after which the labels hold 1.711 to 2.637 times the
+# by a wide margin (0.789 to 0.898 against 0.656 to 0.674), choosing $k = 5$: it removes what this
+# cloud is built to have as its five strongest directions, the nuisance *and* the four strongest noise directions, after which the labels hold 1.711 to 2.637 times the
 # average. On cloud B's own draw with this spectrum (the trade-off explorer's third cloud, below),
 # all-but-the-top at $k = 5$ reaches 0.929 against 0.676 for full whitening. Its curve, printed
 # above, climbs with each strong noise direction removed (0.527 at $k = 1$, 0.594, 0.722, 0.854,
@@ -557,8 +557,8 @@ for name, clouds_ in [("cloud A", [make_planted(3000, 50, rng=100 + seed) for se
 # remove. Below about one half whitening won in every seed tried; above about three quarters
 # all-but-the-top did; in between, on the mixed cloud's band seeds, either can win, by a few
 # hundredths, while at $a = 2$ (up to 0.711) whitening won every seed by 0.017 to 0.075 and on
-# the third cloud (from 0.545) all-but-the-top won every seed. The peak sat at the edge, $k = 5$,
-# in every run at $a = 2$ and 3. Past $k = 5$ this toy does not look: a spectrum
+# cloud "B, noise 0.3" (ratio after one removal from 0.545; its peak is not printed) all-but-the-top won every seed. The peak sat at the edge, $k = 5$,
+# in every run at $a = 2$ and 3, and the peak is taken over $k \le 5$ only (the sweep goes to 10): a spectrum
 # with more strong noise directions than all-but-the-top may remove needs a wider range of $k$.
 #
 # **It also looks better on the points it was fitted to.** Whitening fitted on a set of points makes
