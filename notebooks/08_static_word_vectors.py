@@ -419,8 +419,11 @@ for k, p in enumerate(benchmarks):
 # * **Fitted on all 400,000 rows**, all-but-the-top helps both: $D = 2$ gives 0.574 and 0.316,
 #   $D = 3$ 0.579 and 0.316, the direction Mu & Viswanath report. The gains at $D = 2$ exceed the
 #   noise of resampling the pairs (95% intervals $+0.033$ to $+0.104$ and $+0.029$ to $+0.072$).
-#   Centring alone *lowers* both (0.476 and 0.252), as it does when fitted on the first 200,000
-#   rows; fitted on the first 5,000 to 50,000 rows it *raises* both (second table).
+#   Centring alone reads lower on both (0.476 and 0.252), as when fitted on the first 200,000
+#   rows, and higher when fitted on the first 5,000 to 50,000 rows (second table). The table gives
+#   centring no interval: its changes run from $-0.031$ to $+0.083$, the size of one $D = 2$
+#   interval's width (0.043 to 0.118), so which way centring moves $\rho$ is a reading of these
+#   pairs, not a verdict.
 # * **Fitted on the 50,000 most frequent rows**, it helps WordSim-353 (0.597 at $D = 2$, interval
 #   $+0.049$ to $+0.144$) but not SimLex-999 (0.253 at $D = 2$, against 0.265 unprocessed, a
 #   change within the noise: $-0.041$ to $+0.018$).
