@@ -24,6 +24,7 @@ from shared.realdecoder import (
     SUN_RATIO,
     decoder_point,
     decoder_profile,
+    decoder_remedies,
     decoder_study,
     largest_entry_ratio,
     vocabulary_cone,
@@ -455,3 +456,20 @@ def test_under_half_step_weight_noise_the_cone_stays_and_a_later_massive_token_m
         collapsed.append(rank < 10)
         assert (rank < 10) == (largest > 1000)  # the rank collapses exactly when a later token is massive
     assert collapsed == [False, True]
+
+
+def test_other_tokens_pass_the_100_times_rule_in_layers_12_to_16_and_none_from_17_on(profile):
+    # notebook 09, section 4: "In layers 12 to 16 one or two other tokens pass ... from layer 17 on none does"
+    others = np.rint(profile.massive_rest * profile.rest).astype(int)
+    assert np.all((others[12:17] >= 1) & (others[12:17] <= 2)) and not others[17:].any()
+    assert np.all(profile.largest_rest[12:17] >= 100) and profile.largest_rest[12:17].max() < 200
+
+
+def test_whitening_lifts_layer_3_with_its_first_tokens_kept_but_no_remedy_repairs_15_or_30():
+    # notebook 09, section 5: with the massive first tokens kept, whitening lifts layer 3's effective rank
+    # (1.1 to 48.2) but not to its value without them (132.6); at layers 15 and 30 every remedy leaves 1.0 to 1.3
+    rows = {layer: {row.remedy: row for row in decoder_remedies(layer)} for layer in (3, 15, 30)}
+    three = rows[3]
+    assert three["none"].effective_rank < 1.5 < 20 < three["whitening"].effective_rank < three["whitening"].effective_rank_rest
+    assert all(row.effective_rank < 1.5 for layer in (15, 30) for row in rows[layer].values())
+    assert all(row.effective_rank_rest > 20 for layer in (15, 30) for row in rows[layer].values())
