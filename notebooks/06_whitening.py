@@ -559,7 +559,7 @@ for name, clouds_ in [("cloud A", [make_planted(3000, 50, rng=100 + seed) for se
 # hundredths, while at $a = 2$ (up to 0.711) whitening won every seed by 0.017 to 0.075 and on
 # cloud "B, noise 0.3" (ratio after one removal from 0.545; its peak is not printed) all-but-the-top won every seed. The peak sat at the edge, $k = 5$,
 # in every run at $a = 2$ and 3, and the peak is taken over $k \le 5$ only (the sweep goes to 10): a spectrum
-# with more strong noise directions than all-but-the-top may remove needs a wider range of $k$.
+# with more than four strong noise directions needs the peak taken over a wider range of $k$.
 #
 # **It also looks better on the points it was fitted to.** Whitening fitted on a set of points makes
 # that set perfectly isotropic by construction. Cloud A's held-out half, transformed by the same
