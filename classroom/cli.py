@@ -38,7 +38,8 @@ def _bytes(text: str) -> int:
     return int(float(match[1]) * 1024 ** " KMGT".index(match[2].upper() or " "))
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -82,7 +83,7 @@ def setup(args: argparse.Namespace) -> Path:
         "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
         "store": str(store) if store else None, "start_script": str(start), "runtime_root": str(runtime_root),
         "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
-        "ip": args.ip, "port": args.port, "hub_port": _free_port(), "proxy_api_port": _free_port(),
+        "ip": args.ip, "port": args.port, "hub_port": free_port(), "proxy_api_port": free_port(),
         "address_space": args.memory, "max_processes": 256, "idle_timeout": args.idle_timeout,
         "ssl_key": str(args.ssl_key) if args.ssl_key else None, "ssl_cert": str(args.ssl_cert) if args.ssl_cert else None,
     }

@@ -14,7 +14,6 @@ import pwd
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import requests
+
+from classroom.cli import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,12 +43,6 @@ class TrialClass:
         from classroom.student import Student
 
         return Student(self.url, name, self.passwords[name])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _exists(name: str) -> bool:
@@ -71,7 +66,7 @@ def trial_class(students: int, serve_args: Sequence[str] = (), start_timeout: fl
     roster = top / "roster.csv"
     roster.write_text("username,role\n" + f"{teacher},teacher\n" + "".join(f"{n},student\n" for n in names))
     prefix, homes, log_path = top / "opt", top / "home", top / "hub.log"
-    port = _free_port()
+    port = free_port()
     log = open(log_path, "w")
     serve = subprocess.Popen(
         [sys.executable, "-m", "classroom", "serve", "--roster", str(roster), "--prefix", str(prefix),

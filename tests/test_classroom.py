@@ -293,11 +293,12 @@ def _proxy_answers(command: list[str], requests_at_once: int) -> list[int]:
     for a reply, and as long for a place in its client's queue."""
     import http.server
     import secrets
-    import socket
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
     import requests
+
+    from classroom.cli import free_port
 
     class Slow(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
@@ -312,11 +313,6 @@ def _proxy_answers(command: list[str], requests_at_once: int) -> list[int]:
 
         def log_message(self, *args) -> None:
             pass
-
-    def free_port() -> int:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
 
     class Server(http.server.ThreadingHTTPServer):
         request_queue_size = 256  # every request at once is accepted, none waits for the backlog
