@@ -600,9 +600,9 @@ print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a
 #   does it reach GPT-2's published 0.978.
 #
 # Two more knobs are not shown here. **The weights:** quantization moves each weight by up to half a
-# step; moving every block weight by a random amount within that half step, a long test with two
-# draws found one that makes a later token massive and collapses the rank again and one that
-# leaves it near the corpus's, with the cone in both; no figure of it is printed here. **Other models**: the
+# step. Moving every block weight by a random amount within that half step, in two draws run
+# outside this notebook, made a later token massive and collapsed the rank again in one and left
+# it near the corpus's in the other, with the cone in both; no figure of it is printed here. **Other models**: the
 # course ships only this one. Which token becomes massive is a fact about one text on one set of
 # weights; the cone in a few coordinates is what held everywhere.
 #
