@@ -79,7 +79,7 @@ TOOLKIT = {
 #: sizes, seeds and edge cases, so that a function tuned to the visible cases does not pass.
 HIDDEN_CASES = {
     "01.1": """
-        from shared.clouds import make_cone
+        from shared.geometry import make_cone
         from shared.exercises.common import gaussian_cloud
         s = int(rng.integers(10**6))
         flat = rng.standard_normal((90, 7)); flat[:, 3] = 2.5  # a constant coordinate
@@ -90,7 +90,7 @@ HIDDEN_CASES = {
             ("a cloud with a constant coordinate (90 x 7)", dict(X=flat)),
         ]""",
     "02.1": """
-        from shared.clouds import make_isotropic
+        from shared.geometry import make_isotropic
         s = int(rng.integers(10**6))
         cases = [
             ("a shifted Gaussian (91 x 13)", dict(X=make_isotropic(91, 13, s) + 0.7)),
@@ -120,7 +120,7 @@ HIDDEN_CASES = {
             ("a long spectrum of 200, eta 0.01", dict(lam=rng.exponential(2.0, 200), eta=0.01)),
         ]""",
     "06.1": """
-        from shared.clouds import make_cone
+        from shared.geometry import make_cone
         from shared.exercises.common import gaussian_cloud
         s = int(rng.integers(10**6))
         cases = [
@@ -129,7 +129,7 @@ HIDDEN_CASES = {
             ("a cloud in 10-D, k = 1", dict(X=gaussian_cloud(80, 10, s + 2, shift=-2.0), k=1)),
         ]""",
     "07.1": """
-        from shared.clouds import make_isotropic
+        from shared.geometry import make_isotropic
         s = int(rng.integers(10**6))
         cases = [
             ("tokens whose sentences are not in order", dict(X=make_isotropic(18, 5, s) + 0.8,
@@ -138,7 +138,7 @@ HIDDEN_CASES = {
                                                      groups=np.array([7] + [2] * 9))),
         ]""",
     "08.1": """
-        from shared.clouds import make_cone
+        from shared.geometry import make_cone
         from shared.exercises.common import gaussian_cloud
         s = int(rng.integers(10**6))
         cases = [

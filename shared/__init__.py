@@ -1,11 +1,11 @@
 """Toolkit of the Isotropy & Anisotropy course, in layers.
 
-* data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
+* data: :mod:`~shared.geometry` (point clouds, principal axes); :mod:`~shared.glove` (GloVe 6B 50d word
   vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
   :mod:`~shared.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
-* meters: :mod:`~shared.meters` (the isotropy meters; and :mod:`~shared.pca`);
-  :mod:`~shared.yardstick` (notebook 01's rules, same-size Gaussian baselines and the meter table);
-  :mod:`~shared.taskmetrics` (pair AUC, Spearman, kNN accuracy); :mod:`~shared.paraphrase` (the
+* meters: :mod:`~shared.meters` (the isotropy meters, and in it
+  :mod:`~shared.meters.yardstick`: notebook 01's rules, same-size Gaussian baselines and the meter table;
+  :mod:`~shared.meters.tasks`: pair AUC, Spearman, kNN accuracy; :mod:`~shared.meters.paraphrase`: the
   paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
@@ -20,7 +20,7 @@ drawings and widgets are imported when used. Importing changes no global state; 
 course's plot style with :func:`shared.figures.course_style`.
 """
 
-from .clouds import (
+from .geometry import (
     PlantedCloud,
     SphereAndCone,
     gaussian_with_spectrum,
@@ -99,10 +99,10 @@ from .meters import (
     read,
     uniformity,
 )
-from .paraphrase import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
-from .taskmetrics import knn_accuracy, pair_auc, spearman
-from .yardstick import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
-from .pca import MeanPlane, PrincipalAxes, mean_plane, pca_2d, principal_axes
+from .meters import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
+from .meters import knn_accuracy, pair_auc, spearman
+from .meters import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
+from .geometry import MeanPlane, PrincipalAxes, mean_plane, pca_2d, principal_axes
 from .remedies import (
     FittedRemedies,
     RemedyChoice,

@@ -140,7 +140,7 @@ def _square_limits(ax: Any, points: np.ndarray) -> None:
 
 
 class SphereConeView(View):
-    """Two clouds, *not* centred, on the plane of their mean direction (:func:`~shared.pca.mean_plane`),
+    """Two clouds, *not* centred, on the plane of their mean direction (:func:`~shared.geometry.mean_plane`),
     with the origin marked, and both covariance spectra (:func:`~shared.scenes.sphere_cone_scene`).
 
     A cone stands off the origin and leans along its mean direction (the arrow from the origin to

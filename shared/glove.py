@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _cache, _checks
-from .taskmetrics import spearman
+from .meters import spearman
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
 N_WORDS, DIM = 400_000, 50
@@ -293,7 +293,7 @@ def word_similarity(X: np.ndarray, words: Sequence[str], pairs: WordPairs) -> Wo
     are in ``words``; the others are counted as ``missing``. This is the definition of gensim's
     ``KeyedVectors.evaluate_word_pairs`` with ``case_insensitive=True`` and
     ``dummy4unknown=False`` (its ``restrict_vocab`` is the length of ``words`` here): cosine
-    similarity, ranks with ties averaged (:func:`~shared.taskmetrics.spearman`), out-of-vocabulary
+    similarity, ranks with ties averaged (:func:`~shared.meters.spearman`), out-of-vocabulary
     pairs skipped and reported.
     """
     human, cosine, missing = _pair_cosines(X, words, pairs)

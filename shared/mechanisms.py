@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks
-from .clouds import make_isotropic, random_rotation
+from .geometry import make_isotropic, random_rotation
 from .meters import cov_eigs, declare_meter, cross_group_cosines, effective_rank, mean_cosine, random_cosines
 
 

@@ -28,8 +28,8 @@ from .meters import (
     unit_rows,
 )
 from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, binned_median, real_remedy, zipf_scale
-from .taskmetrics import spearman
-from .yardstick import MeterTable, meter_table
+from .meters import spearman
+from .meters import MeterTable, meter_table
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
 MASSIVE_RATIO = 100.0  # the course's looser rule: massive when |x| exceeds 100 times the layer's median |entry|

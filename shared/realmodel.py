@@ -37,9 +37,9 @@ from .meters import (
     read,
     unit_rows,
 )
-from .paraphrase import ParaphraseCheck, paraphrase_check, paraphrase_cosines
+from .meters import ParaphraseCheck, paraphrase_check, paraphrase_cosines
 from .remedies import FittedRemedies
-from .taskmetrics import auc, rankable, spearman
+from .meters import auc, rankable, spearman
 
 REAL_SEED = 7
 REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128", "whitening, shrunk")
@@ -169,7 +169,7 @@ class RealPoint:
     sentence vectors after the remedy; ``paraphrase``/``unrelated``/``traps``, the cosines of the
     held-out paraphrase pairs, unrelated pairs and traps;
     ``check``, the paraphrase check with the traps (no bootstrap: see
-    :func:`~shared.paraphrase.paraphrase_check` with ``rng``).
+    :func:`~shared.meters.paraphrase_check` with ``rng``).
     """
 
     layer: int
@@ -508,7 +508,7 @@ def word_sharing_negatives(sentences: list[str] | tuple[str, ...], pairs: np.nda
 def negative_auc(S: np.ndarray, pairs: np.ndarray, negatives: np.ndarray) -> float:
     """AUC of the paraphrase ``pairs`` against the ``negatives`` (row pairs of ``S``, which may share
     sentences with the pairs and with each other): the probability that a paraphrase pair has the
-    higher cosine, ties counting one half, as :func:`~shared.paraphrase.paraphrase_check` scores traps."""
+    higher cosine, ties counting one half, as :func:`~shared.meters.paraphrase_check` scores traps."""
     paraphrase = paraphrase_cosines(S, pairs).paraphrase  # checks S and the pairs
     negatives = _index_pairs(negatives, "negatives", len(S), "S")
     if np.any(negatives[:, 0] == negatives[:, 1]):

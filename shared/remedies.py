@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from . import _checks
 from .meters import isoscore, mean_cosine, numerical_rank
-from .pca import eigen_axes, scaled_axes
-from .taskmetrics import knn_accuracy, labelled_pair_auc
+from .geometry import eigen_axes, scaled_axes
+from .meters import knn_accuracy, labelled_pair_auc
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -89,7 +89,7 @@ def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
 def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
              names: str = "X, fit") -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
-    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.pca.scaled_axes`). Refused,
+    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.geometry.scaled_axes`). Refused,
     naming the caller's arguments ``names``, when the result is beyond the float64 range (points far
     larger than the fit cloud's spread, which is far below the smallest normal float)."""
     with np.errstate(over="ignore", invalid="ignore"):  # checked just below: a refusal, not an inf
@@ -221,8 +221,8 @@ def sweep_remedies(
     ``X_fit`` and measured on the held-out ``X_eval``.
 
     For each setting: IsoScore, the exact mean cosine (:func:`~shared.meters.mean_cosine`),
-    :func:`~shared.taskmetrics.pair_auc` (20,000 pairs, seed ``seed``) and
-    :func:`~shared.taskmetrics.knn_accuracy` (``k = 10``, held-out points against the transformed fit
+    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) and
+    :func:`~shared.meters.knn_accuracy` (``k = 10``, held-out points against the transformed fit
     points). Every setting sees the same pairs, so differences come from the remedy alone.
     """
     X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=KNN_K)
@@ -356,7 +356,7 @@ def choose_remedy(
     """Fit each remedy on ``X_fit``, choose its setting on ``X_select`` and score it on ``X_test``.
 
     The setting (``k`` of all-but-the-top, ``power`` of partial whitening) with the highest
-    :func:`~shared.taskmetrics.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
+    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
     once on the test split, so the reported score is not the maximum of a sweep over the points it
     is scored on. Ties in the selection go to the smaller setting.
     """

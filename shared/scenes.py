@@ -30,7 +30,7 @@ from .meters import (
     random_cosines,
     read,
 )
-from .pca import mean_plane, pca_2d, principal_axes
+from .geometry import mean_plane, pca_2d, principal_axes
 from .remedies import Sweep, all_but_the_top, zca_whiten
 
 __all__ = [
@@ -101,7 +101,7 @@ class SphereConeScene:
 
 
 def sphere_cone_scene(X_iso: np.ndarray, X_cone: np.ndarray) -> SphereConeScene:
-    """What :class:`~shared.figures.SphereConeView` draws: :func:`~shared.pca.mean_plane` of each cloud,
+    """What :class:`~shared.figures.SphereConeView` draws: :func:`~shared.geometry.mean_plane` of each cloud,
     its spectrum, and per cloud partition isotropy (Mu & Viswanath 2018), effective rank and the exact
     mean cosine over all pairs (no sampling, so no seed)."""
     X_iso, X_cone = _checks.cloud(X_iso, "X_iso", min_rows=2), _checks.cloud(X_cone, "X_cone", min_rows=2)

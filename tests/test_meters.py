@@ -379,7 +379,7 @@ def test_paraphrase_check_on_clear_and_on_shuffled_pairs():
 def _resample_by_hand(S, pairs, counts):
     """The paraphrase AUC of one bootstrap resample, built literally: each pair repeated as often as
     drawn, unrelated pairs between every two drawn copies of *different* pairs."""
-    from shared.taskmetrics import auc
+    from shared.meters import auc
 
     U = S / np.linalg.norm(S, axis=1, keepdims=True)
     drawn = np.repeat(np.arange(len(pairs)), counts)

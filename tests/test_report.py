@@ -24,10 +24,10 @@ from shared import (
     uniformity,
     zca_whiten,
 )
-from shared import report as report_module
+from shared.report import rows as rows_module
 from shared.meters import isoscore_of_spectrum
 from shared.report import gaussian_baseline, streamed_gaussian_meters
-from shared.yardstick import gaussian_uniformity, wishart_gaussian_meters
+from shared.meters import gaussian_uniformity, wishart_gaussian_meters
 from tests.conftest import gaussian_cloud
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,14 +164,14 @@ def test_a_needle_cone_fails_every_meter_and_its_spectrum_is_stable():
 def spy_on_file_reads(monkeypatch) -> list[int]:
     """Record the rows of every chunk read from a file; make any whole-array np.load fail the test."""
     sizes: list[int] = []
-    original = report_module._FileRows.chunks
+    original = rows_module._FileRows.chunks
 
     def chunks(self, rows):
         for start, chunk in original(self, rows):
             sizes.append(len(chunk))
             yield start, chunk
 
-    monkeypatch.setattr(report_module._FileRows, "chunks", chunks)
+    monkeypatch.setattr(rows_module._FileRows, "chunks", chunks)
     real_load = np.load
 
     def load(*args, **kwargs):
@@ -211,14 +211,14 @@ def test_a_fortran_ordered_file_is_read_a_chunk_of_rows_at_a_time(tmp_path, monk
     np.save(tmp_path / "f.npy", np.asfortranarray(X))
     expected = isotropy_report(X, 0, chunk_rows=50, baseline=None).meters
     sizes: list[int] = []
-    original = report_module._FortranFileRows.chunks
+    original = rows_module._FortranFileRows.chunks
 
     def chunks(self, rows):
         for start, chunk in original(self, rows):
             sizes.append(chunk.nbytes)
             yield start, chunk
 
-    monkeypatch.setattr(report_module._FortranFileRows, "chunks", chunks)
+    monkeypatch.setattr(rows_module._FortranFileRows, "chunks", chunks)
     fortran_map = np.load(tmp_path / "f.npy", mmap_mode="r")
     assert fortran_map.flags.f_contiguous
     for source in (tmp_path / "f.npy", fortran_map):

@@ -20,7 +20,7 @@ import pytest
 
 from shared import store
 from shared.meters import Reading
-from shared.paraphrase import ParaphraseCheck, ParaphraseCosines
+from shared.meters import ParaphraseCheck, ParaphraseCosines
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clouds import make_cone, make_isotropic
+from ..geometry import make_cone, make_isotropic
 from ..meters import cov_eigs, effective_rank, entropy_rank
 from .common import Exercise, Implementation, unit
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..clouds import make_isotropic
+from ..geometry import make_isotropic
 from ..meters import mean_cosine
 from .common import Exercise, Implementation, unit
 

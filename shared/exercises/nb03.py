@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clouds import make_isotropic
+from ..geometry import make_isotropic
 from ..mechanisms import attention_step, softmax_rows
 from .common import Exercise, Implementation, gaussian_cloud
 

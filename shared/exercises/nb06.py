@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clouds import make_cone
-from ..pca import principal_axes
+from ..geometry import make_cone
+from ..geometry import principal_axes
 from ..remedies import all_but_the_top
 from .common import Exercise, Implementation, gaussian_cloud
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clouds import make_isotropic
+from ..geometry import make_isotropic
 from ..meters import cross_group_cosines, mean_cosine
 from .common import Exercise, Implementation, unit
 

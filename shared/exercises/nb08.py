@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clouds import make_cone, random_rotation
+from ..geometry import make_cone, random_rotation
 from ..meters import log_partition, logsumexp_columns, partition_isotropy
 from .common import Exercise, Implementation, gaussian_cloud, unit
 

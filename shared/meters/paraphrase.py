@@ -7,9 +7,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
-from .meters import Reading, unit_rows
-from .taskmetrics import auc, rankable
+from .. import _checks
+from .cosines import unit_rows
+from .registry import Reading
+from .tasks import auc, rankable
 
 def _pair_rows(S: object, pairs: object, name: str = "pairs") -> tuple[np.ndarray, np.ndarray]:
     """Check a set of sentence vectors and the row indices of its pairs (paraphrases, or traps)."""

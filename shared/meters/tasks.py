@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
-from .meters import declare_meter, unit_rows
+from .. import _checks
+from .cosines import unit_rows
+from .registry import declare_meter
 
 #: Cosines are rounded to this many decimals before they are ranked, so that cosines equal up to
 #: rounding error (about ``d * eps``) tie instead of being ordered by it.

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
+from .. import _checks
 
 
 def make_isotropic(n: int, d: int, rng: np.random.Generator | int) -> np.ndarray:

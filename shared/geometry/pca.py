@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
+from .. import _checks
 
 
 class PrincipalAxes(NamedTuple):

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
-from .clouds import make_isotropic
-from .meters import METERS, Meters, all_meters, effective_rank, entropy_rank, isoscore_of_spectrum
+from .. import _checks
+from ..geometry import make_isotropic
+from .spectrum import effective_rank, entropy_rank, isoscore_of_spectrum
+from .suite import METERS, Meters, all_meters
 
 # When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
 # number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
@@ -171,7 +172,7 @@ class MeterTable:
 def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable:
     """Measure each named cloud with :func:`all_meters` beside a Gaussian of the same ``n`` and ``d``.
 
-    The baseline for shape ``(n, d)`` is :func:`~shared.clouds.make_isotropic` ``(n, d, seed + n)``,
+    The baseline for shape ``(n, d)`` is :func:`~shared.geometry.make_isotropic` ``(n, d, seed + n)``,
     so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by its rule in
     :data:`ISOTROPIC_IF` (:func:`calls_isotropic`), printed under the table (``?`` where a meter is
     undefined, as partition isotropy of a whitened cloud); the last column says which failure the
@@ -206,7 +207,7 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
 
 
 def gaussian_meters(n: int, d: int, seed: int) -> Meters:
-    """:func:`~shared.meters.all_meters` of :func:`~shared.clouds.make_isotropic` ``(n, d, seed)``: the
+    """:func:`~shared.meters.all_meters` of :func:`~shared.geometry.make_isotropic` ``(n, d, seed)``: the
     baseline of :func:`meter_table` (a real sample, so its finite-size bias is the cloud's).
 
     One of two baselines, kept apart on purpose. This one measures a sample with the very meters the

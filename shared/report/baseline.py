@@ -1,0 +1,85 @@
+"""The same-size Gaussian baseline of the report: the six meters of a Gaussian with the matrix's ``n`` and ``d``.
+
+Sampled and streamed through the passes (:func:`streamed_gaussian_meters`), or drawn as a Wishart
+scatter matrix (:func:`shared.meters.wishart_gaussian_meters`); :func:`gaussian_baseline` picks one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+import numpy as np
+
+from ..meters import (
+    Meters,
+    effective_rank,
+    entropy_rank,
+    gaussian_uniformity,
+    isoscore_of_spectrum,
+    wishart_gaussian_meters,
+)
+from .passes import measure
+from .progress import Progress
+from .rows import Rows
+
+BaselineMethod = Literal["auto", "sample", "wishart"]
+
+_SAMPLE_LIMIT = 2 * 10**6  # "auto" baseline: a real Gaussian sample up to this many entries
+_CLT_MIN_ROWS = 1000  # ... and always below this many rows, where the Wishart model's CLT is too rough
+_GAUSSIAN_BLOCK = 4096  # rows per seeded block of the sampled Gaussian baseline
+
+
+def gaussian_baseline(
+    method: BaselineMethod | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
+) -> tuple[Meters | None, str]:
+    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
+    (``method`` as :func:`isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
+    if method is None:
+        return None, "none"
+    if method == "auto":
+        method = "sample" if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else "wishart"
+    seed = int(rng.integers(2**63))
+    exact = (
+        f"mean cosine 0 and uniformity {gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
+        "random directions"
+    )
+    if method == "sample":
+        return streamed_gaussian_meters(n, d, seed, wd), (
+            f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
+        )
+    return wishart_gaussian_meters(n, d, np.random.default_rng(seed)), (
+        f"spectrum meters from one exact draw of a same-size Gaussian's scatter matrix (Bartlett's Wishart "
+        f"decomposition, seed {seed}, no rows generated); partition I from that draw with a central-limit "
+        f"model of the sums Z(±c); {exact}."
+    )
+
+
+def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
+    """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, generated block by block and streamed
+    through the report's passes (no rows kept): the report's ``"sample"`` baseline."""
+    no_sample = np.empty(0, dtype=np.int64)
+    found = measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, Progress(n, 2, False))
+    return Meters(
+        partition_isotropy=found.partition,
+        mean_cosine=0.0,
+        effective_rank=effective_rank(found.eigs),
+        entropy_rank=entropy_rank(found.eigs),
+        isoscore=isoscore_of_spectrum(found.eigs),
+        uniformity=gaussian_uniformity(d),
+    )
+
+
+class _GaussianRows(Rows):
+    """``n`` x ``d`` standard normal rows, generated in seeded blocks (the same matrix at any chunk size)."""
+
+    name = "Gaussian baseline"
+
+    def __init__(self, n: int, d: int, seed: int) -> None:
+        self.n, self.d, self.seed = n, d, seed
+        self.dtype = np.dtype(np.float32)
+
+    def chunks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:  # noqa: ARG002 (fixed blocks)
+        for block, start in enumerate(range(0, self.n, _GAUSSIAN_BLOCK)):
+            k = min(_GAUSSIAN_BLOCK, self.n - start)
+            yield start, np.random.default_rng([self.seed, block]).standard_normal((k, self.d), dtype=np.float32)
