@@ -10,8 +10,8 @@
 * mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
   :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
-* drawings: :mod:`~shared.scenes` (what each figure draws, computed without matplotlib) and
-  :mod:`~shared.figures` (one view per figure, drawing a scene; needs matplotlib);
+* drawings: :mod:`~shared.figures` (what each figure draws, its scene, computed without matplotlib,
+  and one view per figure drawing it, which needs matplotlib and is imported on first use);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
 * :mod:`~shared.exercises`: the checks of the exercises, one module per notebook.
 

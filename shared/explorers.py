@@ -8,7 +8,7 @@ A notebook writes the wiring in one visible cell::
 
 On every move, the sliders that ``compute`` takes as parameters are passed to it; its result
 (a tuple is spread into arguments) and the remaining sliders are passed to the view's ``measure``
-(a pure function of :mod:`shared.scenes`, no drawing), and the scene it returns to the view's
+(a pure function of the scenes of :mod:`shared.figures`, no drawing), and the scene it returns to the view's
 ``draw``. So a slider that only changes what is *shown* (a depth, a highlighted setting) costs a
 measurement and a redraw, not a recomputation. Results and scenes are remembered for the last
 :data:`REMEMBERED` settings, so going back to a setting is instant. Sliders report a value when released

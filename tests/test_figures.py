@@ -496,8 +496,8 @@ def test_scenes_are_measured_without_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys, shared, shared.scenes; "
-            "s = shared.scenes.sphere_cone_scene(*shared.sphere_and_cone()); "
+    code = ("import sys, shared, shared.figures.scenes_toys; "
+            "s = shared.figures.scenes_toys.sphere_cone_scene(*shared.sphere_and_cone()); "
             "print(round(s.median_angle[1]), 'matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["17", "False"]

@@ -1,4 +1,4 @@
-"""What each figure draws, computed without drawing: one pure function per view of :mod:`shared.figures`.
+"""What the figures of notebooks 01 to 06 (the toys) draw, computed without drawing: one pure function per view.
 
 A view only draws. The numbers and curves it shows (projections, spectra, histograms, the readings
 beside an explorer's sliders) are computed here, from the arrays or typed results a notebook
@@ -6,6 +6,7 @@ holds, into a *scene*: a dataclass of named arrays and a ``readings`` dict (grou
 :class:`~shared.meters.Reading`). ``SphereConeView.measure(X_iso, X_cone)`` is
 :func:`sphere_cone_scene`; an explorer calls it on every slider move and hands the scene to the
 view's ``draw``. No matplotlib here: a test can check what a figure will show from its scene alone.
+The scenes of notebooks 07 to 09 are in :mod:`shared.figures.scenes_real`.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _checks
-from .mechanisms import AttentionRun, DegenerationRun, angular_std, band_cosines
-from .meters import (
+from .. import _checks
+from ..mechanisms import AttentionRun, DegenerationRun, angular_std, band_cosines
+from ..meters import (
     Isotropy,
     Reading,
     cov_eigs,
     effective_rank,
-    gaussian_effective_rank,
     isoscore,
     isotropy_or_range,
     mean_cosine,
@@ -30,57 +30,28 @@ from .meters import (
     random_cosines,
     read,
 )
-from .geometry import mean_plane, pca_2d, principal_axes
-from .remedies import Sweep, all_but_the_top, zca_whiten
+from ..geometry import mean_plane, pca_2d, principal_axes
+from ..remedies import Sweep, all_but_the_top, zca_whiten
+from .scenes_common import Readings, density, fractions
 
 __all__ = [
     "AttentionScene",
     "CosineScene",
-    "DecoderLayersScene",
-    "DecoderScene",
     "DegenerationScene",
     "FrequencyScene",
-    "LayerCurvesScene",
-    "NormFrequencyScene",
     "RemedyScene",
     "RichGetRicherScene",
-    "SentencePairsScene",
     "SphereConeScene",
-    "StaticVectorsScene",
     "TradeoffScene",
     "attention_scene",
     "cosine_scene",
-    "decoder_layers_scene",
-    "decoder_scene",
     "degeneration_scene",
-    "density",
-    "fractions",
     "frequency_scene",
-    "layer_curves_scene",
-    "norm_frequency_scene",
     "remedy_scene",
     "rich_get_richer_scene",
-    "sentence_pairs_scene",
     "sphere_cone_scene",
-    "static_vectors_scene",
     "tradeoff_scene",
 ]
-
-Readings = dict[str, list[Reading]]
-
-COSINE_BINS = np.linspace(-1.0, 1.0, 60)
-
-
-def fractions(eigs: np.ndarray) -> np.ndarray:
-    """Eigenvalues as fractions of the total variance; exact zeros become NaN (no point on a log axis)."""
-    f = eigs / eigs.sum()
-    return np.where(f > 0, f, np.nan)
-
-
-def density(values: np.ndarray, bins: np.ndarray = COSINE_BINS) -> np.ndarray:
-    """Histogram of ``values`` over ``bins`` as a density (area 1 over the bins)."""
-    counts, _ = np.histogram(values, bins=bins)
-    return counts / (counts.sum() * np.diff(bins))
 
 
 # ----- 01: sphere vs cone ---------------------------------------------------------------------
@@ -337,169 +308,3 @@ def tradeoff_scene(sweep: Any, name: str = "", k: int = 2, power: float = 1.0) -
                   for kk in TRADEOFF_K_LABELS},
         best=(float(best.isoscore[i]), float(best.pair_auc[i])), best_label=f"best: {best.remedy} {best.describe(i)}",
         chosen=chosen, readings=readings)
-
-
-# ----- 07: the real model ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LayerCurvesScene:
-    """A :class:`~shared.realmodel.LayerProfile` as drawn: the profile, published curves (name to
-    values per layer), the width ``dim`` and the effective rank of an isotropic Gaussian of the same
-    number of tokens and width (``gaussian_rank``)."""
-
-    profile: Any
-    published: dict[str, tuple[float, ...]]
-    dim: int
-    gaussian_rank: float
-
-
-def layer_curves_scene(profile: Any, published: dict[str, tuple[float, ...]], dim: int) -> LayerCurvesScene:
-    """What :class:`~shared.figures.LayerCurvesView` draws; the baseline is
-    :func:`~shared.meters.gaussian_effective_rank` of ``profile.tokens`` points in ``dim`` dimensions."""
-    dim = _checks.integer(dim, "dim", 1)
-    if not isinstance(published, dict):
-        raise TypeError(f"published: expected a dict, name to values per layer, got {published!r}")
-    return LayerCurvesScene(profile=profile, published=published, dim=dim,
-                            gaussian_rank=float(gaussian_effective_rank(profile.tokens, dim)))
-
-
-@dataclass(frozen=True)
-class SentencePairsScene:
-    """A :class:`~shared.realmodel.RealPoint` as drawn: the point, and the share of paraphrase pairs,
-    unrelated pairs and traps in each bin of ``bins`` (``share``: name to (shares, count, mean); an
-    empty bin of the traps is NaN, so its outline draws no line there)."""
-
-    point: Any
-    bins: np.ndarray
-    share: dict[str, tuple[np.ndarray, int, float]]
-    readings: Readings
-
-
-SENTENCE_BINS = np.linspace(-1.0, 1.0, 41)
-
-
-def sentence_pairs_scene(point: Any) -> SentencePairsScene:
-    """What :class:`~shared.figures.RealModelView` draws of one layer and remedy of the real model."""
-    share = {}
-    for name, values in (("unrelated pairs", point.unrelated), ("paraphrase pairs", point.paraphrase),
-                         ("traps", point.traps)):
-        counts, _ = np.histogram(values, bins=SENTENCE_BINS)
-        s = counts / len(values)
-        share[name] = (np.where(counts > 0, s, np.nan) if name == "traps" else s, len(values), float(values.mean()))
-    return SentencePairsScene(point=point, bins=SENTENCE_BINS, share=share, readings=point.readings())
-
-
-@dataclass(frozen=True)
-class NormFrequencyScene:
-    """A :class:`~shared.realmodel.NormFrequency` as drawn: the data, the ``layers`` whose medians are
-    drawn, and the centres of its frequency bins (``centres``)."""
-
-    data: Any
-    layers: tuple[int, ...]
-    centres: np.ndarray
-
-
-def norm_frequency_scene(data: Any, layers: tuple[int, ...] = (0, 3, 6)) -> NormFrequencyScene:
-    """What :class:`~shared.figures.NormFrequencyView` draws: norm against frequency at ``layers``."""
-    layers = tuple(_checks.integer(layer, "layers", 0, len(data.context.median) - 1) for layer in layers)
-    return NormFrequencyScene(data=data, layers=layers, centres=(data.zipf_bins[:-1] + data.zipf_bins[1:]) / 2)
-
-
-# ----- 08: static word vectors ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StaticVectorsScene:
-    """All-but-the-top at one ``D`` of a sweep: spectra with emptied directions as NaN
-    (``before``, ``after``; ``spectrum_range`` the smallest and largest over the whole sweep),
-    cosine densities and means before and after, the top of every density of the sweep
-    (``density_top``), both isotropy curves over ``D`` and the published line."""
-
-    D: int
-    before: np.ndarray
-    after: np.ndarray
-    spectrum_range: tuple[float, float]
-    density_before: np.ndarray
-    density_after: np.ndarray
-    density_top: float
-    mean_before: float
-    mean_after: float
-    isotropy: np.ndarray
-    isotropy_original: np.ndarray
-    published: float | None
-    readings: Readings
-
-
-EMPTY = 1e-12  # eigenvalues below this share of the largest are emptied directions
-
-
-def static_vectors_scene(eigs_before: np.ndarray, cosines_before: np.ndarray, eigs: np.ndarray, cosines: np.ndarray,
-                         isotropy: np.ndarray, isotropy_original: np.ndarray, published: float | None = None,
-                         D: int = 1) -> StaticVectorsScene:
-    """What :class:`~shared.figures.StaticVectorsView` draws of an all-but-the-top sweep (Mu &
-    Viswanath 2018) at ``D``: rows of ``eigs``, ``cosines``, ``isotropy``, ``isotropy_original``
-    are the settings ``D = 0, 1, ...``."""
-    eigs_before, eigs = np.asarray(eigs_before, dtype=float), np.asarray(eigs, dtype=float)
-    cosines_before, cosines = np.asarray(cosines_before, dtype=float), np.asarray(cosines, dtype=float)
-    isotropy, isotropy_original = np.asarray(isotropy, dtype=float), np.asarray(isotropy_original, dtype=float)
-    settings = len(eigs)
-    if not (len(cosines) == len(isotropy) == len(isotropy_original) == settings):
-        raise ValueError(f"cosines, isotropy, isotropy_original: expected one row per D like eigs ({settings}), "
-                         f"got {len(cosines)}, {len(isotropy)}, {len(isotropy_original)}")
-    if not 0 <= int(D) < settings:
-        raise ValueError(f"D: expected 0..{settings - 1} (the settings of the sweep), got {D}")
-    D = int(D)
-    shown = np.where(eigs > EMPTY * eigs.max(axis=1, keepdims=True), eigs, np.nan)
-    before = np.where(eigs_before > EMPTY * eigs_before.max(), eigs_before, np.nan)
-    every = np.concatenate([before, shown.ravel()])
-    densities = [density(c) for c in (cosines_before, *cosines)]
-    return StaticVectorsScene(
-        D=D, before=before, after=shown[D], spectrum_range=(float(np.nanmin(every)), float(np.nanmax(every))),
-        density_before=densities[0], density_after=densities[D + 1],
-        density_top=float(max(dens.max() for dens in densities)),
-        mean_before=float(cosines_before.mean()), mean_after=float(cosines[D].mean()),
-        isotropy=isotropy, isotropy_original=isotropy_original,
-        published=None if published is None else _checks.real(published, "published"),
-        readings={
-            "unprocessed": [read(random_cosines, cosines_before.mean()), read(effective_rank, effective_rank(eigs_before))],
-            f"after D = {D}": [read(partition_isotropy, isotropy[D]),
-                               read(partition_isotropy, isotropy_original[D], "partition I, original"),
-                               read(random_cosines, cosines[D].mean()), read(effective_rank, effective_rank(eigs[D]))],
-        })
-
-
-# ----- 09: the decoder ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DecoderLayersScene:
-    """A :class:`~shared.realdecoder.DecoderProfile` and an :class:`~shared.realdecoder.EncoderSide`
-    as drawn: both on relative depth (``depth``, ``encoder_depth``: layer / number of layers)."""
-
-    profile: Any
-    side: Any
-    depth: np.ndarray
-    encoder_depth: np.ndarray
-
-
-def decoder_layers_scene(profile: Any, side: Any) -> DecoderLayersScene:
-    """What :class:`~shared.figures.DecoderLayersView` draws: the decoder's and the encoder's curves."""
-    layers, enc_layers = len(profile.mean_cosine), len(side.mean_cosine)
-    if layers < 2 or enc_layers < 2:
-        raise ValueError(f"profile, side: expected at least two layers each, got {layers} and {enc_layers}")
-    return DecoderLayersScene(profile=profile, side=side, depth=np.arange(layers) / (layers - 1),
-                              encoder_depth=np.arange(enc_layers) / (enc_layers - 1))
-
-
-@dataclass(frozen=True)
-class DecoderScene:
-    """A :class:`~shared.realdecoder.DecoderPoint` as drawn, and its readings."""
-
-    point: Any
-    readings: Readings
-
-
-def decoder_scene(point: Any) -> DecoderScene:
-    """What :class:`~shared.figures.DecoderView` draws: the point's histogram and largest terms."""
-    return DecoderScene(point=point, readings=point.readings())

@@ -1,24 +1,49 @@
-"""Fast redraw for live figures: the plumbing that makes a slider move cheap.
+"""The engine every view draws with: a figure that redraws fast, the course's style and the View base class.
 
 A :class:`LiveFigure` owns a matplotlib ``Figure`` (no pyplot, so nothing global changes).
 :meth:`LiveFigure.image` redraws only the artists listed in ``moving`` (and the legends) over a
 cached picture of everything else (axes, ticks, labels), and redraws the whole figure only when an
-axis limit changes. What is drawn, and from which data, is the business of the subclasses in
-:mod:`shared.figures`; this module knows nothing about the course.
+axis limit changes. A :class:`View` is a LiveFigure in the course's style (:data:`STYLE`) that
+draws one scene; what is drawn, and from which data, is the business of its subclasses in
+:mod:`shared.figures.views_toys` and :mod:`shared.figures.views_real`.
 """
 
 from __future__ import annotations
 
 import io
 import math
-from typing import Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from PIL import Image
+
+from ..meters import Reading
+
+__all__ = [
+    "BLUE",
+    "DARK_BLUE",
+    "DARK_RED",
+    "GOLD",
+    "GREEN",
+    "GREY",
+    "INK",
+    "ORANGE",
+    "RED",
+    "STYLE",
+    "LiveFigure",
+    "View",
+    "course_style",
+    "decade_below",
+    "nice_limit",
+    "square_limits",
+]
 
 
 def nice_limit(x: float) -> float:
@@ -146,3 +171,91 @@ def _jpeg(canvas: FigureCanvasAgg) -> bytes:
     rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
     rgba.convert("RGB").save(buf, format="jpeg", quality=95)
     return buf.getvalue()
+
+
+# The palette: every colour a view uses comes from here.
+BLUE, RED, ORANGE, GREEN, INK = "#2980b9", "#c0392b", "#e67e22", "#27ae60", "#2c3e50"
+DARK_BLUE, DARK_RED, GREY, GOLD = "#1b4f72", "#7b241c", "#7f8c8d", "gold"
+
+STYLE: dict[str, Any] = {
+    "figure.dpi": 72,
+    "savefig.dpi": 72,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "figure.facecolor": "white",
+    "axes.facecolor": "#f8f9fa",
+    "axes.grid": True,
+    "grid.alpha": 0.35,
+    "legend.fontsize": 9,
+    "legend.framealpha": 1.0,  # opaque legends: the fast redraw pastes them from a cache
+}
+
+
+def course_style() -> AbstractContextManager[None]:
+    """The course's matplotlib style, as a context manager: ``with course_style(): ...``.
+
+    Every view of this module draws inside it; a learner's own plot can too. Nothing outside
+    the ``with`` block changes.
+    """
+    return mpl.rc_context(STYLE)
+
+
+class View(LiveFigure):
+    """A course figure: ``NCOLS`` panels in a row, in the course's style, drawing one scene.
+
+    A subclass names its pure function (``measure``), its size and title, builds its artists once
+    (``_build``, from the first scene) and draws a scene (``_draw``).
+    """
+
+    measure: ClassVar[Callable[..., Any]]
+    FIGSIZE: ClassVar[tuple[float, float]]
+    NCOLS: ClassVar[int]
+    TITLE: ClassVar[str]
+
+    def __init__(self, *data: Any, **options: Any) -> None:
+        self._start(type(self).measure(*data, **options))
+
+    @classmethod
+    def of(cls, scene: Any) -> View:
+        """The view of a scene already measured (what an explorer builds)."""
+        view = cls.__new__(cls)
+        view._start(scene)
+        return view
+
+    def _start(self, scene: Any) -> None:
+        super().__init__(self.FIGSIZE, self.NCOLS, self.TITLE, STYLE)
+        self.scene = scene
+        self._build(scene)
+        self.draw(scene)
+
+    def _build(self, scene: Any) -> None:
+        """Create the artists (most of them empty) and the fixed labels; default: nothing."""
+
+    def _draw(self, scene: Any) -> None:
+        raise NotImplementedError
+
+    def draw(self, scene: Any) -> None:
+        """Draw ``scene`` (the result of ``measure``): set the artists' data and the axis limits."""
+        self.scene = scene
+        self._draw(scene)
+
+    def update(self, *data: Any, **options: Any) -> None:
+        """Measure the constructor's arguments and draw them."""
+        self.draw(type(self).measure(*data, **options))
+
+    def readings(self) -> dict[str, list[Reading]]:
+        """The numbers this view annotates, by group (what an explorer prints beside its sliders)."""
+        return getattr(self.scene, "readings", {})
+
+
+def decade_below(x: float) -> float:
+    """The power of ten at or below ``x / 2``: a log axis floor that moves only a decade at a time."""
+    return 10.0 ** math.floor(math.log10(max(x, 1e-300) / 2))
+
+
+def square_limits(ax: Any, points: np.ndarray) -> None:
+    """Symmetric, equal x and y limits that hold every point, snapped to a nice value."""
+    lim = nice_limit(1.05 * max(np.abs(points).max(), 1e-12))
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
