@@ -1,15 +1,17 @@
 """Toolkit of the Isotropy & Anisotropy course, in layers.
 
-* data: :mod:`~shared.clouds` (the course's point clouds); :mod:`~shared.glove` (GloVe 6B 50d word
-  vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
-  :mod:`~shared.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
+* data: :mod:`~shared.clouds` (the course's point clouds); :mod:`shared.real`, the real models:
+  :mod:`~shared.real.glove` (GloVe 6B 50d word vectors, memory-mapped), :mod:`~shared.real.encoder`
+  (all-MiniLM-L6-v2 in numpy) and :mod:`~shared.real.corpus` (the course corpus),
+  :mod:`~shared.real.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
 * meters: :mod:`~shared.meters` (the isotropy meters; and :mod:`~shared.pca`);
   :mod:`~shared.yardstick` (notebook 01's rules, same-size Gaussian baselines and the meter table);
   :mod:`~shared.taskmetrics` (pair AUC, Spearman, kNN accuracy); :mod:`~shared.paraphrase` (the
   paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
-* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
-  :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
-  :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
+* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and the real
+  models' measurements: notebook 07's of the encoder (:mod:`~shared.real.encoder_study`,
+  :mod:`~shared.real.frequency`, :mod:`~shared.real.negatives`) and notebook 09's of the decoder
+  (:mod:`~shared.real.decoder_study`, :mod:`~shared.real.outside`);
 * drawings: :mod:`~shared.scenes` (what each figure draws, computed without matplotlib) and
   :mod:`~shared.figures` (one view per figure, drawing a scene; needs matplotlib);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
@@ -30,7 +32,7 @@ from .clouds import (
     random_rotation,
     sphere_and_cone,
 )
-from .glove import (
+from .real.glove import (
     WORD_BENCHMARKS,
     SimilarityChange,
     WordPairs,

@@ -1,5 +1,10 @@
 """Notebook 07's measurements of a real Transformer: the course corpus through all-MiniLM-L6-v2.
 
+The study (:func:`real_study`), the remedies as the notebook applies them (:func:`real_remedy`),
+one layer after one remedy (:func:`real_point`) and the profile of every layer
+(:func:`layer_profile`). Word frequency against norm is :mod:`shared.real.frequency`; the harder
+negatives and the verdicts over many splits are :mod:`shared.real.negatives`.
+
 Everything here is computed from :func:`real_study`, which encodes the corpus once per machine (in
 the study store, :mod:`shared.store`); what is measured from it is kept by the study itself.
 The numbers are exact functions of the hidden states (all pairs, no sampling), so they do not
@@ -8,26 +13,12 @@ depend on a seed beyond the one that splits the corpus into a fit half and a hel
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _cache, _checks, store
-from .encoder import (
-    DATA,
-    Corpus,
-    Encoded,
-    _fit_share,
-    encode,
-    load_corpus,
-    sentence_embeddings,
-    split_halves,
-    word_embeddings,
-)
-from .meters import (
+from .. import _checks, store
+from ..meters import (
     Reading,
     cov_eigs,
     cross_group_cosines,
@@ -35,11 +26,12 @@ from .meters import (
     mean_cosine,
     rank_collapse,
     read,
-    unit_rows,
 )
-from .paraphrase import ParaphraseCheck, paraphrase_check, paraphrase_cosines
-from .remedies import FittedRemedies
-from .taskmetrics import auc, rankable, spearman
+from ..paraphrase import ParaphraseCheck, paraphrase_check, paraphrase_cosines
+from ..remedies import FittedRemedies
+from . import study as _cache
+from .corpus import Corpus, load_corpus, split_halves
+from .encoder import Encoded, encode, sentence_embeddings
 
 REAL_SEED = 7
 REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128", "whitening, shrunk")
@@ -324,346 +316,3 @@ def _layer_profile(study: RealStudy) -> LayerProfile:
         largest_mean_coordinate=largest.astype(int), tokens=int(ordinary.sum()),
         rank_collapse_gaussian=float(gaussian),
     )
-
-
-ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words
-
-
-def binned_median(zipf: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Median of ``values`` and the count in each Zipf bin ``[1, 2), ..., [7, 8)`` (NaN where empty)."""
-    zipf = _checks.vector(zipf, "zipf")
-    values = _checks.vector(values, "values")
-    if len(values) != len(zipf):
-        raise ValueError(f"values: expected one value per entry of zipf ({len(zipf)}), got {len(values)}")
-    which = np.digitize(zipf, ZIPF_BINS) - 1
-    counts = np.bincount(which[(which >= 0) & (which < len(ZIPF_BINS) - 1)], minlength=len(ZIPF_BINS) - 1)
-    medians = np.array([np.median(values[which == b]) if counts[b] else np.nan for b in range(len(counts))])
-    return medians, counts
-
-
-@dataclass(frozen=True)
-class FrequencyNorms:
-    """Norms of words against their frequency: one row of ``norm`` per set of vectors (a layer).
-
-    ``zipf``: each word's frequency on wordfreq's Zipf scale; ``spearman[r]``: Spearman's rho of
-    ``norm[r]`` with ``zipf``; ``median[r]`` and ``counts``: median norm and word count per Zipf bin.
-    """
-
-    zipf: np.ndarray
-    norm: np.ndarray
-    spearman: np.ndarray
-    median: np.ndarray
-    counts: np.ndarray
-
-
-def _frequency_norms(zipf: np.ndarray, norms: np.ndarray) -> FrequencyNorms:
-    norms = np.atleast_2d(norms)
-    binned = [binned_median(zipf, n) for n in norms]
-    return FrequencyNorms(zipf, norms, np.array([spearman(zipf, n) for n in norms]),
-                          np.array([m for m, _ in binned]), binned[0][1])
-
-
-@dataclass(frozen=True)
-class NormFrequency:
-    """:func:`norm_frequency`: ``vocabulary`` (static input embeddings, one row), ``context``
-    (hidden states of corpus words, one row per layer, one column per occurrence) and
-    ``context_types`` (the same, averaged over the occurrences of each word type, one column per
-    type, with ``type_occurrences`` occurrences each), on the Zipf bins ``zipf_bins``."""
-
-    zipf_bins: np.ndarray
-    vocabulary: FrequencyNorms
-    context: FrequencyNorms
-    context_types: FrequencyNorms
-    type_occurrences: np.ndarray
-
-
-def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
-    """English frequency of each word on wordfreq's Zipf scale (``log10`` of occurrences per billion
-    words, rounded to 0.01 as ``wordfreq.zipf_frequency`` does); 0 for a word wordfreq does not know.
-
-    Looks each (lower-case, single) word up in wordfreq's table directly, which gives the values of
-    ``wordfreq.zipf_frequency`` for such words at a fraction of the cost.
-    """
-    words = _checks.sequence(words, "words")
-    if not all(isinstance(w, str) for w in words):
-        raise TypeError("words: expected a list of strings")
-    if not words or not all(w.strip() for w in words):
-        raise ValueError("words: expected at least one word, and no blank strings")
-    table = _frequency_table()
-    return np.array([round(math.log10(table[w]) + 9.0, 2) if w in table else 0.0 for w in words])
-
-
-@_cache.once
-def _frequency_table() -> dict[str, float]:
-    from wordfreq import get_frequency_dict
-
-    return get_frequency_dict("en")
-
-
-def frequency_words() -> tuple[np.ndarray, np.ndarray]:
-    """The rows of all-MiniLM-L6-v2's vocabulary that are whole, alphabetic words wordfreq knows,
-    and each one's frequency on the Zipf scale (:func:`zipf_scale`)."""
-    _, vocab = word_embeddings()
-    rows = np.array([i for i, token in enumerate(vocab) if token.isascii() and token.isalpha()])
-    zipf = zipf_scale([vocab[i] for i in rows])
-    known = zipf > 0
-    return rows[known], zipf[known]
-
-
-def static_norm_frequency() -> FrequencyNorms:
-    """Input-embedding norm against word frequency for the words of :func:`frequency_words`
-    (static vectors, one per word type)."""
-    E, _ = word_embeddings()
-    rows, zipf = frequency_words()
-    return _frequency_norms(zipf, np.linalg.norm(E[rows], axis=1))
-
-
-def norm_frequency() -> NormFrequency:
-    """Vector norm against word frequency (wordfreq's Zipf scale), for notebook 04's claim.
-
-    ``vocabulary``: :func:`static_norm_frequency`. ``context``: the hidden state of every corpus
-    word that is a single alphabetic token, at each layer, one value per occurrence (so a word
-    that occurs often, such as "the", weighs as often as it occurs). ``context_types``: the mean
-    norm of each such word type over its occurrences, one value per type (as for the vocabulary).
-    """
-    study = real_study()
-    return _cache.kept(study.measured, "norm frequency", lambda: _norm_frequency(study))
-
-
-def _norm_frequency(study: RealStudy) -> NormFrequency:
-    enc = study.enc
-    tokens = np.asarray(enc.tokens)
-    _, inverse, pieces = np.unique(np.column_stack([enc.sentence, enc.word]), axis=0,
-                                   return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    single = (~enc.special) & (pieces[inverse] == 1) & np.array([t.isascii() and t.isalpha() for t in tokens])
-    context_zipf = zipf_scale(tokens[single])
-    single[np.flatnonzero(single)[context_zipf == 0]] = False
-    context_zipf = context_zipf[context_zipf > 0]
-    context_norm = np.linalg.norm(enc.states[:, single], axis=2)
-    types, first, which = np.unique(tokens[single], return_index=True, return_inverse=True)
-    which = which.ravel()
-    occurrences = np.bincount(which)
-    per_type = np.stack([np.bincount(which, weights=n) for n in context_norm]) / occurrences
-    return NormFrequency(ZIPF_BINS, static_norm_frequency(), _frequency_norms(context_zipf, context_norm),
-                         _frequency_norms(context_zipf[first], per_type), occurrences)
-
-
-#: Words whose presence in one sentence of a trap and not the other makes the trap a negation.
-NEGATION_WORDS = frozenset({"not", "never", "no", "nobody", "nothing", "none", "neither", "nor", "n't"})
-
-
-def _words(sentence: str) -> Counter:
-    """Lower-case words of ``sentence`` with their counts (apostrophes kept: "patient's")."""
-    return Counter(re.findall(r"[a-z0-9']+", sentence.lower()))
-
-
-def trap_kinds(corpus: Corpus) -> tuple[str, ...]:
-    """How each trap of ``corpus`` changes the meaning of its first sentence.
-
-    ``"swapped roles"``: both sentences have the same words, in another order ("The cat chased
-    the dog" / "The dog chased the cat"); ``"negation"``: the words that differ include one of
-    :data:`NEGATION_WORDS`; ``"opposite word"``: otherwise (a word replaced by its opposite,
-    "rose" / "fell").
-    """
-    _checks.instance(corpus, Corpus, "corpus")
-    kinds = []
-    for a, b in corpus.traps:
-        first, second = _words(corpus.sentences[a]), _words(corpus.sentences[b])
-        differ = set((first - second) + (second - first))
-        kinds.append("swapped roles" if not differ else "negation" if differ & NEGATION_WORDS else "opposite word")
-    return tuple(kinds)
-
-
-def word_sharing_negatives(sentences: list[str] | tuple[str, ...], pairs: np.ndarray) -> np.ndarray:
-    """For each sentence of each paraphrase pair, the other sentence that shares most words with it.
-
-    Over ``sentences`` (for example the held-out ones) and the paraphrase ``pairs`` among them
-    (rows of ``sentences``), returns one row per sentence of a pair, ``[i, j]``: ``j`` is the
-    sentence other than ``i`` and its partner with the most distinct lower-case words in common
-    with ``i`` (ties go to the earlier row). These are hard negatives: not paraphrases, but as
-    close in wording as the set allows, so a similarity that counts shared words ranks them high.
-    """
-    sentences = _checks.sequence(sentences, "sentences")
-    if not all(isinstance(s, str) for s in sentences):
-        raise TypeError("sentences: expected a list of strings")
-    pairs = _index_pairs(pairs, "pairs", len(sentences), "sentences")
-    if len(np.unique(pairs)) != pairs.size:
-        raise ValueError("pairs: a sentence occurs in two pairs (or twice in one); expected distinct rows")
-    if len(sentences) < 3:
-        raise ValueError("sentences: expected at least 3, so that a pair's sentence has another to compare with")
-    bags = [set(_words(s)) for s in sentences]
-    vocabulary = {w: k for k, w in enumerate(sorted(set().union(*bags)))}
-    B = np.zeros((len(bags), len(vocabulary)))
-    for i, bag in enumerate(bags):
-        B[i, [vocabulary[w] for w in bag]] = 1.0
-    rows = np.concatenate([pairs, pairs[:, ::-1]])  # (sentence, its partner), both ways
-    rows = rows[np.argsort(np.concatenate([2 * np.arange(len(pairs)), 2 * np.arange(len(pairs)) + 1]), kind="stable")]
-    shared = B[rows[:, 0]] @ B.T  # distinct words in common, exact small integers
-    shared[np.arange(len(rows)), rows[:, 0]] = -1
-    shared[np.arange(len(rows)), rows[:, 1]] = -1
-    return np.column_stack([rows[:, 0], np.argmax(shared, axis=1)]).astype(np.int64)
-
-
-def negative_auc(S: np.ndarray, pairs: np.ndarray, negatives: np.ndarray) -> float:
-    """AUC of the paraphrase ``pairs`` against the ``negatives`` (row pairs of ``S``, which may share
-    sentences with the pairs and with each other): the probability that a paraphrase pair has the
-    higher cosine, ties counting one half, as :func:`~shared.paraphrase.paraphrase_check` scores traps."""
-    paraphrase = paraphrase_cosines(S, pairs).paraphrase  # checks S and the pairs
-    negatives = _index_pairs(negatives, "negatives", len(S), "S")
-    if np.any(negatives[:, 0] == negatives[:, 1]):
-        raise ValueError("negatives: a row is paired with itself")
-    if len(np.unique(negatives, axis=0)) != len(negatives):
-        raise ValueError("negatives: a pair occurs twice; list each negative pair once")
-    U = unit_rows(_checks.cloud(S, name="S"))
-    negative = np.einsum("ij,ij->i", U[negatives[:, 0]], U[negatives[:, 1]])
-    return auc(rankable(paraphrase), rankable(negative))
-
-
-def _index_pairs(value: object, name: str, n: int, of: str) -> np.ndarray:
-    """``value`` checked as integer rows of shape ``(P, 2)``, ``P >= 2``, of indices into ``of`` (``n`` rows)."""
-    rows = _checks.integers(value, name, ndim=2)
-    if rows.shape[1:] != (2,) or len(rows) < 2:
-        raise ValueError(f"{name}: expected an integer array of shape (P, 2) with P >= 2, got shape {rows.shape}")
-    if rows.min() < 0 or rows.max() >= n:
-        raise ValueError(f"{name}: expected row indices of {of} (0..{n - 1})")
-    return rows
-
-
-@dataclass(frozen=True)
-class SameTopic:
-    """Negatives on the same topic (``shared/data/same_topic.tsv``): ``sentences[pairs[t]]`` are two
-    sentences about ``topic[t]`` (a topic of ``corpus.txt``) that say different things, neither a
-    paraphrase nor a trap of the other."""
-
-    sentences: tuple[str, ...]
-    topic: tuple[str, ...]
-    pairs: np.ndarray
-
-
-def load_same_topic() -> SameTopic:
-    """Read ``shared/data/same_topic.tsv`` (``topic<TAB>first<TAB>second`` lines, ``#`` comments)."""
-    sentences, topic = [], []
-    path = DATA / "same_topic.tsv"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = [field.strip() for field in line.split("\t")]
-        if len(fields) != 3 or not all(fields):
-            raise ValueError(f"{path.name}, line {number}: expected topic<TAB>first<TAB>second, got {line!r}")
-        sentences += fields[1:]
-        topic.append(fields[0])
-    if len(set(sentences)) != len(sentences):
-        raise ValueError(f"{path.name}: a sentence occurs twice; every sentence must be unique")
-    pairs = np.arange(len(sentences), dtype=np.int64).reshape(-1, 2)
-    pairs.setflags(write=False)
-    return SameTopic(tuple(sentences), tuple(topic), pairs)
-
-
-def same_topic_encoded() -> Encoded:
-    """The sentences of :func:`load_same_topic` through all-MiniLM-L6-v2 (kept by :func:`real_study`'s
-    study: every split of :func:`split_verdicts` applies its remedies to them)."""
-    study = real_study()
-    same = load_same_topic()
-    return _cache.kept(study.measured, "same-topic encoded",
-                       lambda: store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences)),
-                       local=True)
-
-
-#: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
-VERDICT_SPLITS = 20
-VERDICT_LAYERS = (0, 3, 6)
-#: Notebook 07's other fit fractions (a quarter, three quarters of the corpus), their splits and layers.
-FIT_FRACTIONS = (0.25, 0.75)
-FRACTION_SPLITS = 8
-FRACTION_LAYERS = (3, 6)
-VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
-
-
-@dataclass(frozen=True)
-class SplitVerdicts:
-    """:func:`split_verdicts`: notebook 07's sentence figures over many random splits.
-
-    ``auc``, ``top1``, ``trap_auc``, ``hard_auc`` (against :func:`word_sharing_negatives`) and
-    ``topic_auc`` (against the same-topic negatives of :func:`load_same_topic`, never in a fit half)
-    have shape ``(splits, layers, remedies)``, for the split seeds ``seeds``, the ``layers`` and
-    the ``remedies`` (:data:`REAL_REMEDIES`, ``"none"`` first).
-    """
-
-    seeds: np.ndarray
-    layers: tuple[int, ...]
-    remedies: tuple[str, ...]
-    auc: np.ndarray
-    top1: np.ndarray
-    trap_auc: np.ndarray
-    hard_auc: np.ndarray
-    topic_auc: np.ndarray
-
-    def change(self, figure: str) -> np.ndarray:
-        """``figure`` after each remedy minus ``figure`` with no remedy, split by split."""
-        if figure not in VERDICT_FIGURES:
-            raise ValueError(f"figure: expected one of {VERDICT_FIGURES}, got {figure!r}")
-        values = getattr(self, figure)
-        return values - values[:, :, :1]
-
-    def helps(self, figure: str) -> np.ndarray:
-        """In how many splits each remedy raises ``figure`` (shape ``(layers, remedies)``)."""
-        return np.sum(self.change(figure) > 0, axis=0)
-
-    def hurts(self, figure: str) -> np.ndarray:
-        """In how many splits each remedy lowers ``figure`` (shape ``(layers, remedies)``)."""
-        return np.sum(self.change(figure) < 0, axis=0)
-
-
-def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5) -> SplitVerdicts:
-    """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
-    (seeds ``0 .. splits - 1``, as :func:`~shared.encoder.split_halves` draws them; seed 7 is the
-    notebook's) and scored on that split's held-out sentence vectors at each of
-    :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
-    negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
-    the split's fit half is applied to them too). One eigendecomposition per split and layer serves
-    every remedy. ``fraction`` is the share of the corpus each remedy is fitted on (the fit part of
-    :func:`~shared.encoder.split_halves`; the rest is held out and scored): for any share other
-    than a half, the layers are :data:`FRACTION_LAYERS`.
-    """
-    splits = _checks.integer(splits, "splits", 1)
-    _checks.allocation(("splits", splits), (None, len(VERDICT_LAYERS)), (None, len(REAL_REMEDIES)))
-    _checks.work(("splits", splits), (None, 10**8))  # each split fits and measures every remedy at every layer
-    fraction = _fit_share(fraction)
-    study = real_study()
-    if fraction == 0.5:
-        return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
-    return _cache.kept(study.measured, ("split verdicts", splits, fraction),
-                       lambda: _split_verdicts(study, splits, fraction, FRACTION_LAYERS))
-
-
-def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
-                    layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
-    """:func:`split_verdicts` for a checked number of splits (kept by the study: computed once)."""
-    corpus = study.corpus
-    pooled = {layer: sentence_embeddings(study.enc, layer) for layer in layers}
-    same = load_same_topic()
-    same_enc = same_topic_encoded()
-    same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in layers}
-    shape = (splits, len(layers), len(REAL_REMEDIES))
-    figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
-    for seed in range(splits):
-        is_fit = split_halves(corpus, seed, fraction)
-        held = np.flatnonzero(~is_fit)
-        row = {sentence: i for i, sentence in enumerate(held)}
-        pairs = np.array([[row[a], row[b]] for a, b in corpus.pairs if not is_fit[a]], dtype=np.int64)
-        traps = np.array([[row[a], row[b]] for a, b in corpus.traps if not is_fit[a]], dtype=np.int64)
-        negatives = word_sharing_negatives([corpus.sentences[i] for i in held], pairs)
-        for l, layer in enumerate(layers):
-            fitted = FittedRemedies(pooled[layer][is_fit])
-            for r, remedy in enumerate(REAL_REMEDIES):
-                S = real_remedy(remedy, pooled[layer][held], fitted)
-                check = paraphrase_check(S, pairs, traps)
-                figures["auc"][seed, l, r], figures["top1"][seed, l, r] = check.auc, check.top1
-                figures["trap_auc"][seed, l, r] = check.trap_auc
-                figures["hard_auc"][seed, l, r] = negative_auc(S, pairs, negatives)
-                T = real_remedy(remedy, same_pooled[layer], fitted)
-                figures["topic_auc"][seed, l, r] = negative_auc(np.vstack([S, T]), pairs, same.pairs + len(S))
-    for values in figures.values():
-        values.setflags(write=False)
-    return SplitVerdicts(np.arange(splits), layers, REAL_REMEDIES, **figures)

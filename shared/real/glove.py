@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _cache, _checks
-from .taskmetrics import spearman
+from .. import _checks
+from ..taskmetrics import spearman
+from . import study as _cache
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
 N_WORDS, DIM = 400_000, 50
@@ -264,7 +265,7 @@ def word_pairs(name: str) -> WordPairs:
     if name not in WORD_BENCHMARKS:
         raise ValueError(f"name: expected one of {tuple(WORD_BENCHMARKS)}, got {name!r}")
     first, second, human = [], [], []
-    path = Path(__file__).resolve().parent / "data" / WORD_BENCHMARKS[name]
+    path = Path(__file__).resolve().parent.parent / "data" / WORD_BENCHMARKS[name]
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line.strip():
             continue
