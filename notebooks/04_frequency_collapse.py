@@ -54,8 +54,8 @@ from shared import (
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import DegenerationView, FrequencyView
-from shared.encoder import word_embeddings
-from shared.realmodel import frequency_words, static_norm_frequency
+from shared.real.encoder import word_embeddings
+from shared.real.frequency import frequency_words, static_norm_frequency
 
 # %% [markdown]
 # ## Part 1 · A frequency pull: norms, not directions

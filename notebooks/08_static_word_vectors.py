@@ -46,10 +46,10 @@ from shared import (
     random_cosines,
     spearman,
 )
-from shared.glove import WORD_BENCHMARKS, glove_words, word_pairs, word_similarity, word_similarity_change
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
 from shared.figures import StaticVectorsView
+from shared.real.glove import WORD_BENCHMARKS, glove_words, word_pairs, word_similarity, word_similarity_change
 
 # %% [markdown]
 # ## The vectors

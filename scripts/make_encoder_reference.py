@@ -1,5 +1,5 @@
 """Write ``shared/data/minilm_reference.npz``: hidden states of all-MiniLM-L6-v2 from the reference
-implementation (PyTorch + Hugging Face transformers), for ``shared.encoder.reference_difference``.
+implementation (PyTorch + Hugging Face transformers), for ``shared.real.encoder.reference_difference``.
 
 Not part of the course environment: run it once in a scratch virtual environment,
 

@@ -1,15 +1,17 @@
 """Toolkit of the Isotropy & Anisotropy course, in layers.
 
-* data: :mod:`~shared.geometry` (point clouds, principal axes); :mod:`~shared.glove` (GloVe 6B 50d word
-  vectors, memory-mapped); :mod:`~shared.encoder` (all-MiniLM-L6-v2 in numpy, and the course corpus);
-  :mod:`~shared.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
+* data: :mod:`~shared.geometry` (point clouds, principal axes); :mod:`shared.real`, the real models:
+  :mod:`~shared.real.glove` (GloVe 6B 50d word vectors, memory-mapped), :mod:`~shared.real.encoder`
+  (all-MiniLM-L6-v2 in numpy) and :mod:`~shared.real.corpus` (the course corpus),
+  :mod:`~shared.real.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
 * meters: :mod:`~shared.meters` (the isotropy meters, and in it
   :mod:`~shared.meters.yardstick`: notebook 01's rules, same-size Gaussian baselines and the meter table;
   :mod:`~shared.meters.tasks`: pair AUC, Spearman, kNN accuracy; :mod:`~shared.meters.paraphrase`: the
   paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
-* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
-  :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
-  :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
+* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and the real
+  models' measurements: notebook 07's of the encoder (:mod:`~shared.real.encoder_study`,
+  :mod:`~shared.real.frequency`, :mod:`~shared.real.negatives`) and notebook 09's of the decoder
+  (:mod:`~shared.real.decoder_study`, :mod:`~shared.real.outside`);
 * drawings: :mod:`~shared.figures` (what each figure draws, its scene, computed without matplotlib,
   and one view per figure drawing it, which needs matplotlib and is imported on first use);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
@@ -30,7 +32,7 @@ from .geometry import (
     random_rotation,
     sphere_and_cone,
 )
-from .glove import (
+from .real.glove import (
     WORD_BENCHMARKS,
     SimilarityChange,
     WordPairs,

@@ -106,12 +106,12 @@ def code_version() -> str:
 def model_files(model: str) -> list[Path]:
     """The files a model is read from (``"MiniLM"`` or ``"SmolLM2"``)."""
     if model == "MiniLM":
-        from .encoder import model_dir
+        from .real.encoder import model_dir
 
         folder = model_dir()
         return [folder / name for name in ("model.safetensors", "config.json", "tokenizer.json", "vocab.txt")]
     if model == "SmolLM2":
-        from .decoder import gguf_path
+        from .real.decoder import gguf_path
 
         return [gguf_path()]
     raise ValueError(f"model: expected 'MiniLM' or 'SmolLM2', got {model!r}")
@@ -387,31 +387,31 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     """What ``build`` fills, in order: the models' weights, the corpus through each model, the
     measurements notebooks 07 and 09 make from them (every setting of their explorers), then each
     of the two notebooks run once, which stores whatever else they read."""
-    from . import decoder, encoder, realdecoder, realmodel
+    from .real import decoder, decoder_study, encoder, encoder_study, frequency, negatives
 
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("MiniLM weights", encoder.load_minilm),
         ("SmolLM2 weights, dequantized", lambda: decoder.load_smollm().matrix("blk.0.attn_q.weight")),
         ("MiniLM against its reference", encoder.reference_difference),
         ("SmolLM2 against its reference", decoder.reference_difference),
-        ("corpus through MiniLM", realmodel.real_study),
-        ("layer profile", realmodel.layer_profile),
-        ("norm and frequency", realmodel.norm_frequency),
+        ("corpus through MiniLM", encoder_study.real_study),
+        ("layer profile", encoder_study.layer_profile),
+        ("norm and frequency", frequency.norm_frequency),
     ]
     config = json.loads((encoder.model_dir() / "config.json").read_text())
     encoder_layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
-    steps += [(f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: realmodel.real_point(l, r))
-              for layer in range(encoder_layers) for remedy in realmodel.REAL_REMEDIES]
-    steps += [("remedies over 20 splits", realmodel.split_verdicts),
-              ("corpus through SmolLM2", realdecoder.decoder_study),
-              ("decoder profile", realdecoder.decoder_profile),
-              ("vocabulary cone", realdecoder.vocabulary_cone),
-              ("MiniLM on the decoder's sentences", realdecoder.encoder_side)]
+    steps += [(f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: encoder_study.real_point(l, r))
+              for layer in range(encoder_layers) for remedy in encoder_study.REAL_REMEDIES]
+    steps += [("remedies over 20 splits", negatives.split_verdicts),
+              ("corpus through SmolLM2", decoder_study.decoder_study),
+              ("decoder profile", decoder_study.decoder_profile),
+              ("vocabulary cone", decoder_study.vocabulary_cone),
+              ("MiniLM on the decoder's sentences", decoder_study.encoder_side)]
     decoder_layers = decoder.load_smollm().n_layers + 1  # 0 = token embeddings
-    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: realdecoder.decoder_remedies(l))
+    steps += [(f"SmolLM2 remedies, layer {layer}", lambda l=layer: decoder_study.decoder_remedies(l))
               for layer in range(decoder_layers)]
-    steps += [(f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: realdecoder.decoder_point(l, o))
-              for layer in range(decoder_layers) for out in realdecoder.LEAVE_OUT]
+    steps += [(f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: decoder_study.decoder_point(l, o))
+              for layer in range(decoder_layers) for out in decoder_study.LEAVE_OUT]
     for path in NOTEBOOKS:  # anything else they read, in a kernel of their own, as a learner runs them
         if path.is_file():
             steps.append((f"notebook {path.stem[:2]}, run once", lambda p=path: _run_notebook(p)))

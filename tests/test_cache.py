@@ -1,14 +1,14 @@
-"""The toolkit's in-process cache (shared._cache): files read once, clearable; a study's measurements
+"""The toolkit's in-process cache (shared.real.study): files read once, clearable; a study's measurements
 come from the study store."""
 
-from shared import _cache
-from shared.glove import glove_words
+from shared.real import study
+from shared.real.glove import glove_words
 
 
 def test_a_file_is_read_once_until_the_cache_is_cleared():
     first = glove_words()
     assert glove_words() is first, "read once: the second call reads nothing"
-    _cache.clear()
+    study.clear()
     again = glove_words()
     assert again is not first and again == first
 
@@ -16,18 +16,18 @@ def test_a_file_is_read_once_until_the_cache_is_cleared():
 def test_once_keeps_a_result_and_kept_keeps_a_measurement_with_its_owner():
     calls = []
 
-    @_cache.once
+    @study.once
     def read() -> list:
         calls.append(1)
         return [len(calls)]
 
     assert read() is read() and calls == [1]
-    _cache.clear()
+    study.clear()
     assert read() == [2]
     memory: dict = {}
-    assert _cache.kept(memory, ("point", 3), lambda: object()) is _cache.kept(memory, ("point", 3), lambda: 0)
+    assert study.kept(memory, ("point", 3), lambda: object()) is study.kept(memory, ("point", 3), lambda: 0)
     assert list(memory) == [("point", 3)]
-    _cache.clear()
+    study.clear()
 
 
 def test_a_study_memory_takes_its_measurements_from_the_store_but_keeps_its_intermediates(tmp_path, monkeypatch):
@@ -37,11 +37,11 @@ def test_a_study_memory_takes_its_measurements_from_the_store_but_keeps_its_inte
     from shared import store
 
     monkeypatch.setenv(store.ENV, str(tmp_path))
-    memory = _cache.Memory("model", "one sentence.", "another sentence.")
-    assert _cache.kept(memory, ("point", 3, "centring"), lambda: [1.5]) == [1.5]
-    assert _cache.kept(memory, ("tokens", 3), lambda: [2.5], local=True) == [2.5]
+    memory = study.Memory("model", "one sentence.", "another sentence.")
+    assert study.kept(memory, ("point", 3, "centring"), lambda: [1.5]) == [1.5]
+    assert study.kept(memory, ("tokens", 3), lambda: [2.5], local=True) == [2.5]
     assert len(store.default().entries()) == 1, "the measurement is stored, the intermediate is not"
-    code = ("import shared._cache as c; m = c.Memory('model', 'one sentence.', 'another sentence.'); "
+    code = ("import shared.real.study as c; m = c.Memory('model', 'one sentence.', 'another sentence.'); "
             "print(c.kept(m, ('point', 3, 'centring'), lambda: 'computed'), "
             "c.kept(m, ('tokens', 3), lambda: 'computed', local=True), "
             "c.kept(c.Memory('model', 'other.'), ('point', 3, 'centring'), lambda: 'computed'), "

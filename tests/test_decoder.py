@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from shared import cov_eigs, cross_group_cosines, effective_rank
-from shared.decoder import (
+from shared.real.decoder import (
     GGUF_NAME,
     Decoded,
     decode,
@@ -18,7 +18,7 @@ from shared.decoder import (
     rotary,
     tokenize,
 )
-from shared.realdecoder import (
+from shared.real.decoder_study import (
     LEAVE_OUT,
     SUN_MAGNITUDE,
     SUN_RATIO,
@@ -309,7 +309,7 @@ def test_decoder_layers_view_draws_the_profile_without_warnings(profile):
     import warnings
 
     from shared.figures import DecoderLayersView
-    from shared.realdecoder import encoder_side
+    from shared.real.decoder_study import encoder_side
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -332,8 +332,8 @@ def test_the_vocabulary_cone_is_measured_by_the_course_meter_over_every_token():
 
 # ----- another text, a BOS token, long inputs (notebook 09's section 8) ----------------------------
 
-from shared.encoder import load_corpus  # noqa: E402
-from shared.realdecoder import (  # noqa: E402
+from shared.real.corpus import load_corpus  # noqa: E402
+from shared.real.outside import (  # noqa: E402
     LONG_TOKENS,
     OUTSIDE_TEXT,
     SECOND_SINK,
@@ -426,7 +426,7 @@ def test_on_the_whole_outside_text_the_claims_stop_where_section_8_says():
 def _perturbed(model, seed: int):
     """``model`` with every block weight moved by a uniform draw within half its Q4_1 step (the
     scale ``d`` of its block of 32): as far as the quantization itself may have moved it."""
-    from shared.decoder import SmolLM
+    from shared.real.decoder import SmolLM
 
     class Perturbed(SmolLM):
         def matrix(self, name):

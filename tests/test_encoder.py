@@ -9,17 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared import cov_eigs, encoder, paraphrase_check
-from shared.encoder import (
-    encode,
-    hidden_states,
-    load_corpus,
-    load_minilm,
-    reference_difference,
-    sentence_embeddings,
-    split_halves,
-)
-from shared.realmodel import REAL_REMEDIES, layer_profile, norm_frequency, real_point, real_study
+from shared import cov_eigs, paraphrase_check
+from shared.real import corpus as corpus_module
+from shared.real.corpus import load_corpus, split_halves
+from shared.real.encoder import encode, hidden_states, load_minilm, reference_difference, sentence_embeddings
+from shared.real.encoder_study import REAL_REMEDIES, layer_profile, real_point, real_study
+from shared.real.frequency import norm_frequency
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,7 +119,7 @@ def test_corpus_is_varied_and_its_pairs_are_of_three_kinds():
 def test_a_malformed_pair_line_is_refused_with_its_line_number(tmp_path, monkeypatch):
     (tmp_path / "corpus.txt").write_text("## topic\nOne sentence.\n", encoding="utf-8")
     (tmp_path / "pairs.tsv").write_text("# comment\noverlap\tA.\tB.\nsimilar\tC.\tD.\n", encoding="utf-8")
-    monkeypatch.setattr(encoder, "DATA", tmp_path)
+    monkeypatch.setattr(corpus_module, "DATA", tmp_path)
     with pytest.raises(ValueError, match=r"^pairs.tsv, line 3: expected kind<TAB>first<TAB>second"):
         load_corpus()
     (tmp_path / "pairs.tsv").write_text("overlap\tOne sentence.\tB.\n", encoding="utf-8")

@@ -398,7 +398,7 @@ def toolkit_wrappers() -> list[tuple[str, object]]:
     import shared
     from shared import (all_but_the_top, attention_step, cov_eigs, effective_rank, logit_gradient, mean_cosine,
                         partition_isotropy, rich_get_richer_step)
-    from shared.decoder import rms_norm
+    from shared.real.decoder import rms_norm
     from shared.meters import cross_group_cosines
 
     def helper(X):  # a helper of the learner's own that calls the toolkit

@@ -12,7 +12,7 @@ from shared.exercises import EXERCISES, verdict
 
 
 def test_cases_are_well_defined_and_the_reference_is_the_decoders():
-    from shared.decoder import rms_norm
+    from shared.real.decoder import rms_norm
 
     for description, kwargs in EXERCISES["09.1"].cases():
         want = rms_norm(**kwargs)

@@ -104,7 +104,7 @@ def abtt_sweep(seed: int) -> tuple:
 
 
 def real(layer: int, remedy: str):
-    from shared.realmodel import real_point
+    from shared.real.encoder_study import real_point
 
     return (real_point(layer, remedy),)
 
@@ -192,7 +192,8 @@ def test_views_refuse_data_they_cannot_draw():
 
 
 def test_real_model_figures_draw_without_warnings():
-    from shared.realmodel import PUBLISHED_MEAN_COSINE, layer_profile, norm_frequency
+    from shared.real.encoder_study import PUBLISHED_MEAN_COSINE, layer_profile
+    from shared.real.frequency import norm_frequency
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -47,7 +47,8 @@ import numpy as np
 import pytest
 
 import shared
-from shared import encoder, explorers, mechanisms, realmodel
+from shared import explorers, mechanisms
+from shared.real import corpus, encoder, encoder_study, frequency, negatives
 
 EPS = np.finfo(float).eps
 
@@ -396,6 +397,7 @@ ROLES: dict[str, Callable[[], list[Variant]]] = {
     "texts": texts_variants,
     "object": object_variants,
     "optional object": lambda: object_variants(optional=True),
+    "share": lambda: real_variants(),  # a share of the corpus, strictly between 0 and 1
 }
 
 
@@ -591,7 +593,7 @@ _PAIRS = shared.WordPairs("toy", ("cat", "car", "tea", "red", "cat", "bus"), ("d
 PRINTED = "notebook {nb} prints this function's source, so it cannot change here: {what}"
 s = shared
 REGISTRY: list[Entry] = [
-    # GloVe word vectors (shared.glove)
+    # GloVe word vectors (shared.real.glove)
     Entry(s.glove_matrix, dict),
     Entry(s.glove_vectors, lambda: dict(n=30)),
     Entry(s.glove_words, dict),
@@ -731,10 +733,10 @@ REGISTRY: list[Entry] = [
     Entry(s.loop_cone_cosine, lambda: dict(ratio=1.0)),
     Entry(s.layer_norm, lambda: dict(X=_cloud(), gain=np.linspace(0.5, 2.0, 5), bias=np.linspace(-1.0, 1.0, 5)),
           {"X": CLOUD, "gain": "vector", "bias": "vector"}, {"X": 0}),
-    # the real model (shared.encoder)
+    # the real model (shared.real.encoder) and the course corpus (shared.real.corpus)
     Entry(encoder.model_dir, dict),
     Entry(encoder.load_minilm, dict),
-    Entry(encoder.load_corpus, dict),
+    Entry(corpus.load_corpus, dict),
     Entry(encoder.hidden_states, lambda: dict(model=_model(), ids=[np.array([101, 7592, 102]), np.array([101, 102])]),
           {"model": "object", "ids": "ids"}),
     Entry(encoder.encode, lambda: dict(sentences=["Yes.", "A heron."], model=_model()),
@@ -742,31 +744,32 @@ REGISTRY: list[Entry] = [
     Entry(encoder.sentence_embeddings, lambda: dict(enc=_encoded(), layer=-1), {"enc": "object"}, defaults=("X",)),
     Entry(encoder.sentence_embeddings, lambda: dict(enc=_encoded(), layer=-1, X=_encoded().states[2] + 0.5),
           {"enc": "object", "X": CLOUD}, {"X": 1}, name="sentence_embeddings[X]"),
-    Entry(encoder.split_halves, lambda: dict(corpus=encoder.load_corpus(), rng=7, fraction=0.25), {"corpus": "object"}),
+    Entry(corpus.split_halves, lambda: dict(corpus=corpus.load_corpus(), rng=7, fraction=0.25), {"corpus": "object"}),
+    Entry(corpus.fit_share, lambda: dict(fraction=0.25), {"fraction": "share"}),
     Entry(encoder.reference_difference, lambda: dict(model=_model()), {"model": "optional object"}),
     Entry(encoder.word_embeddings, dict),
-    # notebook 07's measurements (shared.realmodel)
-    Entry(realmodel.real_study, dict),
-    Entry(realmodel.real_point, lambda: dict(layer=3, remedy="centring"), {"remedy": "remedy name"}),
-    Entry(realmodel.real_remedy, lambda: dict(remedy="centring", X=_cloud(20, seed=1), fit=_cloud()),
+    # notebook 07's measurements (shared.real.encoder_study, .frequency, .negatives)
+    Entry(encoder_study.real_study, dict),
+    Entry(encoder_study.real_point, lambda: dict(layer=3, remedy="centring"), {"remedy": "remedy name"}),
+    Entry(encoder_study.real_remedy, lambda: dict(remedy="centring", X=_cloud(20, seed=1), fit=_cloud()),
           {"remedy": "remedy name", "X": CLOUD, "fit": CLOUD}),
-    Entry(realmodel.layer_profile, dict),
-    Entry(realmodel.binned_median, lambda: dict(zipf=np.linspace(1.0, 7.9, 12), values=np.cos(np.arange(12.0))),
+    Entry(encoder_study.layer_profile, dict),
+    Entry(frequency.binned_median, lambda: dict(zipf=np.linspace(1.0, 7.9, 12), values=np.cos(np.arange(12.0))),
           {"zipf": "vector", "values": "vector"}, {"values": (1, 0)}, nan_ok=("0",)),
-    Entry(realmodel.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
-    Entry(realmodel.frequency_words, dict),
-    Entry(realmodel.load_same_topic, dict),
-    Entry(realmodel.same_topic_encoded, dict),
-    Entry(realmodel.static_norm_frequency, dict),
-    Entry(realmodel.norm_frequency, dict),
-    Entry(realmodel.trap_kinds, lambda: dict(corpus=encoder.load_corpus()), {"corpus": "object"}),
-    Entry(realmodel.word_sharing_negatives, lambda: dict(sentences=["A cat sat.", "A dog sat.", "The cat ran.",
+    Entry(frequency.zipf_scale, lambda: dict(words=["the", "heron", "zzqx"]), {"words": "texts"}),
+    Entry(frequency.frequency_words, dict),
+    Entry(negatives.load_same_topic, dict),
+    Entry(negatives.same_topic_encoded, dict),
+    Entry(frequency.static_norm_frequency, dict),
+    Entry(frequency.norm_frequency, dict),
+    Entry(negatives.trap_kinds, lambda: dict(corpus=corpus.load_corpus()), {"corpus": "object"}),
+    Entry(negatives.word_sharing_negatives, lambda: dict(sentences=["A cat sat.", "A dog sat.", "The cat ran.",
                                                                     "Dogs bark."], pairs=np.array([[0, 1], [2, 3]])),
           {"sentences": "texts", "pairs": "pairs"}),
-    Entry(realmodel.negative_auc, lambda: dict(S=_cloud(12), pairs=np.arange(8).reshape(4, 2),
+    Entry(negatives.negative_auc, lambda: dict(S=_cloud(12), pairs=np.arange(8).reshape(4, 2),
                                                negatives=np.array([[0, 9], [1, 10], [2, 9], [3, 11]])),
           {"S": CLOUD, "pairs": "pairs", "negatives": "pairs"}, {"S": 0}),
-    Entry(realmodel.split_verdicts, lambda: dict(splits=2, fraction=0.75)),
+    Entry(negatives.split_verdicts, lambda: dict(splits=2, fraction=0.75)),
     # the widget layer's controls (shared.explorers)
     Entry(_slider, lambda: dict(description="k", value=2.0, low=0.0, high=5.0, step=0.5),
           {"description": "text"}, name="explorers.slider"),
@@ -1003,9 +1006,10 @@ def test_public_function_answers_or_names_its_argument(entry: Entry, changed: tu
 
 
 def _public_functions() -> dict[str, Callable[..., Any]]:
-    """Every public function of ``shared`` (``__all__``) and of ``shared.encoder`` (defined there)."""
+    """Every public function of ``shared`` (``__all__``) and of the encoder's modules of ``shared.real``
+    (defined there)."""
     out = {name: getattr(shared, name) for name in shared.__all__ if name not in _not_functions()}
-    for module in (encoder, realmodel):
+    for module in (encoder, corpus, encoder_study, frequency, negatives):
         for name, obj in vars(module).items():
             if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_"):
                 out[f"{module.__name__}.{name}"] = getattr(obj, "__wrapped__", obj)

@@ -19,7 +19,7 @@ from shared import (
     principal_axes,
     spearman,
 )
-from shared.glove import DIM, N_WORDS
+from shared.real.glove import DIM, N_WORDS
 
 
 @lru_cache(maxsize=None)

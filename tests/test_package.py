@@ -7,7 +7,18 @@ import sys
 def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets():
     code = ("import sys, shared, shared.exercises; "
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'shared.figures', 'shared.explorers', "
-            "'shared.encoder', 'shared.realmodel', 'shared.decoder', 'shared.realdecoder', 'gguf') if m in sys.modules))")
+            "'shared.real.encoder', 'shared.real.corpus', 'shared.real.encoder_study', 'shared.real.frequency', "
+            "'shared.real.negatives', 'shared.real.decoder', 'shared.real.decoder_study', 'shared.real.outside', "
+            "'gguf') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+
+def test_the_encoders_measurements_load_neither_the_decoder_nor_gguf():
+    code = ("import sys, shared.real.encoder_study, shared.real.frequency, shared.real.negatives; "
+            "print(sorted(m for m in ('shared.real.decoder', 'shared.real.decoder_study', 'shared.real.outside', "
+            "'gguf') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -486,8 +486,8 @@ def test_04_minilm_rare_words_lean_away_and_never_targets_form_a_cone(rare_top):
     """all-MiniLM-L6-v2's input embeddings, rare words below Zipf 2, 3 or 3.5 against frequent words
     above Zipf 4.5, 5, 5.5 or 6: the sign of the lean survives every edge (its size does not); the
     [unused] tokens (never a target) form a cone, the rare words themselves do not."""
-    from shared.encoder import word_embeddings
-    from shared.realmodel import frequency_words
+    from shared.real.encoder import word_embeddings
+    from shared.real.frequency import frequency_words
 
     E, vocab = word_embeddings()
     rows, zipf = frequency_words()

@@ -7,16 +7,14 @@ import numpy as np
 import pytest
 
 from shared import FittedRemedies, all_but_the_top, shrunk_whiten, zca_whiten
-from shared.encoder import encode, load_corpus, sentence_embeddings, split_halves
-from shared.realmodel import (
-    REAL_REMEDIES,
+from shared.real.corpus import load_corpus, split_halves
+from shared.real.encoder import encode, sentence_embeddings
+from shared.real.encoder_study import REAL_REMEDIES, real_point, real_remedy, real_study
+from shared.real.frequency import norm_frequency
+from shared.real.negatives import (
     _words,
     load_same_topic,
     negative_auc,
-    norm_frequency,
-    real_point,
-    real_remedy,
-    real_study,
     split_verdicts,
     trap_kinds,
     word_sharing_negatives,
@@ -86,7 +84,7 @@ def test_trap_kinds_count_the_negations():
 
 
 def test_trap_kinds_on_written_examples():
-    from shared.encoder import Corpus
+    from shared.real.corpus import Corpus
 
     sentences = ("The cat chased the dog.", "The dog chased the cat.", "It is safe.", "It is not safe.",
                  "Prices rose.", "Prices fell.")
@@ -252,7 +250,7 @@ def test_full_whitening_raises_the_trap_auc_at_layer_0_only_as_paraphrases_lose_
 
 # ----- how much of the corpus the remedies are fitted on (notebook 07's fit-share table) ------------
 
-from shared.realmodel import FIT_FRACTIONS, FRACTION_LAYERS, FRACTION_SPLITS  # noqa: E402
+from shared.real.negatives import FIT_FRACTIONS, FRACTION_LAYERS, FRACTION_SPLITS  # noqa: E402
 
 WHITENINGS = [_r(r) for r in REAL_REMEDIES if r.startswith("whitening")]
 

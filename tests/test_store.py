@@ -98,7 +98,7 @@ def test_what_is_read_back_is_bit_identical_and_large_arrays_are_memory_mapped_r
 
 
 def test_the_hidden_states_of_a_real_model_are_read_back_exactly(tmp_path):
-    from shared.encoder import encode
+    from shared.real.encoder import encode
 
     sentences = ["The cat sat on the mat.", "Prices rose again in May."]
     enc = encode(sentences)

@@ -10,7 +10,7 @@ EPS = 1e-5  # SmolLM2's RMSNorm epsilon (rounded), used by the cases
 
 
 def reference_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
-    from ..decoder import rms_norm  # imported here: the decoder module loads nothing heavy, but stays optional
+    from ..real.decoder import rms_norm  # imported here: the decoder module loads nothing heavy, but stays optional
 
     return rms_norm(x, gain, eps)
 

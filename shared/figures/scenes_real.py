@@ -1,8 +1,8 @@
 """What the figures of notebooks 07 to 09 (the real models) draw, computed without drawing: one pure function per view.
 
 Scenes as in :mod:`shared.figures.scenes_toys`: a view's ``measure`` is the function here, and no
-matplotlib is loaded. Most of these scenes carry a typed result of :mod:`shared.realmodel` or
-:mod:`shared.realdecoder` as it is and add only what the view draws besides.
+matplotlib is loaded. Most of these scenes carry a typed result of :mod:`shared.real.encoder_study` or
+:mod:`shared.real.decoder_study` as it is and add only what the view draws besides.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LayerCurvesScene:
-    """A :class:`~shared.realmodel.LayerProfile` as drawn: the profile, published curves (name to
+    """A :class:`~shared.real.encoder_study.LayerProfile` as drawn: the profile, published curves (name to
     values per layer), the width ``dim`` and the effective rank of an isotropic Gaussian of the same
     number of tokens and width (``gaussian_rank``)."""
 
@@ -59,7 +59,7 @@ def layer_curves_scene(profile: Any, published: dict[str, tuple[float, ...]], di
 
 @dataclass(frozen=True)
 class SentencePairsScene:
-    """A :class:`~shared.realmodel.RealPoint` as drawn: the point, and the share of paraphrase pairs,
+    """A :class:`~shared.real.encoder_study.RealPoint` as drawn: the point, and the share of paraphrase pairs,
     unrelated pairs and traps in each bin of ``bins`` (``share``: name to (shares, count, mean); an
     empty bin of the traps is NaN, so its outline draws no line there)."""
 
@@ -85,7 +85,7 @@ def sentence_pairs_scene(point: Any) -> SentencePairsScene:
 
 @dataclass(frozen=True)
 class NormFrequencyScene:
-    """A :class:`~shared.realmodel.NormFrequency` as drawn: the data, the ``layers`` whose medians are
+    """A :class:`~shared.real.frequency.NormFrequency` as drawn: the data, the ``layers`` whose medians are
     drawn, and the centres of its frequency bins (``centres``)."""
 
     data: Any
@@ -167,7 +167,7 @@ def static_vectors_scene(eigs_before: np.ndarray, cosines_before: np.ndarray, ei
 
 @dataclass(frozen=True)
 class DecoderLayersScene:
-    """A :class:`~shared.realdecoder.DecoderProfile` and an :class:`~shared.realdecoder.EncoderSide`
+    """A :class:`~shared.real.decoder_study.DecoderProfile` and an :class:`~shared.real.decoder_study.EncoderSide`
     as drawn: both on relative depth (``depth``, ``encoder_depth``: layer / number of layers)."""
 
     profile: Any
@@ -187,7 +187,7 @@ def decoder_layers_scene(profile: Any, side: Any) -> DecoderLayersScene:
 
 @dataclass(frozen=True)
 class DecoderScene:
-    """A :class:`~shared.realdecoder.DecoderPoint` as drawn, and its readings."""
+    """A :class:`~shared.real.decoder_study.DecoderPoint` as drawn, and its readings."""
 
     point: Any
     readings: Readings

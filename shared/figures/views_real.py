@@ -30,7 +30,7 @@ __all__ = [
 
 
 class LayerCurvesView(View):
-    """Per-layer meters of the real model (:class:`~shared.realmodel.LayerProfile`): mean cosine
+    """Per-layer meters of the real model (:class:`~shared.real.encoder_study.LayerProfile`): mean cosine
     beside published curves, effective rank, and rank collapse (:func:`~shared.figures.layer_curves_scene`)."""
 
     measure = staticmethod(scenes.layer_curves_scene)
@@ -77,7 +77,7 @@ class LayerCurvesView(View):
 
 
 class NormFrequencyView(View):
-    """Vector norm against word frequency (:class:`~shared.realmodel.NormFrequency`): static input
+    """Vector norm against word frequency (:class:`~shared.real.frequency.NormFrequency`): static input
     embeddings, and contextual vectors at a few ``layers`` (:func:`~shared.figures.norm_frequency_scene`)."""
 
     measure = staticmethod(scenes.norm_frequency_scene)
@@ -108,7 +108,7 @@ class NormFrequencyView(View):
 
 
 class RealModelView(View):
-    """One layer and remedy of the real model (:class:`~shared.realmodel.RealPoint`): the cosine
+    """One layer and remedy of the real model (:class:`~shared.real.encoder_study.RealPoint`): the cosine
     distribution of held-out token pairs from different sentences, and the cosines of paraphrase
     pairs, unrelated pairs and traps among the held-out sentences
     (:func:`~shared.figures.sentence_pairs_scene`)."""
@@ -250,13 +250,13 @@ class StaticVectorsView(View):
 
 
 # --------------------------------------------------------------------------------------------
-# 09: a decoder LLM (self-contained: draws only the arrays of shared.realdecoder's results)
+# 09: a decoder LLM (self-contained: draws only the arrays of shared.real.decoder_study's results)
 # --------------------------------------------------------------------------------------------
 
 
 class DecoderLayersView(View):
-    """SmolLM2 layer by layer (:class:`~shared.realdecoder.DecoderProfile`) beside MiniLM on the same
-    sentences (:class:`~shared.realdecoder.EncoderSide`): the cross-sentence mean cosine (all
+    """SmolLM2 layer by layer (:class:`~shared.real.decoder_study.DecoderProfile`) beside MiniLM on the same
+    sentences (:class:`~shared.real.decoder_study.EncoderSide`): the cross-sentence mean cosine (all
     tokens, first tokens left out, massive coordinates deleted too), the largest entry as a multiple
     of the median entry, and the attention every head gives the first token
     (:func:`~shared.figures.decoder_layers_scene`)."""
@@ -303,7 +303,7 @@ class DecoderLayersView(View):
 
 
 class DecoderView(View):
-    """One layer of SmolLM2 with something left out (:class:`~shared.realdecoder.DecoderPoint`): the
+    """One layer of SmolLM2 with something left out (:class:`~shared.real.decoder_study.DecoderPoint`): the
     cosines of token pairs from different sentences, and the coordinates that carry their mean
     (:func:`~shared.figures.decoder_scene`)."""
 

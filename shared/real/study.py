@@ -1,12 +1,13 @@
-"""The toolkit's in-process cache: what a kernel read from a file, or measured from a study, once.
+"""How a model study is kept: what a kernel read from a file, or measured from a study, once.
 
 Holds the results of the functions decorated with :func:`once`, all without arguments: the
-models' weights (:func:`~shared.encoder.load_minilm`, :func:`~shared.encoder.word_embeddings`,
-:func:`~shared.decoder.load_smollm`), GloVe's word list (:func:`~shared.glove.glove_words`),
-wordfreq's table, and the course corpus run through each model (:func:`~shared.realmodel.real_study`,
-:func:`~shared.realdecoder.decoder_study`). Everything measured from a study is kept by that study
-object (:func:`kept`), so it lives exactly as long as the study does. :func:`clear` empties the
-cache and so frees all of it (the next call reads again).
+models' weights (:func:`~shared.real.encoder.load_minilm`, :func:`~shared.real.encoder.word_embeddings`,
+:func:`~shared.real.decoder.load_smollm`), GloVe's word list (:func:`~shared.real.glove.glove_words`),
+wordfreq's table, and the course corpus run through each model
+(:func:`~shared.real.encoder_study.real_study`, :func:`~shared.real.decoder_study.decoder_study`).
+Everything measured from a study is kept by that study object (:func:`kept`), so it lives exactly
+as long as the study does. :func:`clear` empties the cache and so frees all of it (the next call
+reads again).
 
 Behind it sits the machine's study store (:mod:`shared.store`): a study's :class:`Memory` names
 the study's inputs, and :func:`kept` takes what is measured from it from the store, or computes it
@@ -59,7 +60,7 @@ def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T], loca
     ``local``: the study's intermediate arrays (read-only views the measurements share) stay in
     this process."""
     if key not in memory:
-        from . import store  # imported on use: ``import shared`` reads no model and no store
+        from .. import store  # imported on use: ``import shared`` reads no model and no store
 
         inputs = () if local else getattr(memory, "inputs", ())
         memory[key] = store.remember(repr(key), inputs, make) if inputs else make()

