@@ -154,7 +154,7 @@ for start in range(0, len(E), 50_000):
 print(f"{'rows':>9s} {'|mu|':>6s} {'|mu| / mean |v|':>16s} {'partition I':>12s} {'(Gaussian)':>10s}"
       f" {'mean cosine':>12s} {'effective rank':>15s} {'(Gaussian)':>10s}  failure")
 for n, r in reports.items():
-    marks = {v.meter: v.isotropic for v in r.verdicts()}
+    marks = {v.meter: v.isotropic for v in r.meter_lines()}
     offset, spread = not marks["mean cosine"], not marks["effective rank"]
     failure = {(True, True): "cone + collapsed spread", (True, False): "cone", (False, True): "collapsed spread",
                (False, False): "neither"}[offset, spread]

@@ -81,7 +81,6 @@ from .mechanisms import (
     zipf_frequencies,
 )
 from .meters import (
-    METERS,
     Meters,
     Reading,
     all_meters,
@@ -103,7 +102,7 @@ from .meters import (
 )
 from .meters import ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
 from .meters import knn_accuracy, pair_auc, spearman
-from .meters import ISOTROPIC_IF, MeterRow, MeterTable, calls_isotropic, meter_table
+from .meters import MeterRow, MeterTable, calls_isotropic, meter_table
 from .geometry import MeanPlane, PrincipalAxes, mean_plane, pca_2d, principal_axes
 from .remedies import (
     FittedRemedies,
@@ -145,8 +144,6 @@ __all__ = [
     "logit_gradient",
     "optimizer_shares",
     "optimizer_shares_by_length",
-    "ISOTROPIC_IF",
-    "METERS",
     "MeterRow",
     "MeterTable",
     "Meters",

@@ -32,12 +32,38 @@ square or norm can overflow or underflow on the way.
 
 from __future__ import annotations
 
+import enum
 import functools
 import numbers
 import os
 from collections.abc import Sequence
 
 import numpy as np
+
+
+class Choice(str, enum.Enum):
+    """A choice among named options whose value is the name; an unknown name is refused with the list."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def _missing_(cls, value: object) -> None:
+        raise ValueError(f"{cls.__name__.lower()}: expected one of {[m.value for m in cls]}, got {value!r}")
+
+
+def choice(value: object, kind: type[Choice], name: str) -> Choice:
+    """``value`` as a member of ``kind`` (a member or its name); anything else is refused by ``name``
+    with the list of known names."""
+    known = [m.value for m in kind]
+    if isinstance(value, kind):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected one of {known}, got {value!r}")
+    if value not in known:
+        raise ValueError(f"{name}: expected one of {known}, got {value!r}")
+    return kind(value)
+
 
 EPS = float(np.finfo(float).eps)
 

@@ -333,6 +333,8 @@ def _answer(fn, X):
 
 
 def fields_of(value) -> list[float]:
+    if hasattr(value, "values") and isinstance(value.values, dict):  # Meters: a value per table meter
+        return list(value.values.values())
     return [getattr(value, name) for name in value.__dataclass_fields__]
 
 

@@ -10,7 +10,7 @@ from scipy import special
 
 from shared import (
     all_meters,
-    METERS,
+    table_meters,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
@@ -154,7 +154,7 @@ def test_a_needle_cone_fails_every_meter_and_its_spectrum_is_stable():
     # every row has the RMS norm sqrt(d) and points along +c: Z(c) / Z(-c) = exp(2 sqrt(d))
     assert m.partition_isotropy == pytest.approx(np.exp(-2 * np.sqrt(d)), rel=1e-3)
     assert m.effective_rank == pytest.approx(1.0, abs=1e-3)
-    assert all(v.isotropic is False for v in report.verdicts())
+    assert all(v.isotropic is False for v in report.meter_lines())
     assert report.diagnosis().startswith("a cone with a collapsed spread")
 
 
@@ -396,7 +396,7 @@ def test_the_table_gives_notebook_01s_verdicts():
     for name, X in clouds.items():
         report = isotropy_report(X, 11)
         row = expected.row(name)
-        assert [v.isotropic for v in report.verdicts()] == [row.isotropic[m.__name__] for m in METERS], name
+        assert [v.isotropic for v in report.meter_lines()] == [row.isotropic[m.name] for m in table_meters()], name
         diagnoses[name] = report.diagnosis()
         assert diagnoses[name].split(":")[0].split(",")[0] in {
             "cone + collapsed spread": "a cone with a collapsed spread", "cone": "a cone",

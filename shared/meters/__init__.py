@@ -3,17 +3,31 @@
 No meter is enough on its own: notebook 01 tabulates which one is fooled by which cloud.
 All take a cloud ``X`` of shape ``(n points, d dimensions)`` or its covariance spectrum.
 
-* :mod:`~shared.meters.registry`: how a meter is declared (label, format) and read (:class:`Reading`);
+* :mod:`~shared.meters.registry`: the meter registry: each meter declared once (label, format, formula,
+  range, invariances, and for notebook 01's table its rule), and :class:`Reading`;
 * :mod:`~shared.meters.spectrum`: the covariance spectrum and the meters read from it (ranks, IsoScore);
 * :mod:`~shared.meters.cosines`: cosines of unit rows, the mean cosine and uniformity;
 * :mod:`~shared.meters.partition`: partition isotropy, and its range where it is undefined;
-* :mod:`~shared.meters.suite`: the six meters of notebook 01 together (:data:`METERS`, :func:`all_meters`);
+* :mod:`~shared.meters.suite`: the table meters together on one cloud (:class:`Meters`, :func:`all_meters`);
 * :mod:`~shared.meters.tasks`: task metrics (pair AUC, Spearman, kNN accuracy);
 * :mod:`~shared.meters.paraphrase`: the paraphrase check and its bootstrap;
 * :mod:`~shared.meters.yardstick`: notebook 01's rules, same-size Gaussian baselines and the meter table.
 """
 
-from .registry import Reading, declare_meter, read
+from .registry import (
+    Invariance,
+    Meter,
+    Reading,
+    Reads,
+    Rule,
+    Sees,
+    declare_meter,
+    read,
+    register,
+    table_meter,
+    table_meters,
+    unregister,
+)
 from .spectrum import (
     check_unique_eigenvectors,
     cov_eigs,
@@ -45,13 +59,11 @@ from .partition import (
     logsumexp_columns,
     partition_isotropy,
 )
-from .suite import METERS, Meters, all_meters
+from .suite import Meters, all_meters, spectrum_meters
 from .tasks import COSINE_DECIMALS, auc, knn_accuracy, labelled_pair_auc, pair_auc, rankable, spearman
 from .paraphrase import RESAMPLED, ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
 from .yardstick import (
     FAILURE_NAMES,
-    ISOTROPIC_IF,
-    LOOK_AT_RAW_VECTORS,
     MeterRow,
     MeterTable,
     calls_isotropic,
@@ -64,8 +76,9 @@ from .yardstick import (
     meter_table,
     rules_text,
     table_row,
-    verdict,
-    verdicts,
+    isotropic_call,
+    isotropic_calls,
+    looks_at_raw_vectors,
     wishart_gaussian_meters,
 )
 
@@ -91,20 +104,27 @@ __all__ = [
     "gaussian_uniformity",
     "isoscore",
     "isoscore_of_spectrum",
-    "ISOTROPIC_IF",
     "Isotropy",
     "isotropy_or_range",
     "knn_accuracy",
     "labelled_pair_auc",
     "log_partition",
     "logsumexp_columns",
-    "LOOK_AT_RAW_VECTORS",
     "mark",
     "mean_cosine",
     "meter_cells",
     "meter_table",
     "MeterRow",
-    "METERS",
+    "Invariance",
+    "Meter",
+    "Reads",
+    "Rule",
+    "Sees",
+    "register",
+    "spectrum_meters",
+    "table_meter",
+    "table_meters",
+    "unregister",
     "Meters",
     "MeterTable",
     "numerical_rank",
@@ -127,8 +147,9 @@ __all__ = [
     "table_row",
     "uniformity",
     "unit_rows",
-    "verdict",
-    "verdicts",
+    "isotropic_call",
+    "isotropic_calls",
+    "looks_at_raw_vectors",
     "WHITENED_BASES",
     "wishart_gaussian_meters",
 ]

@@ -68,7 +68,9 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     return a * b
 
 
-@declare_meter("uniformity", ".3f")
+@declare_meter("uniformity", ".3f", formula="log mean over pairs i < j of exp(-2 ||u_i - u_j||²), u the unit rows",
+               range="[-4, 0]", invariances=("rotation", "scale", "row order"),
+               rule="at most above", amount=0.5, sees="offset", column=6)
 def uniformity(X: np.ndarray) -> float:
     r"""Wang–Isola uniformity (2020, arXiv:2005.10242) of the rows, projected to the unit sphere.
 
@@ -104,7 +106,9 @@ def pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
     return math.log(r.sum() / 2.0 / (K * (K - 1) / 2.0)), r
 
 
-@declare_meter("mean cosine", "+.3f")
+@declare_meter("mean cosine", "+.3f", formula="mean over pairs i != j of cos(x_i, x_j)",
+               range="[-1/(n-1), 1]", invariances=("rotation", "scale", "row order"),
+               rule="within", amount=0.1, sees="offset", column=2)
 def mean_cosine(X: np.ndarray) -> float:
     r"""Exact mean cosine similarity over all pairs of distinct rows, in ``O(n d)``.
 

@@ -22,7 +22,10 @@ def logsumexp_columns(P: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(P - top).sum(axis=0))
 
 
-@declare_meter("partition I", ".3f")
+@declare_meter("partition I", ".3f", formula="min over c of Z(c) / max over c of Z(c), Z(c) = Σ_i exp(c · x_i), "
+               "c the ± eigenvectors of XᵀX (Mu & Viswanath 2018)", range="(0, 1]",
+               invariances=("rotation", "scale", "row order"), rule="at least", amount=0.5, sees="offset", column=1,
+               undefined_on="a cloud whose eigenvectors are not unique")
 def partition_isotropy(
     X: np.ndarray, directions: np.ndarray | None = None, rescale: bool = True
 ) -> float:

@@ -58,7 +58,9 @@ def check_unique_eigenvectors(w: np.ndarray, zero: float = 1e-10) -> None:
         )
 
 
-@declare_meter("effective rank", ".1f")
+@declare_meter("effective rank", ".1f", formula="(Σλ)² / Σλ² of the covariance spectrum λ (participation ratio)",
+               range="[1, d]", invariances=("rotation", "scale", "shift", "row order"), reads="spectrum",
+               rule="at least", amount=0.8, sees="spread", column=3)
 def effective_rank(eigs: np.ndarray) -> float:
     r"""Participation ratio of a spectrum: :math:`PR = (\sum_k \lambda_k)^2 / \sum_k \lambda_k^2`.
 
@@ -100,7 +102,9 @@ def numerical_rank(eigs: np.ndarray, rtol: float = 1e-12) -> int:
     return int(np.sum(lam > rtol * lam.max()))
 
 
-@declare_meter("entropy rank", ".1f")
+@declare_meter("entropy rank", ".1f", formula="exp(H(λ / Σλ)), H the Shannon entropy (Roy & Vetterli 2007)",
+               range="[1, d]", invariances=("rotation", "scale", "shift", "row order"), reads="spectrum",
+               rule="at least", amount=0.8, sees="spread", column=4)
 def entropy_rank(eigs: np.ndarray) -> float:
     r"""Entropy effective rank (Roy & Vetterli 2007): :math:`\exp(-\sum_k p_k \log p_k)`, :math:`p = \lambda / \sum\lambda`.
 
@@ -113,7 +117,22 @@ def entropy_rank(eigs: np.ndarray) -> float:
     return float(np.exp(-np.sum(p * np.log(p))))
 
 
-@declare_meter("IsoScore", ".3f")
+def isoscore_of_spectrum(lam: np.ndarray) -> float:
+    """:func:`isoscore` from a covariance spectrum of ``d >= 2`` eigenvalues, for callers that have
+    the spectrum but not the rows (``shared.report`` streams them)."""
+    lam = _checks.spectrum(lam, name="covariance spectrum")
+    d = lam.size
+    if d < 2:
+        raise ValueError("eigs: IsoScore needs at least 2 dimensions")
+    sigma_hat = np.sqrt(d) * lam / np.linalg.norm(lam)
+    delta = np.linalg.norm(sigma_hat - 1.0) / np.sqrt(2.0 * (d - np.sqrt(d)))
+    phi = (d - delta**2 * (d - np.sqrt(d))) ** 2 / d**2
+    return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
+
+
+@declare_meter("IsoScore", ".3f", formula="(PR - 1) / (d - 1), PR the participation ratio (Rudman et al. 2022)",
+               range="[0, 1]", invariances=("rotation", "scale", "shift", "row order"),
+               rule="at least", amount=0.8, sees="spread", column=5, of_spectrum=isoscore_of_spectrum)
 def isoscore(X: np.ndarray) -> float:
     r"""IsoScore (Rudman, Gillman, Rayne & Eickhoff 2022, arXiv:2108.07344), in ``[0, 1]``.
 
@@ -132,19 +151,6 @@ def isoscore(X: np.ndarray) -> float:
     _checks.spread(X, consequence="IsoScore has no spread to measure")
     lam, _ = scaled_cov_eigs(X)  # IsoScore does not depend on the scale
     return isoscore_of_spectrum(lam)
-
-
-def isoscore_of_spectrum(lam: np.ndarray) -> float:
-    """:func:`isoscore` from a covariance spectrum of ``d >= 2`` eigenvalues, for callers that have
-    the spectrum but not the rows (``shared.report`` streams them)."""
-    lam = _checks.spectrum(lam, name="covariance spectrum")
-    d = lam.size
-    if d < 2:
-        raise ValueError("eigs: IsoScore needs at least 2 dimensions")
-    sigma_hat = np.sqrt(d) * lam / np.linalg.norm(lam)
-    delta = np.linalg.norm(sigma_hat - 1.0) / np.sqrt(2.0 * (d - np.sqrt(d)))
-    phi = (d - delta**2 * (d - np.sqrt(d))) ** 2 / d**2
-    return float(np.clip((d * phi - 1.0) / (d - 1.0), 0.0, 1.0))
 
 
 @declare_meter("rank collapse", ".3f")

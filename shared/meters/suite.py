@@ -1,44 +1,57 @@
-"""The course's six meters together: :data:`METERS` (notebook 01's columns), :class:`Meters`, :func:`all_meters`.
+"""The table meters together on one cloud: :class:`Meters` and :func:`all_meters` (notebook 01's columns).
 
-Kept apart from :mod:`~shared.meters.registry`, which declares meters and must not import them:
-this module imports the meters from their modules.
+Which meters there are, and in what order, is the registry's (:func:`~shared.meters.registry.table_meters`):
+a meter declared with a rule appears here, in the report and in notebook 01's table without an edit
+to this module. It imports the meters' modules, so that importing it declares all of them.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import _checks
-from .cosines import mean_cosine, uniformity
-from .partition import partition_isotropy
-from .registry import Reading, read
-from .spectrum import effective_rank, entropy_rank, isoscore, scaled_cov_eigs
-
-
-# The six meters of notebook 01's table, in its column order.
-METERS = (partition_isotropy, mean_cosine, effective_rank, entropy_rank, isoscore, uniformity)
+from . import cosines, partition  # noqa: F401 (declares the table meters of these modules)
+from .registry import Reading, Reads, read, table_meters
+from .spectrum import scaled_cov_eigs
 
 
 @dataclass(frozen=True)
 class Meters:
-    """Every meter of the course on one cloud (:func:`all_meters`); each field is named after its meter."""
+    """Every table meter on one cloud, by its name: ``m.mean_cosine`` or ``m["mean_cosine"]``.
 
-    partition_isotropy: float
-    mean_cosine: float
-    effective_rank: float
-    entropy_rank: float
-    isoscore: float
-    uniformity: float
+    ``values`` maps each name of :func:`~shared.meters.registry.table_meters` to its value (``nan``
+    where the meter is undefined on the cloud); a missing or unknown name is refused."""
+
+    values: dict[str, float]
+
+    def __post_init__(self) -> None:
+        names = [m.name for m in table_meters()]
+        if not isinstance(self.values, dict) or sorted(self.values) != sorted(names):
+            got = sorted(self.values) if isinstance(self.values, dict) else self.values
+            raise ValueError(f"values: expected a value for each of {names}, got {got!r}")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "values":
+            raise AttributeError(name)
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(f"Meters has no meter {name!r}; it has {list(self.values)}") from None
+
+    def __getitem__(self, name: str) -> float:
+        return self.values[name]
 
     def readings(self) -> list[Reading]:
-        """The six values, named and formatted as their meters declare."""
-        return [read(meter, getattr(self, meter.__name__)) for meter in METERS]
+        """The values, named and formatted as their meters declare, in the table's order."""
+        return [read(meter.fn, self.values[meter.name]) for meter in table_meters()]
 
 
 def all_meters(X: np.ndarray) -> Meters:
-    """Every meter of the course on one cloud. The mean cosine is exact (all pairs), so no seed is needed.
+    """Every table meter on one cloud. The mean cosine is exact (all pairs), so no seed is needed.
 
     Partition isotropy is ``nan`` where it is undefined (a cloud whose eigenvectors are not
     unique, see :func:`partition_isotropy`); every other meter is defined for every cloud with
@@ -49,9 +62,21 @@ def all_meters(X: np.ndarray) -> Meters:
     X = _checks.cloud(X, min_rows=2)
     _checks.spread(X, consequence="its spread meters are undefined")
     eigs, _ = scaled_cov_eigs(X)  # the ranks do not depend on the scale
-    try:
-        partition = partition_isotropy(X)
-    except ValueError:
-        partition = float("nan")
-    return Meters(partition_isotropy=partition, mean_cosine=mean_cosine(X), effective_rank=effective_rank(eigs),
-                  entropy_rank=entropy_rank(eigs), isoscore=isoscore(X), uniformity=uniformity(X))
+    return Meters({meter.name: meter.of_cloud(X, eigs) for meter in table_meters()})
+
+
+def spectrum_meters(eigs: np.ndarray, **streamed: float) -> Meters:
+    """The table meters from a covariance spectrum, with the values the spectrum does not determine
+    (the meters of the raw vectors) given by name in ``streamed``; a meter neither gives is ``nan``.
+    How the streamed report (:mod:`shared.report`) and its Gaussian baselines fill a :class:`Meters`."""
+    values = {}
+    for meter in table_meters():
+        if meter.name in streamed:
+            values[meter.name] = float(streamed[meter.name])
+        elif meter.reads is Reads.SPECTRUM:
+            values[meter.name] = float(meter.fn(eigs))
+        elif meter.of_spectrum is not None:
+            values[meter.name] = float(meter.of_spectrum(eigs))
+        else:
+            values[meter.name] = math.nan
+    return Meters(values)

@@ -1,7 +1,7 @@
 r"""The yardstick of notebook 01: when a meter calls a cloud isotropic, measured against a Gaussian of
 the same size, and the table that shows it.
 
-One home for the rules (:data:`ISOTROPIC_IF`), the two failures they name (a cone, a collapsed
+Reads each meter's rule from its declaration (:mod:`shared.meters.registry`); one home for the two failures they name (a cone, a collapsed
 spread: :func:`failures`), the same-size Gaussian baselines, and the table's cells; both
 :func:`meter_table` (clouds in memory) and :func:`shared.report.isotropy_report` (any matrix,
 streamed) use them.
@@ -18,53 +18,33 @@ import numpy as np
 
 from .. import _checks
 from ..geometry import make_isotropic
-from .spectrum import effective_rank, entropy_rank, isoscore_of_spectrum
-from .suite import METERS, Meters, all_meters
+from .registry import Sees, table_meter, table_meters
+from .suite import Meters, all_meters, spectrum_meters
 
-# When a meter calls a cloud isotropic: its value against the value of a Gaussian with the same
-# number of points and dimensions (notebook 01 explains each rule and the cloud that fools it).
-# "at least": value >= amount x Gaussian's; "within": |value - Gaussian's| <= amount;
-# "at most above": value <= Gaussian's + amount.
-ISOTROPIC_IF: dict[str, tuple[str, float]] = {
-    "partition_isotropy": ("at least", 0.5),
-    "mean_cosine": ("within", 0.1),
-    "effective_rank": ("at least", 0.8),
-    "entropy_rank": ("at least", 0.8),
-    "isoscore": ("at least", 0.8),
-    "uniformity": ("at most above", 0.5),
-}
-
-
-# The meters of the table that look at the raw vectors, so that a shared offset moves them; the
-# others centre the cloud first and see only how its variance is spread (notebook 01).
-LOOK_AT_RAW_VECTORS = ("partition_isotropy", "mean_cosine", "uniformity")
 
 
 def calls_isotropic(meter: str, value: float, gaussian: float) -> bool:
-    """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule in :data:`ISOTROPIC_IF`."""
-    if not isinstance(meter, str):
-        raise TypeError(f"meter: expected the name of a meter (a string), got {meter!r}")
-    if meter not in ISOTROPIC_IF:
-        raise ValueError(f"meter: expected one of {list(ISOTROPIC_IF)}, got {meter!r}")
-    value, gaussian = _checks.real(value, "value"), _checks.real(gaussian, "gaussian")
-    kind, amount = ISOTROPIC_IF[meter]
-    if kind == "at least":
-        return bool(value >= amount * gaussian)
-    if kind == "within":
-        return bool(abs(value - gaussian) <= amount)
-    return bool(value <= gaussian + amount)
+    """Whether ``value`` of ``meter`` (a field of :class:`Meters`) passes its rule against the value of
+    a same-size Gaussian, ``gaussian`` (the rule is declared with the meter: :class:`~shared.meters.Meter`)."""
+    return table_meter(meter).calls_isotropic(value, gaussian)
 
 
-def verdict(meter: str, value: float, gaussian: float) -> bool | None:
+def isotropic_call(meter: str, value: float, gaussian: float) -> bool | None:
     """:func:`calls_isotropic`, or ``None`` when the meter is undefined (``nan``) on the cloud or the baseline."""
     if isinstance(value, float) and math.isnan(value) or isinstance(gaussian, float) and math.isnan(gaussian):
         return None
     return calls_isotropic(meter, value, gaussian)
 
 
-def verdicts(meters: Meters, gaussian: Meters) -> dict[str, bool | None]:
-    """:func:`verdict` of every meter of :data:`ISOTROPIC_IF`, keyed by its field of :class:`Meters`."""
-    return {key: verdict(key, getattr(meters, key), getattr(gaussian, key)) for key in ISOTROPIC_IF}
+def isotropic_calls(meters: Meters, gaussian: Meters) -> dict[str, bool | None]:
+    """:func:`isotropic_call` of every table meter, keyed by its field of :class:`Meters`."""
+    return {m.name: isotropic_call(m.name, meters[m.name], gaussian[m.name]) for m in table_meters()}
+
+
+def looks_at_raw_vectors() -> tuple[str, ...]:
+    """The table meters that look at the raw vectors, so that a shared offset moves them; the others
+    centre the cloud first and see only how its variance is spread (notebook 01)."""
+    return tuple(m.name for m in table_meters() if m.sees is Sees.OFFSET)
 
 
 # The two failures of notebook 01, by the meter that sees each: a shared offset (a cone) fails the
@@ -75,7 +55,7 @@ FAILURE_NAMES = {(True, True): "cone + collapsed spread", (True, False): "cone",
 
 def failures(isotropic: Mapping[str, bool | None]) -> tuple[bool, bool]:
     """``(offset, spread)``: whether the mean cosine and the effective rank said not isotropic (an
-    undefined verdict, ``None``, is not a failure)."""
+    undefined call, ``None``, is not a failure)."""
     return isotropic["mean_cosine"] is False, isotropic["effective_rank"] is False
 
 
@@ -91,10 +71,10 @@ def mark(isotropic: bool | None) -> str:
 
 def meter_cells(meters: Meters, isotropic: Mapping[str, bool | None] | None,
                 texts: Mapping[str, str] | None = None) -> list[str]:
-    """The table's cells for ``meters`` in :data:`METERS` order: each value (or ``texts[key]``) and its mark."""
+    """The table's cells for ``meters`` in the table's order: each value (or ``texts[key]``) and its mark."""
     cells = []
-    for meter in METERS:
-        key = meter.__name__
+    for meter in table_meters():
+        key = meter.name
         text = (texts or {}).get(key) or format_value(getattr(meters, key), meter.fmt)
         cells.append(text if isotropic is None else f"{text} {mark(isotropic[key])}")
     return cells
@@ -106,16 +86,13 @@ def table_row(name: str, cells: list[str], name_width: int, cell_width: int) -> 
 
 
 def rules_text() -> str:
-    """The rules of :data:`ISOTROPIC_IF` in words, one clause per meter."""
-    labels = {meter.__name__: meter.label for meter in METERS}
-    words = {"at least": "at least {a} x the Gaussian's", "within": "within {a} of the Gaussian's",
-             "at most above": "at most the Gaussian's + {a}"}
-    return "; ".join(f"{labels[m]} {words[kind].format(a=amount)}" for m, (kind, amount) in ISOTROPIC_IF.items())
+    """The table meters' rules in words, one clause per meter."""
+    return "; ".join(m.rule_text() for m in table_meters())
 
 
 @dataclass(frozen=True)
 class MeterRow:
-    """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and the verdicts.
+    """One cloud of a :class:`MeterTable`: its meters, its same-size Gaussian's, and each meter's call.
 
     ``offset`` is a shared offset large against the spread, which the mean cosine sees: the vectors
     lean one way and, seen from the origin, fill a narrow cone. ``spread`` is variance piled on a
@@ -158,7 +135,7 @@ class MeterTable:
 
     def __str__(self) -> str:
         width = max(28, *(len(r.name) + 1 for r in self.rows))
-        lines = [table_row("cloud", [m.label for m in METERS], width, 16) + "  failure"]
+        lines = [table_row("cloud", [m.label for m in table_meters()], width, 16) + "  failure"]
         for (n, d), base in self.baselines.items():
             lines.append(table_row(f"(Gaussian, n = {n:,}, d = {d})", meter_cells(base, None), width, 16))
         for row in self.rows:
@@ -174,7 +151,7 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
 
     The baseline for shape ``(n, d)`` is :func:`~shared.geometry.make_isotropic` ``(n, d, seed + n)``,
     so clouds of one shape share one baseline. A meter calls a cloud isotropic (✓) by its rule in
-    :data:`ISOTROPIC_IF` (:func:`calls_isotropic`), printed under the table (``?`` where a meter is
+    its declaration (:func:`calls_isotropic`), printed under the table (``?`` where a meter is
     undefined, as partition isotropy of a whitened cloud); the last column says which failure the
     cloud shows, if any: a shared
     offset (mean cosine off the baseline) and/or a collapsed spread (effective rank below 0.8 of
@@ -198,7 +175,7 @@ def meter_table(clouds: Mapping[str, np.ndarray], seed: int = 100) -> MeterTable
         if shape not in baselines:
             baselines[shape] = gaussian_meters(shape[0], shape[1], seed + shape[0])
         base = baselines[shape]
-        rows.append(MeterRow(name=str(name), meters=values, gaussian=base, isotropic=verdicts(values, base)))
+        rows.append(MeterRow(name=str(name), meters=values, gaussian=base, isotropic=isotropic_calls(values, base)))
     return MeterTable(rows=rows, baselines=baselines)
 
 
@@ -280,11 +257,5 @@ def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> M
     pos = np.sqrt(var) * z[0]
     neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
     ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
-    return Meters(
-        partition_isotropy=float(np.exp(ell.min() - ell.max())),
-        mean_cosine=0.0,
-        effective_rank=effective_rank(eigs),
-        entropy_rank=entropy_rank(eigs),
-        isoscore=isoscore_of_spectrum(eigs),
-        uniformity=gaussian_uniformity(d),
-    )
+    return spectrum_meters(eigs, partition_isotropy=float(np.exp(ell.min() - ell.max())), mean_cosine=0.0,
+                           uniformity=gaussian_uniformity(d))

@@ -15,7 +15,7 @@ notebook 01's rules (the ✓/✗ of its "which meter lies when" table); ``print(
 which failure and the verdict, ``print(report.details())`` also the rules and the baseline's provenance.
 
 * :mod:`~shared.report.run`: :func:`isotropy_report` itself, and the default chunk size;
-* :mod:`~shared.report.result`: :class:`IsotropyReport` and :class:`Verdict`, and how they print;
+* :mod:`~shared.report.result`: :class:`IsotropyReport` and a :class:`MeterLine` per meter, and how they print;
 * :mod:`~shared.report.rows`: reading the rows in chunks (memory, memory map, ``.npy`` file, ``dask.array``);
 * :mod:`~shared.report.passes`: the two passes, and uniformity from the sampled rows;
 * :mod:`~shared.report.baseline`: the same-size Gaussian baseline;
@@ -24,14 +24,14 @@ which failure and the verdict, ``print(report.details())`` also the rules and th
 
 from .baseline import BaselineMethod, gaussian_baseline, streamed_gaussian_meters
 from .passes import projection_block_rows
-from .result import IsotropyReport, Verdict
+from .result import IsotropyReport, MeterLine
 from .rows import row_chunks
 from .run import default_chunk_rows, isotropy_report
 
 __all__ = [
     "BaselineMethod",
     "IsotropyReport",
-    "Verdict",
+    "MeterLine",
     "default_chunk_rows",
     "gaussian_baseline",
     "isotropy_report",

@@ -11,14 +11,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..meters import (
-    Meters,
-    effective_rank,
-    entropy_rank,
-    gaussian_uniformity,
-    isoscore_of_spectrum,
-    wishart_gaussian_meters,
-)
+from ..meters import Meters, gaussian_uniformity, spectrum_meters, wishart_gaussian_meters
 from .passes import measure
 from .progress import Progress
 from .rows import Rows
@@ -60,14 +53,8 @@ def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
     through the report's passes (no rows kept): the report's ``"sample"`` baseline."""
     no_sample = np.empty(0, dtype=np.int64)
     found = measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, Progress(n, 2, False))
-    return Meters(
-        partition_isotropy=found.partition,
-        mean_cosine=0.0,
-        effective_rank=effective_rank(found.eigs),
-        entropy_rank=entropy_rank(found.eigs),
-        isoscore=isoscore_of_spectrum(found.eigs),
-        uniformity=gaussian_uniformity(d),
-    )
+    return spectrum_meters(found.eigs, partition_isotropy=found.partition, mean_cosine=0.0,
+                           uniformity=gaussian_uniformity(d))
 
 
 class _GaussianRows(Rows):

@@ -1,4 +1,4 @@
-"""The report's result and how it prints: :class:`IsotropyReport`, with a :class:`Verdict` per meter.
+"""The report's result and how it prints: :class:`IsotropyReport`, with a :class:`MeterLine` per meter.
 
 ``print(report)`` shows the table, which failure and the verdict; ``report.details()`` adds the rules
 and how every number was obtained.
@@ -8,38 +8,38 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
 from ..meters import (
     FAILURE_NAMES,
-    LOOK_AT_RAW_VECTORS,
-    METERS,
     Meters,
+    Sees,
     failures,
     format_value,
+    isotropic_calls,
     mark,
     meter_cells,
     rules_text,
+    table_meters,
     table_row,
-    verdicts,
 )
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """One meter on the user's matrix against the same-size Gaussian, by notebook 01's rule.
+class MeterLine:
+    """One meter's line of the report: its value on the user's matrix against the same-size Gaussian's,
+    and whether it calls the matrix isotropic by its rule.
 
-    ``isotropic`` is ``None`` when the meter is undefined; ``sees`` is ``"offset"`` for a meter that
-    looks at the raw vectors (a shared offset moves it) and ``"spread"`` for one that centres first.
+    ``isotropic`` is ``None`` when the meter is undefined; ``sees`` is :attr:`Sees.OFFSET` for a meter that
+    looks at the raw vectors (a shared offset moves it) and :attr:`Sees.SPREAD` for one that centres first.
     """
 
     meter: str
     value: float
     baseline: float
     isotropic: bool | None
-    sees: Literal["offset", "spread"]
+    sees: Sees
     fmt: str
 
 
@@ -79,16 +79,15 @@ class IsotropyReport:
     mean: np.ndarray = field(repr=False)
     eigs: np.ndarray = field(repr=False)
 
-    def verdicts(self) -> tuple[Verdict, ...]:
+    def meter_lines(self) -> tuple[MeterLine, ...]:
         """Notebook 01's ✓/✗ for each meter against the same-size Gaussian (empty without a baseline)."""
         if self.baseline is None:
             return ()
-        marks = verdicts(self.meters, self.baseline)
+        marks = isotropic_calls(self.meters, self.baseline)
         return tuple(
-            Verdict(meter=meter.label, value=getattr(self.meters, meter.__name__),
-                    baseline=getattr(self.baseline, meter.__name__), isotropic=marks[meter.__name__],
-                    sees="offset" if meter.__name__ in LOOK_AT_RAW_VECTORS else "spread", fmt=meter.fmt)
-            for meter in METERS
+            MeterLine(meter=meter.label, value=self.meters[meter.name], baseline=self.baseline[meter.name],
+                      isotropic=marks[meter.name], sees=meter.sees, fmt=meter.fmt)
+            for meter in table_meters()
         )
 
     def diagnosis(self) -> str:
@@ -96,7 +95,7 @@ class IsotropyReport:
         if self.baseline is None:
             return "no baseline, so no verdict"
         m, b = self.meters, self.baseline
-        marks = verdicts(m, b)
+        marks = isotropic_calls(m, b)
         offset, spread_failed = failures(marks)
         lean = (
             f"the rows lean one way (mean cosine {m.mean_cosine:+.3f}; the mean vector carries "
@@ -119,21 +118,21 @@ class IsotropyReport:
                 f"{m.mean_cosine:+.3f}). Subtracting the mean will not change this; whitening evens the spread on the rows "
                 "it is fitted on (notebook 06), so check it on held-out rows (notebook 07)."
             )
-        odd = [meter.label for meter in METERS if marks[meter.__name__] is False]
+        odd = [meter.label for meter in table_meters() if marks[meter.name] is False]
         if odd:
             return (
                 f"neither failure by the mean cosine and the effective rank, but {' and '.join(odd)} "
                 "differ from the Gaussian: look at how the points are distributed, not only at the mean and "
                 "the spectrum."
             )
-        return "as isotropic as a Gaussian of the same size, by all six meters."
+        return f"as isotropic as a Gaussian of the same size, by all {_count(len(table_meters()))} meters."
 
     def table(self) -> str:
         """The learner's view: notebook 01's meters beside the same-size Gaussian, which failure, and
         the verdict. :meth:`details` adds how every number was obtained."""
         lines = [f"isotropy report: {self.n:,} rows x {self.d:,} dimensions ({self.dtype})", *self._rows(), ""]
         if self.baseline is not None:
-            lines.append(f"which failure: {FAILURE_NAMES[failures(verdicts(self.meters, self.baseline))]}")
+            lines.append(f"which failure: {FAILURE_NAMES[failures(isotropic_calls(self.meters, self.baseline))]}")
         lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         if self.uniformity_sampled:
             lines.append(f"(uniformity: all pairs of {self.uniformity_rows:,} random rows, ± its standard error)")
@@ -161,12 +160,12 @@ class IsotropyReport:
         if self.baseline is not None:
             lines.append("")
             for sees, heading in (
-                ("offset", "meters that look at the raw vectors (a shared offset moves all three; partition I and "
+                (Sees.OFFSET, "meters that look at the raw vectors (a shared offset moves all three; partition I and "
                  "uniformity also react to an uneven spread):"),
-                ("spread", "meters that centre first (they see only how the variance is spread):"),
+                (Sees.SPREAD, "meters that centre first (they see only how the variance is spread):"),
             ):
                 lines.append(heading)
-                for v in self.verdicts():
+                for v in self.meter_lines():
                     if v.sees == sees:
                         value, base = format_value(v.value, v.fmt), format_value(v.baseline, v.fmt)
                         lines.append(f"  {mark(v.isotropic)} {v.meter:15s} {value:>9s} vs {base:>9s}")
@@ -176,11 +175,11 @@ class IsotropyReport:
 
     def _rows(self) -> list[str]:
         """The table's heading, the Gaussian's row (when there is a baseline) and the matrix's row."""
-        rows = [table_row("", [meter.label for meter in METERS], 24, 17)]
+        rows = [table_row("", [meter.label for meter in table_meters()], 24, 17)]
         marks = None
         if self.baseline is not None:
             rows.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
-            marks = verdicts(self.meters, self.baseline)
+            marks = isotropic_calls(self.meters, self.baseline)
         texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
         rows.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
         return rows
@@ -202,3 +201,9 @@ class IsotropyReport:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _count(n: int) -> str:
+    """``n`` in words up to twelve (the report's sentences), else in digits."""
+    words = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+    return words[n] if n < len(words) else str(n)

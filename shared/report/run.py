@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from .. import _checks
-from ..meters import Meters, effective_rank, entropy_rank, isoscore_of_spectrum
+from ..meters import spectrum_meters
 from .baseline import BaselineMethod, gaussian_baseline
 from .passes import measure, uniformity_of_sample
 from .progress import Progress
@@ -131,14 +131,7 @@ def isotropy_report(
     mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
     mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
     uni, uni_se = uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
-    meters = Meters(
-        partition_isotropy=found.partition,
-        mean_cosine=mean_cosine,
-        effective_rank=effective_rank(found.eigs),
-        entropy_rank=entropy_rank(found.eigs),
-        isoscore=isoscore_of_spectrum(found.eigs),
-        uniformity=uni,
-    )
+    meters = spectrum_meters(found.eigs, partition_isotropy=found.partition, mean_cosine=mean_cosine, uniformity=uni)
     base, method = gaussian_baseline(baseline, rows.n, rows.d, rng, wd)
     with np.errstate(over="ignore", under="ignore"):  # squares beyond float64 (entries past 1e154): inf, as said
         eigs = np.ldexp(found.eigs, 2 * moments.exponent)

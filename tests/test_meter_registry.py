@@ -1,0 +1,101 @@
+"""The meter registry: a meter declared once is picked up by every table, the report and the invariance checks.
+
+CONTRIBUTING.md's recipe for a new meter is two edits: the function, and its ``declare_meter``
+line. The last test makes those two edits here and finds the meter in all four places.
+"""
+
+import numpy as np
+import pytest
+
+from shared import isotropy_report, make_cone, meter_table, random_rotation
+from shared.meters import (
+    Invariance,
+    Rule,
+    Sees,
+    all_meters,
+    calls_isotropic,
+    declare_meter,
+    table_meter,
+    table_meters,
+    unregister,
+)
+
+CHANGES = {
+    Invariance.ROTATION: lambda X, rng: X @ random_rotation(X.shape[1], rng),
+    Invariance.SCALE: lambda X, rng: 3.7 * X,
+    Invariance.SHIFT: lambda X, rng: X + rng.normal(size=X.shape[1]),
+    Invariance.ROW_ORDER: lambda X, rng: X[rng.permutation(len(X))],
+}
+
+
+def _cloud(seed: int) -> np.ndarray:
+    """An anisotropic, off-centre cloud with distinct variances (so every meter is defined and no change is idle)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((400, 6)) * np.linspace(3.0, 0.5, 6) + 0.7
+
+
+def check_declared_invariances(meter, seeds=(0, 1, 2)) -> None:
+    """Each declared invariance holds, and each change not declared moves the value: the declaration is exact."""
+    for seed in seeds:
+        X, rng = _cloud(seed), np.random.default_rng(100 + seed)
+        value = meter.of_cloud(X)
+        for change, apply in CHANGES.items():
+            moved = meter.of_cloud(apply(X, rng))
+            same = np.isclose(moved, value, rtol=1e-9, atol=1e-12)
+            assert same == (change in meter.invariances), (meter.name, change, value, moved)
+
+
+def test_every_table_meter_keeps_exactly_its_declared_invariances():
+    assert len(table_meters()) == 6
+    for meter in table_meters():
+        check_declared_invariances(meter)
+
+
+def test_the_table_order_and_rules_are_the_declared_ones():
+    assert [m.label for m in table_meters()] == ["partition I", "mean cosine", "effective rank", "entropy rank",
+                                                 "IsoScore", "uniformity"]
+    assert table_meter("mean_cosine").rule is Rule.WITHIN and table_meter("mean_cosine").sees is Sees.OFFSET
+    assert calls_isotropic("effective_rank", 8.0, 10.0) and not calls_isotropic("effective_rank", 7.9, 10.0)
+
+
+def test_an_unknown_choice_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match=r"meter: expected one of \['partition_isotropy', 'mean_cosine'"):
+        table_meter("IsoScore")
+    with pytest.raises(ValueError, match=r"rule: expected one of \['at least', 'within', 'at most above'\]"):
+        declare_meter("x", ".3f", rule="at leats", amount=1.0, sees="spread")(lambda X: 0.0)
+    with pytest.raises(ValueError, match="invariance: expected one of"):
+        declare_meter("x", ".3f", invariances=("rotations",))(lambda X: 0.0)
+
+
+def test_a_meter_declared_in_two_edits_appears_in_the_report_its_table_notebook_01s_table_and_the_invariance_checks():
+    # edit 1: the function (here a meter of the covariance spectrum: the share of variance off the top direction)
+    def off_top_share(eigs: np.ndarray) -> float:
+        lam = np.asarray(eigs, dtype=float)
+        return float(1.0 - lam.max() / lam.sum())
+
+    # edit 2: its declaration, with its rule against the same-size Gaussian
+    declare_meter("off-top share", ".3f", formula="1 - λ₁ / Σλ", range="[0, 1 - 1/d]",
+                  invariances=("rotation", "scale", "shift", "row order"), reads="spectrum",
+                  rule="at least", amount=0.8, sees="spread")(off_top_share)
+    try:
+        X = make_cone(600, 8, 3)
+        Y = np.random.default_rng(5).standard_normal((600, 8))
+        eigs = np.linalg.eigvalsh(np.cov(X, rowvar=False))
+        # the cloud's meters
+        assert np.isclose(all_meters(X).off_top_share, off_top_share(eigs), rtol=1e-9)
+        # notebook 01's table ("which meter lies when"): a column and a rule clause
+        table = meter_table({"cone": X, "Gaussian": Y})
+        assert "off-top share" in str(table).splitlines()[0]
+        assert "off-top share at least 0.8 x the Gaussian's" in " ".join(str(table).split())
+        assert table.row("Gaussian").isotropic["off_top_share"] is True
+        # the streamed report: its value (from the streamed spectrum), its table and its lines
+        report = isotropy_report(X, 0, chunk_rows=128)
+        assert np.isclose(report.meters.off_top_share, off_top_share(eigs), rtol=1e-6)
+        assert "off-top share" in report.table().splitlines()[1]
+        assert [line.meter for line in report.meter_lines()][-1] == "off-top share"
+        assert "off-top share" in "".join(report.details().splitlines()[-12:])
+        # the invariance checks
+        check_declared_invariances(table_meter("off_top_share"))
+    finally:
+        unregister("off_top_share")
+    assert [m.name for m in table_meters()][-1] == "uniformity"
