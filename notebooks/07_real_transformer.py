@@ -66,7 +66,7 @@ from shared.real.negatives import (
     load_same_topic,
     negative_auc,
     same_topic_encoded,
-    split_verdicts,
+    remedy_splits,
     trap_kinds,
     word_sharing_negatives,
 )
@@ -374,7 +374,7 @@ check("07.2", answer)
 # the hard ones easier?
 
 # %% jupyter={"outputs_hidden": true, "source_hidden": true}
-verdicts = split_verdicts()
+verdicts = remedy_splits()
 FIGURES = {"auc": "unrelated", "hard_auc": "word-sharing", "topic_auc": "same-topic", "trap_auc": "traps",
            "top1": "top-1"}
 layers = range(len(verdicts.layers))
@@ -458,7 +458,7 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
 # and 6:
 
 # %%
-shares = {f: split_verdicts(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
+shares = {f: remedy_splits(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
 shares[0.5] = verdicts
 shares = dict(sorted(shares.items()))
 whitenings = [verdicts.remedies.index(r) for r in verdicts.remedies if r.startswith("whitening")]

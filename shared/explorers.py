@@ -10,8 +10,9 @@ On every move, the sliders that ``compute`` takes as parameters are passed to it
 (a tuple is spread into arguments) and the remaining sliders are passed to the view's ``measure``
 (a pure function of the scenes of :mod:`shared.figures`, no drawing), and the scene it returns to the view's
 ``draw``. So a slider that only changes what is *shown* (a depth, a highlighted setting) costs a
-measurement and a redraw, not a recomputation. Results and scenes are remembered for the last
-:data:`REMEMBERED` settings, so going back to a setting is instant. Sliders report a value when released
+scene and a redraw, not a recomputation. The results of ``compute`` are remembered for the last
+:data:`REMEMBERED` settings of its sliders, so going back to a setting recomputes nothing: the one
+memo between a slider and a measurement (a scene is a cheap function of a result, made again). Sliders report a value when released
 (``continuous_update=False``), so a drag sends one redraw, never a backlog.
 
 The explorer's text form (what a notebook stores as ``text/plain``) lists its settings and the
@@ -83,7 +84,6 @@ class Explorer(widgets.VBox):
         self.computed = [name for name in controls if takes_all or name in params]
         self.shown = [name for name in controls if name not in self.computed]
         self._results: OrderedDict[tuple, tuple] = OrderedDict()
-        self._scenes: OrderedDict[tuple, Any] = OrderedDict()
         self.view = view.of(self._scene())
         self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self.readout = widgets.HTML(self._readout_html())
@@ -104,11 +104,8 @@ class Explorer(widgets.VBox):
 
     def _scene(self) -> Any:
         """What the view draws for the current sliders: its ``measure`` of :meth:`_inputs`."""
-        def measure() -> Any:
-            data, options = self._inputs()
-            return self.make_view.measure(*data, **options)
-
-        return _remembered(self._scenes, tuple(self.values().values()), measure)
+        data, options = self._inputs()
+        return self.make_view.measure(*data, **options)
 
     def _on_change(self, _change: dict) -> None:
         self.refresh()

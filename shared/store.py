@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ._checks import Choice, choice
 from ._stored import InvalidEntry, from_tree, to_tree
 
 T = TypeVar("T")
@@ -103,18 +104,24 @@ def code_version() -> str:
     return _DIGESTS["code"]
 
 
-def model_files(model: str) -> list[Path]:
-    """The files a model is read from (``"MiniLM"`` or ``"SmolLM2"``)."""
-    if model == "MiniLM":
+class Model(Choice):
+    """The real models whose runs the store keeps, by the name their entries carry."""
+
+    MINILM = "MiniLM"
+    SMOLLM2 = "SmolLM2"
+
+
+def model_files(model: Model | str) -> list[Path]:
+    """The files a model is read from (one of :class:`Model`: ``"MiniLM"`` or ``"SmolLM2"``)."""
+    model = choice(model, Model, "model")
+    if model is Model.MINILM:
         from .real.encoder import model_dir
 
         folder = model_dir()
         return [folder / name for name in ("model.safetensors", "config.json", "tokenizer.json", "vocab.txt")]
-    if model == "SmolLM2":
-        from .real.decoder import gguf_path
+    from .real.decoder import gguf_path  # Model.SMOLLM2
 
-        return [gguf_path()]
-    raise ValueError(f"model: expected 'MiniLM' or 'SmolLM2', got {model!r}")
+    return [gguf_path()]
 
 
 def model_inputs(models: str | Sequence[str], sentences: Sequence[str] = ()) -> tuple[str, ...]:
@@ -402,7 +409,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     encoder_layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
     steps += [(f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: encoder_study.real_point(l, r))
               for layer in range(encoder_layers) for remedy in encoder_study.REAL_REMEDIES]
-    steps += [("remedies over 20 splits", negatives.split_verdicts),
+    steps += [("remedies over 20 splits", negatives.remedy_splits),
               ("corpus through SmolLM2", decoder_study.decoder_study),
               ("decoder profile", decoder_study.decoder_profile),
               ("vocabulary cone", decoder_study.vocabulary_cone),

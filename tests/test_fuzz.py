@@ -769,7 +769,7 @@ REGISTRY: list[Entry] = [
     Entry(negatives.negative_auc, lambda: dict(S=_cloud(12), pairs=np.arange(8).reshape(4, 2),
                                                negatives=np.array([[0, 9], [1, 10], [2, 9], [3, 11]])),
           {"S": CLOUD, "pairs": "pairs", "negatives": "pairs"}, {"S": 0}),
-    Entry(negatives.split_verdicts, lambda: dict(splits=2, fraction=0.75)),
+    Entry(negatives.remedy_splits, lambda: dict(splits=2, fraction=0.75)),
     # the widget layer's controls (shared.explorers)
     Entry(_slider, lambda: dict(description="k", value=2.0, low=0.0, high=5.0, step=0.5),
           {"description": "text"}, name="explorers.slider"),

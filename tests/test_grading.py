@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import pwd
-import re
 import shutil
 import signal
 import subprocess

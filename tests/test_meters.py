@@ -6,7 +6,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shared import (
-    table_meters,
     all_meters,
     basis_isotropy,
     calls_isotropic,
@@ -16,6 +15,7 @@ from shared import (
     effective_rank,
     entropy_rank,
     isoscore,
+    make_cone,
     mean_cosine,
     meter_table,
     numerical_rank,
@@ -29,7 +29,7 @@ from shared import (
     uniformity,
     zca_whiten,
 )
-from shared import make_cone
+from shared.meters import table_meters
 from tests.conftest import gaussian_cloud
 
 seeds = st.integers(0, 2**32 - 1)

@@ -41,3 +41,74 @@ def test_jupyterlab_settings_of_the_course_are_installed_into_its_environment():
     assert installed.exists(), f"{installed} is missing: run uv sync"
     assert json.loads(installed.read_text()) == json.loads(source.read_text())
     assert json.loads(source.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+
+
+# ----- the layout (CONTRIBUTING.md): small modules, private names at home, imports as layers ----------
+
+import ast  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+PACKAGE = Path(__file__).resolve().parent.parent / "shared"
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the toolkit by dotted name (a package by its ``__init__``)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
+    """``(module imported from, names taken)`` for each relative import in module ``name`` (anywhere in it)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            out.append((f"{base}.{node.module}" if node.module else base, [a.name for a in node.names]))
+    return out
+
+
+def test_no_module_of_the_toolkit_is_over_500_lines():
+    long = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 500}
+    assert not long, long
+
+
+def test_private_names_stay_in_their_module():
+    modules = _modules()
+    reached = [(name, source, imported) for name, path in modules.items()
+               for source, names in _imports(name, path)
+               for imported in names if imported.startswith("_") and f"{source}.{imported}" not in modules]
+    assert not reached, reached
+
+
+def test_the_toolkit_imports_form_no_cycle():
+    modules = _modules()
+    graph = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text())
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in tree.body:  # module-level imports: what importing the module runs
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                source = f"{base}.{node.module}" if node.module else base
+                for alias in node.names:
+                    target = f"{source}.{alias.name}"
+                    graph[name].add(target if target in modules else source)
+    graph = {k: {t for t in v if t in modules and t != k} for k, v in graph.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])

@@ -10,7 +10,6 @@ from scipy import special
 
 from shared import (
     all_meters,
-    table_meters,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
@@ -24,10 +23,14 @@ from shared import (
     uniformity,
     zca_whiten,
 )
-from shared.report import rows as rows_module
-from shared.meters import isoscore_of_spectrum
+from shared.meters import (
+    gaussian_uniformity,
+    isoscore_of_spectrum,
+    table_meters,
+    wishart_gaussian_meters,
+)
 from shared.report import gaussian_baseline, streamed_gaussian_meters
-from shared.meters import gaussian_uniformity, wishart_gaussian_meters
+from shared.report import rows as rows_module
 from tests.conftest import gaussian_cloud
 
 ROOT = Path(__file__).resolve().parent.parent

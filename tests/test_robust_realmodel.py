@@ -15,12 +15,12 @@ from shared.real.negatives import (
     _words,
     load_same_topic,
     negative_auc,
-    split_verdicts,
+    remedy_splits,
     trap_kinds,
     word_sharing_negatives,
 )
 
-LAYERS = {0: 0, 3: 1, 6: 2}  # layer -> position in split_verdicts().layers
+LAYERS = {0: 0, 3: 1, 6: 2}  # layer -> position in remedy_splits().layers
 
 
 def _r(remedy: str) -> int:
@@ -29,7 +29,7 @@ def _r(remedy: str) -> int:
 
 @pytest.fixture(scope="module")
 def verdicts():
-    v = split_verdicts()
+    v = remedy_splits()
     assert len(v.seeds) == 20 and v.layers == (0, 3, 6) and v.remedies[0] == "none"
     return v
 
@@ -197,7 +197,7 @@ def same_topic_vectors():
 @pytest.mark.parametrize("seed", range(5))
 def test_the_same_topic_order_holds_with_half_the_negatives(verdicts, same_topic_vectors, seed, n_topic):
     """Recomputed from the parts for five splits and two sizes of the same-topic set: the full set
-    reproduces split_verdicts; half of it (24 pairs) gives the same order and the same effect of
+    reproduces remedy_splits; half of it (24 pairs) gives the same order and the same effect of
     whitening at the last layer."""
     study = real_study()
     corpus = study.corpus
@@ -258,7 +258,7 @@ WHITENINGS = [_r(r) for r in REAL_REMEDIES if r.startswith("whitening")]
 @pytest.fixture(scope="module")
 def shares(verdicts):
     """The verdicts at each fit share, as notebook 07 prints them (a half: the twenty splits)."""
-    out = {f: split_verdicts(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
+    out = {f: remedy_splits(FRACTION_SPLITS, f) for f in FIT_FRACTIONS}
     out[0.5] = verdicts
     return out
 
@@ -280,7 +280,7 @@ def test_a_fit_share_outside_zero_to_one_is_refused(fraction):
     with pytest.raises(ValueError, match="fraction: "):
         split_halves(load_corpus(), 0, fraction)
     with pytest.raises(ValueError, match="fraction: "):
-        split_verdicts(2, fraction)
+        remedy_splits(2, fraction)
 
 
 @pytest.mark.parametrize("fraction", [True, "half", None])
@@ -333,7 +333,7 @@ def test_whitening_never_raises_layer_3_retrieval_and_its_loss_peaks_near_as_man
 @pytest.mark.exhaustive  # long: refits every remedy on 24 more splits of the real model's corpus; .ci/run runs it
 @pytest.mark.parametrize("fraction", [0.25, 0.75])
 def test_the_fit_share_verdicts_hold_over_twelve_splits(fraction):
-    v = split_verdicts(12, fraction)
+    v = remedy_splits(12, fraction)
     assert v.layers == FRACTION_LAYERS
     for figure in ("hard_auc", "topic_auc"):
         assert v.change(figure)[:, _at(v, 6), 1:].max() < 0.01

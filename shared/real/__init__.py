@@ -12,7 +12,7 @@ encoder's measurements never load the decoder. Import the module you need, e.g.
 * notebook 07: :mod:`~shared.real.encoder_study` (the corpus through the encoder, layer by layer
   and remedy by remedy); :mod:`~shared.real.frequency` (word frequency against vector norm, also
   notebook 04's); :mod:`~shared.real.negatives` (traps, word-sharing and same-topic negatives, and
-  the remedies' verdicts over many splits);
+  the remedies measured over many splits);
 * notebook 09: :mod:`~shared.real.decoder_study` (the corpus through the decoder) and
   :mod:`~shared.real.outside` (the same measurements on text not written for the course);
 * :mod:`~shared.real.study`: how a model study is kept (once per kernel, and in the machine's

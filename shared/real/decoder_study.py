@@ -31,15 +31,26 @@ from . import study as _cache
 from .corpus import Corpus, load_corpus, split_halves
 from .decoder import Decoded, decode, load_smollm
 from .encoder import encode, word_embeddings
-from .encoder_study import REAL_REMEDIES, REAL_SEED, real_remedy
+from .encoder_study import COSINE_GRID, REAL_REMEDIES, REAL_SEED, real_remedy
 from .frequency import ZIPF_BINS, binned_median, zipf_scale
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
 MASSIVE_RATIO = 100.0  # the course's looser rule: massive when |x| exceeds 100 times the layer's median |entry|
 SUN_RATIO, SUN_MAGNITUDE = 1000.0, 100.0  # Sun et al. 2024's rule: |x| above 100 and about 1,000 times the median
-LEAVE_OUT = ("nothing", "the first token", "the massive coordinates", "both")
-HISTOGRAM_TOKENS = 500  # random tokens (seed 7) whose cross-sentence cosines the explorer draws
-COSINE_GRID = np.linspace(-1.0, 1.0, 81)
+
+
+class LeaveOut(_checks.Choice):
+    """What notebook 09's explorer leaves out of a layer's tokens before measuring (:func:`decoder_point`)."""
+
+    NOTHING = "nothing"
+    FIRST_TOKEN = "the first token"
+    MASSIVE_COORDINATES = "the massive coordinates"
+    BOTH = "both"
+
+
+#: The names of :class:`LeaveOut`, in the explorer's order.
+LEAVE_OUT = tuple(option.value for option in LeaveOut)
+DECODER_HISTOGRAM_TOKENS = 500  # random tokens (seed 7) whose cross-sentence cosines the explorer draws
 
 
 @dataclass(frozen=True)
@@ -304,7 +315,7 @@ def largest_entry_ratio(H: np.ndarray) -> float:
 class DecoderPoint:
     """One layer of the decoder with some vectors or coordinates left out (:data:`LEAVE_OUT`).
 
-    ``hist``: density over :data:`COSINE_GRID` of the cosines between :data:`HISTOGRAM_TOKENS`
+    ``hist``: density over :data:`COSINE_GRID` of the cosines between :data:`DECODER_HISTOGRAM_TOKENS`
     random tokens (seed 7) from different sentences (only drawn); ``mean_cosine``: exact over all
     pairs of tokens from different sentences; ``top``/``top_terms``: the eight coordinates with the
     largest terms of the mean cosine, and those terms; ``tokens``, ``coordinates``: how many are kept.
@@ -328,7 +339,7 @@ class DecoderPoint:
 
 def _histogram_rows(study: DecoderStudy) -> np.ndarray:
     n = len(study.dec.enc.sentence)
-    return np.sort(np.random.default_rng(REAL_SEED).choice(n, HISTOGRAM_TOKENS, replace=False))
+    return np.sort(np.random.default_rng(REAL_SEED).choice(n, DECODER_HISTOGRAM_TOKENS, replace=False))
 
 
 def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
@@ -336,18 +347,17 @@ def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
     (kept by the study: each setting is computed once)."""
     study = decoder_study()
     layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
-    if not isinstance(leave_out, str) or leave_out not in LEAVE_OUT:
-        raise ValueError(f"leave_out: expected one of {LEAVE_OUT}, got {leave_out!r}")
+    leave_out = _checks.choice(leave_out, LeaveOut, "leave_out").value  # the name: the study keeps points by it
     return _cache.kept(study.measured, ("point", layer, leave_out), lambda: _decoder_point(study, layer, leave_out))
 
 
 def _decoder_point(study: DecoderStudy, layer: int, leave_out: str) -> DecoderPoint:
     enc = study.dec.enc
     tokens = np.ones(len(enc.sentence), dtype=bool)
-    if leave_out in ("the first token", "both"):
+    if LeaveOut(leave_out) in (LeaveOut.FIRST_TOKEN, LeaveOut.BOTH):
         tokens = ~study.first
     columns = np.arange(enc.states.shape[2])
-    if leave_out in ("the massive coordinates", "both"):
+    if LeaveOut(leave_out) in (LeaveOut.MASSIVE_COORDINATES, LeaveOut.BOTH):
         columns = np.setdiff1d(columns, study_profile(study).massive)
     H = enc.states[layer][:, columns].astype(np.float64)
     terms = cross_group_cosines(H[tokens], enc.sentence[tokens])

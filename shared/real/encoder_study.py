@@ -3,7 +3,7 @@
 The study (:func:`real_study`), the remedies as the notebook applies them (:func:`real_remedy`),
 one layer after one remedy (:func:`real_point`) and the profile of every layer
 (:func:`layer_profile`). Word frequency against norm is :mod:`shared.real.frequency`; the harder
-negatives and the verdicts over many splits are :mod:`shared.real.negatives`.
+negatives and the remedies over many splits are :mod:`shared.real.negatives`.
 
 Everything here is computed from :func:`real_study`, which encodes the corpus once per machine (in
 the study store, :mod:`shared.store`); what is measured from it is kept by the study itself.
@@ -34,11 +34,25 @@ from .corpus import Corpus, load_corpus, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
 
 REAL_SEED = 7
-REAL_REMEDIES = ("none", "centring", "all-but-the-top", "whitening", "whitening, k = 128", "whitening, shrunk")
+
+
+class RealRemedy(_checks.Choice):
+    """The remedies notebook 07 applies to the real model's vectors (see :func:`real_remedy`)."""
+
+    NONE = "none"
+    CENTRING = "centring"
+    ALL_BUT_THE_TOP = "all-but-the-top"
+    WHITENING = "whitening"
+    WHITENING_K = "whitening, k = 128"
+    WHITENING_SHRUNK = "whitening, shrunk"
+
+
+#: The names of :class:`RealRemedy`, in the notebook's order (its slider's options).
+REAL_REMEDIES = tuple(remedy.value for remedy in RealRemedy)
 REAL_TOP_K = 4  # Mu & Viswanath's rule of thumb, k ≈ d/100, at d = 384
 REAL_WHITEN_K = 128  # whitening that keeps the top third of the 384 directions (Su et al.'s reduction)
-COSINE_GRID = np.linspace(-1.0, 1.0, 81)
-HISTOGRAM_TOKENS = 800  # random held-out tokens whose cross-sentence cosines each histogram draws
+COSINE_GRID = np.linspace(-1.0, 1.0, 81)  # the bins of the real models' cosine histograms (07 and 09)
+HELD_OUT_HISTOGRAM_TOKENS = 800  # random held-out tokens whose cross-sentence cosines each histogram draws
 
 
 @dataclass(frozen=True)
@@ -96,42 +110,31 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray | FittedRemedies) ->
     direction. ``fit`` may be a :class:`~shared.remedies.FittedRemedies` already made from the fit
     vectors, so several remedies share one eigendecomposition.
     """
-    _remedy_name(remedy)
+    remedy = _checks.choice(remedy, RealRemedy, "remedy")
     X = _checks.cloud(X)
-    if remedy == "none":
+    if remedy is RealRemedy.NONE:
         return X
     fitted = fit if isinstance(fit, FittedRemedies) else FittedRemedies(fit)
-    if remedy == "centring":
+    if remedy is RealRemedy.CENTRING:
         return fitted.all_but_the_top(X, 0)
-    if remedy == "all-but-the-top":
+    if remedy is RealRemedy.ALL_BUT_THE_TOP:
         return fitted.all_but_the_top(X, REAL_TOP_K)
-    if remedy == "whitening":
+    if remedy is RealRemedy.WHITENING:
         return fitted.zca_whiten(X, 1.0, rank=fitted.rank)
-    if remedy == "whitening, k = 128":
+    if remedy is RealRemedy.WHITENING_K:
         return fitted.zca_whiten(X, 1.0, rank=REAL_WHITEN_K)
-    if remedy == "whitening, shrunk":
-        return fitted.shrunk_whiten(X)
-    raise AssertionError("unreachable: the remedy was checked")
-
-
-def _remedy_name(remedy: object) -> str:
-    """Check that ``remedy`` names one of :data:`REAL_REMEDIES`."""
-    if not isinstance(remedy, str):
-        raise TypeError(f"remedy: expected the name of a remedy (a string), got {remedy!r}")
-    if remedy not in REAL_REMEDIES:
-        raise ValueError(f"remedy: expected one of {REAL_REMEDIES}, got {remedy!r}")
-    return remedy
+    return fitted.shrunk_whiten(X)  # RealRemedy.WHITENING_SHRUNK
 
 
 def _histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
-    """:data:`HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
+    """:data:`HELD_OUT_HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
     which of their pairs come from different sentences (the upper triangle only)."""
     return _cache.kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study), local=True)
 
 
 def _draw_histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
     groups = study.enc.sentence[study.held_tokens]
-    rows = np.sort(np.random.default_rng(REAL_SEED).choice(len(groups), HISTOGRAM_TOKENS, replace=False))
+    rows = np.sort(np.random.default_rng(REAL_SEED).choice(len(groups), HELD_OUT_HISTOGRAM_TOKENS, replace=False))
     g = groups[rows]
     return rows, np.triu(g[:, None] != g[None, :], k=1)
 
@@ -152,7 +155,7 @@ class RealPoint:
     """Held-out tokens and sentences of the real model at one ``layer`` after one ``remedy``.
 
     Tokens (the remedy fitted on the fit half's ordinary tokens): ``token_hist``, the density over
-    :data:`COSINE_GRID` of the cosines between :data:`HISTOGRAM_TOKENS` random held-out tokens
+    :data:`COSINE_GRID` of the cosines between :data:`HELD_OUT_HISTOGRAM_TOKENS` random held-out tokens
     from different sentences (only drawn); ``mean_cosine``, the exact mean over *all* such pairs;
     ``effective_rank`` of their covariance; the coordinate ``rogue`` that carries the largest part
     ``rogue_cosine`` of the mean cosine.
@@ -196,7 +199,7 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     """
     study = real_study()
     layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
-    remedy = _remedy_name(remedy)
+    remedy = _checks.choice(remedy, RealRemedy, "remedy").value  # the name: the study keeps points by it
     return _cache.kept(study.measured, ("point", layer, remedy), lambda: _real_point(study, layer, remedy))
 
 

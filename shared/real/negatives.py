@@ -1,8 +1,8 @@
-"""Notebook 07's harder negatives for the paraphrase check, and the remedies' verdicts against them.
+"""Notebook 07's harder negatives for the paraphrase check, and the remedies measured against them over many splits.
 
 :func:`trap_kinds` sorts the corpus's traps; :func:`word_sharing_negatives` and the same-topic set
 (:func:`load_same_topic`) give negatives that share words or a topic with a paraphrase;
-:func:`negative_auc` scores paraphrases against them, and :func:`split_verdicts` re-fits every
+:func:`negative_auc` scores paraphrases against them, and :func:`remedy_splits` re-fits every
 remedy of :data:`~shared.real.encoder_study.REAL_REMEDIES` on many random splits and scores each
 against all of them.
 """
@@ -139,7 +139,7 @@ def load_same_topic() -> SameTopic:
 
 def same_topic_encoded() -> Encoded:
     """The sentences of :func:`load_same_topic` through all-MiniLM-L6-v2 (kept by :func:`real_study`'s
-    study: every split of :func:`split_verdicts` applies its remedies to them)."""
+    study: every split of :func:`remedy_splits` applies its remedies to them)."""
     study = real_study()
     same = load_same_topic()
     return _cache.kept(study.measured, "same-topic encoded",
@@ -147,19 +147,19 @@ def same_topic_encoded() -> Encoded:
                        local=True)
 
 
-#: Splits (seeds 0, 1, ...) over which :func:`split_verdicts` re-fits every remedy, and its layers.
-VERDICT_SPLITS = 20
-VERDICT_LAYERS = (0, 3, 6)
+#: Splits (seeds 0, 1, ...) over which :func:`remedy_splits` re-fits every remedy, and its layers.
+REMEDY_SPLITS = 20
+SPLIT_LAYERS = (0, 3, 6)
 #: Notebook 07's other fit fractions (a quarter, three quarters of the corpus), their splits and layers.
 FIT_FRACTIONS = (0.25, 0.75)
 FRACTION_SPLITS = 8
 FRACTION_LAYERS = (3, 6)
-VERDICT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
+SPLIT_FIGURES = ("auc", "top1", "trap_auc", "hard_auc", "topic_auc")
 
 
 @dataclass(frozen=True)
-class SplitVerdicts:
-    """:func:`split_verdicts`: notebook 07's sentence figures over many random splits.
+class RemedySplits:
+    """:func:`remedy_splits`: notebook 07's sentence figures over many random splits.
 
     ``auc``, ``top1``, ``trap_auc``, ``hard_auc`` (against :func:`word_sharing_negatives`) and
     ``topic_auc`` (against the same-topic negatives of :func:`load_same_topic`, never in a fit half)
@@ -178,8 +178,8 @@ class SplitVerdicts:
 
     def change(self, figure: str) -> np.ndarray:
         """``figure`` after each remedy minus ``figure`` with no remedy, split by split."""
-        if figure not in VERDICT_FIGURES:
-            raise ValueError(f"figure: expected one of {VERDICT_FIGURES}, got {figure!r}")
+        if figure not in SPLIT_FIGURES:
+            raise ValueError(f"figure: expected one of {SPLIT_FIGURES}, got {figure!r}")
         values = getattr(self, figure)
         return values - values[:, :, :1]
 
@@ -192,11 +192,11 @@ class SplitVerdicts:
         return np.sum(self.change(figure) < 0, axis=0)
 
 
-def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5) -> SplitVerdicts:
+def remedy_splits(splits: int = REMEDY_SPLITS, fraction: float = 0.5) -> RemedySplits:
     """Every remedy of :data:`REAL_REMEDIES`, fitted on the fit half of ``splits`` random splits
     (seeds ``0 .. splits - 1``, as :func:`~shared.real.corpus.split_halves` draws them; seed 7 is the
     notebook's) and scored on that split's held-out sentence vectors at each of
-    :data:`VERDICT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
+    :data:`SPLIT_LAYERS`: AUC, top-1 retrieval, AUC against traps, against the word-sharing
     negatives and against the same-topic negatives (:func:`load_same_topic`: the remedy fitted on
     the split's fit half is applied to them too). One eigendecomposition per split and layer serves
     every remedy. ``fraction`` is the share of the corpus each remedy is fitted on (the fit part of
@@ -204,26 +204,26 @@ def split_verdicts(splits: int = VERDICT_SPLITS, fraction: float = 0.5) -> Split
     than a half, the layers are :data:`FRACTION_LAYERS`.
     """
     splits = _checks.integer(splits, "splits", 1)
-    _checks.allocation(("splits", splits), (None, len(VERDICT_LAYERS)), (None, len(REAL_REMEDIES)))
+    _checks.allocation(("splits", splits), (None, len(SPLIT_LAYERS)), (None, len(REAL_REMEDIES)))
     _checks.work(("splits", splits), (None, 10**8))  # each split fits and measures every remedy at every layer
     fraction = fit_share(fraction)
     study = real_study()
     if fraction == 0.5:
-        return _cache.kept(study.measured, ("split verdicts", splits), lambda: _split_verdicts(study, splits))
-    return _cache.kept(study.measured, ("split verdicts", splits, fraction),
-                       lambda: _split_verdicts(study, splits, fraction, FRACTION_LAYERS))
+        return _cache.kept(study.measured, ("remedy splits", splits), lambda: _remedy_splits(study, splits))
+    return _cache.kept(study.measured, ("remedy splits", splits, fraction),
+                       lambda: _remedy_splits(study, splits, fraction, FRACTION_LAYERS))
 
 
-def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
-                    layers: tuple[int, ...] = VERDICT_LAYERS) -> SplitVerdicts:
-    """:func:`split_verdicts` for a checked number of splits (kept by the study: computed once)."""
+def _remedy_splits(study: RealStudy, splits: int, fraction: float = 0.5,
+                    layers: tuple[int, ...] = SPLIT_LAYERS) -> RemedySplits:
+    """:func:`remedy_splits` for a checked number of splits (kept by the study: computed once)."""
     corpus = study.corpus
     pooled = {layer: sentence_embeddings(study.enc, layer) for layer in layers}
     same = load_same_topic()
     same_enc = same_topic_encoded()
     same_pooled = {layer: sentence_embeddings(same_enc, layer) for layer in layers}
     shape = (splits, len(layers), len(REAL_REMEDIES))
-    figures = {name: np.empty(shape) for name in VERDICT_FIGURES}
+    figures = {name: np.empty(shape) for name in SPLIT_FIGURES}
     for seed in range(splits):
         is_fit = split_halves(corpus, seed, fraction)
         held = np.flatnonzero(~is_fit)
@@ -243,4 +243,4 @@ def _split_verdicts(study: RealStudy, splits: int, fraction: float = 0.5,
                 figures["topic_auc"][seed, l, r] = negative_auc(np.vstack([S, T]), pairs, same.pairs + len(S))
     for values in figures.values():
         values.setflags(write=False)
-    return SplitVerdicts(np.arange(splits), layers, REAL_REMEDIES, **figures)
+    return RemedySplits(np.arange(splits), layers, REAL_REMEDIES, **figures)

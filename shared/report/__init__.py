@@ -22,14 +22,14 @@ which failure and the verdict, ``print(report.details())`` also the rules and th
 * :mod:`~shared.report.progress`: the progress line.
 """
 
-from .baseline import BaselineMethod, gaussian_baseline, streamed_gaussian_meters
+from .baseline import Baseline, gaussian_baseline, streamed_gaussian_meters
 from .passes import projection_block_rows
 from .result import IsotropyReport, MeterLine
 from .rows import row_chunks
 from .run import default_chunk_rows, isotropy_report
 
 __all__ = [
-    "BaselineMethod",
+    "Baseline",
     "IsotropyReport",
     "MeterLine",
     "default_chunk_rows",

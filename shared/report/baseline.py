@@ -7,16 +7,23 @@ scatter matrix (:func:`shared.meters.wishart_gaussian_meters`); :func:`gaussian_
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal
 
 import numpy as np
 
+from .._checks import Choice, choice
 from ..meters import Meters, gaussian_uniformity, spectrum_meters, wishart_gaussian_meters
 from .passes import measure
 from .progress import Progress
 from .rows import Rows
 
-BaselineMethod = Literal["auto", "sample", "wishart"]
+
+
+class Baseline(Choice):
+    """How :func:`~shared.report.isotropy_report` finds its same-size Gaussian (its ``baseline``)."""
+
+    AUTO = "auto"  # a sample up to 2 million entries (always below 1,000 rows), else the Wishart draw
+    SAMPLE = "sample"  # a seeded N(0, I) matrix streamed through the same passes
+    WISHART = "wishart"  # the spectrum from one exact draw of the scatter matrix, no rows generated
 
 _SAMPLE_LIMIT = 2 * 10**6  # "auto" baseline: a real Gaussian sample up to this many entries
 _CLT_MIN_ROWS = 1000  # ... and always below this many rows, where the Wishart model's CLT is too rough
@@ -24,20 +31,21 @@ _GAUSSIAN_BLOCK = 4096  # rows per seeded block of the sampled Gaussian baseline
 
 
 def gaussian_baseline(
-    method: BaselineMethod | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
+    method: Baseline | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
 ) -> tuple[Meters | None, str]:
     """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
     (``method`` as :func:`isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
     if method is None:
         return None, "none"
-    if method == "auto":
-        method = "sample" if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else "wishart"
+    method = choice(method, Baseline, "baseline")
+    if method is Baseline.AUTO:
+        method = Baseline.SAMPLE if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else Baseline.WISHART
     seed = int(rng.integers(2**63))
     exact = (
         f"mean cosine 0 and uniformity {gaussian_uniformity(d):.3f} = -4 + log 0F1(; d/2; 4) are exact for "
         "random directions"
     )
-    if method == "sample":
+    if method is Baseline.SAMPLE:
         return streamed_gaussian_meters(n, d, seed, wd), (
             f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
         )

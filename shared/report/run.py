@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _checks
 from ..meters import spectrum_meters
-from .baseline import BaselineMethod, gaussian_baseline
+from .baseline import Baseline, gaussian_baseline
 from .passes import measure, uniformity_of_sample
 from .progress import Progress
 from .result import IsotropyReport
@@ -29,7 +29,7 @@ def isotropy_report(
     compute_dtype: type[np.floating] | str | None = None,
     partition: bool = True,
     uniformity_rows: int = 4000,
-    baseline: BaselineMethod | None = "auto",
+    baseline: Baseline | str | None = "auto",
     progress: bool | None = None,
 ) -> IsotropyReport:
     r"""Notebook 01's six meters on any embedding matrix, in at most two streaming passes over row chunks.
@@ -104,10 +104,8 @@ def isotropy_report(
         chunk_rows = default_chunk_rows(rows.d)
     uniformity_rows = _checks.integer(uniformity_rows, "uniformity_rows", 2)
     partition = _checks.flag(partition, "partition")
-    if baseline is not None and not isinstance(baseline, str):
-        raise TypeError(f"baseline: expected 'auto', 'sample', 'wishart' or None, got {baseline!r}")
-    if baseline not in ("auto", "sample", "wishart", None):
-        raise ValueError(f"baseline: expected 'auto', 'sample', 'wishart' or None, got {baseline!r}")
+    if baseline is not None:
+        baseline = _checks.choice(baseline, Baseline, "baseline")
     if progress is None:
         progress = rows.n * rows.d >= _PROGRESS_ENTRIES
     progress = _checks.flag(progress, "progress")
