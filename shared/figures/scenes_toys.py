@@ -5,7 +5,7 @@ beside an explorer's sliders) are computed here, from the arrays or typed result
 holds, into a *scene*: a dataclass of named arrays and a ``readings`` dict (group name to
 :class:`~shared.meters.Reading`). ``SphereConeView.measure(X_iso, X_cone)`` is
 :func:`sphere_cone_scene`; an explorer calls it on every slider move and hands the scene to the
-view's ``draw``. No matplotlib here: a test can check what a figure will show from its scene alone.
+view's ``draw``. No matplotlib here: what a figure will show can be checked from its scene alone.
 The scenes of notebooks 07 to 09 are in :mod:`shared.figures.scenes_real`.
 """
 

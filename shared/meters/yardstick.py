@@ -232,7 +232,7 @@ def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> M
     :math:`\|\omega\|^2 = 1`, :math:`\ell^\pm_k = \log(Z(\pm c_k)/n)` is normal with mean
     :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
     :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
-    :math:`I = e^{\min \ell - \max \ell}`. ``tests/test_report.py`` checks it against sampled Gaussians.
+    :math:`I = e^{\min \ell - \max \ell}`.
     The baseline of :func:`shared.report.isotropy_report` for large matrices.
     """
     n = _checks.integer(n, "n", 2, why="a covariance needs two points")

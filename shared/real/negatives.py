@@ -16,15 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _checks, store
-from ..meters import unit_rows
-from ..meters import paraphrase_check, paraphrase_cosines
+from ..meters import auc, paraphrase_check, paraphrase_cosines, rankable, unit_rows
 from ..remedies import FittedRemedies
-from ..meters import auc, rankable
-from . import study as _cache
 from .corpus import DATA, Corpus, fit_share, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
 from .encoder_study import REAL_REMEDIES, RealStudy, real_remedy, real_study
-
+from .study import kept
 
 #: Words whose presence in one sentence of a trap and not the other makes the trap a negation.
 NEGATION_WORDS = frozenset({"not", "never", "no", "nobody", "nothing", "none", "neither", "nor", "n't"})
@@ -142,7 +139,7 @@ def same_topic_encoded() -> Encoded:
     study: every split of :func:`remedy_splits` applies its remedies to them)."""
     study = real_study()
     same = load_same_topic()
-    return _cache.kept(study.measured, "same-topic encoded",
+    return kept(study.measured, "same-topic encoded",
                        lambda: store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences)),
                        local=True)
 
@@ -209,8 +206,8 @@ def remedy_splits(splits: int = REMEDY_SPLITS, fraction: float = 0.5) -> RemedyS
     fraction = fit_share(fraction)
     study = real_study()
     if fraction == 0.5:
-        return _cache.kept(study.measured, ("remedy splits", splits), lambda: _remedy_splits(study, splits))
-    return _cache.kept(study.measured, ("remedy splits", splits, fraction),
+        return kept(study.measured, ("remedy splits", splits), lambda: _remedy_splits(study, splits))
+    return kept(study.measured, ("remedy splits", splits, fraction),
                        lambda: _remedy_splits(study, splits, fraction, FRACTION_LAYERS))
 
 

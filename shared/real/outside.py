@@ -14,12 +14,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _checks, store
-from ..meters import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank
-from . import study as _cache
+from ..meters import (
+    cov_eigs,
+    cross_group_cosines,
+    effective_rank,
+    gaussian_effective_rank,
+)
 from .corpus import DATA
 from .decoder import Decoded, hidden_states, load_smollm, rms_norm, tokenize
 from .decoder_study import DecoderProfile, decoder_study, study_profile
 from .encoder import Encoded
+from .study import Memory, kept, once
 
 OUTSIDE_TEXT = DATA / "outside_text.txt"
 OUTSIDE_EVERY = 5  # the notebook decodes every fifth outside sentence (the pass costs as many seconds as tokens / 300)
@@ -56,11 +61,11 @@ class OutsideStudy:
     plus: Decoded
     bos: Decoded
     long: Decoded
-    measured: _cache.Memory = field(init=False, repr=False, compare=False)
+    measured: Memory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "measured",
-                           _cache.Memory(*store.model_inputs("SmolLM2", self.sentences), f"every:{self.every}",
+                           Memory(*store.model_inputs("SmolLM2", self.sentences), f"every:{self.every}",
                                          f"inputs:{self.inputs}"))
 
 
@@ -112,7 +117,7 @@ def outside_study(every: int = OUTSIDE_EVERY, inputs: int = LONG_INPUTS) -> Outs
     return _outside_study(every, inputs)
 
 
-@_cache.once
+@once
 def _default_outside_study() -> OutsideStudy:
     inputs = (*store.model_inputs("SmolLM2", load_outside_text()), f"every:{OUTSIDE_EVERY}", f"inputs:{LONG_INPUTS}")
     return store.remember("outside study", inputs, lambda: _outside_study(OUTSIDE_EVERY, LONG_INPUTS))
@@ -190,9 +195,9 @@ def decoder_settings() -> dict[str, SettingProfile]:
     and the outside text (:func:`outside_study`) as it is, with its sentence :data:`SECOND_SINK`
     added, with BOS first, and as long inputs."""
     study, outside = decoder_study(), outside_study()
-    corpus = _cache.kept(study.measured, "setting profile",
+    corpus = kept(study.measured, "setting profile",
                          lambda: _setting_profile(SETTINGS[0], study.dec, study_profile(study)))
-    others = _cache.kept(outside.measured, "setting profiles", lambda: tuple(
+    others = kept(outside.measured, "setting profiles", lambda: tuple(
         _setting_profile(name, dec) for name, dec in zip(SETTINGS[1:], (outside.plain, outside.plus, outside.bos,
                                                                           outside.long))))
     return dict(zip(SETTINGS, (corpus, *others)))

@@ -60,7 +60,9 @@ def kept(memory: dict[Hashable, Any], key: Hashable, make: Callable[[], T], loca
     ``local``: the study's intermediate arrays (read-only views the measurements share) stay in
     this process."""
     if key not in memory:
-        from .. import store  # imported on use: ``import shared`` reads no model and no store
+        from .. import (
+            store,  # imported on use: ``import shared`` reads no model and no store
+        )
 
         inputs = () if local else getattr(memory, "inputs", ())
         memory[key] = store.remember(repr(key), inputs, make) if inputs else make()
