@@ -7,7 +7,11 @@
   :mod:`~shared.yardstick` (notebook 01's rules, same-size Gaussian baselines and the meter table);
   :mod:`~shared.taskmetrics` (pair AUC, Spearman, kNN accuracy); :mod:`~shared.paraphrase` (the
   paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
-* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and
+* mechanisms and remedies: the package :mod:`~shared.mechanisms`, one module per toy mechanism
+  (``attention``: notebook 03; ``frequency`` and ``degeneration``: notebook 04's language and the
+  model trained on it; ``richer`` and ``optimizer``: notebook 05's loop and optimiser question); the
+  package :mod:`~shared.remedies` (``transforms``: centring, all-but-the-top, whitening; ``choice``:
+  choosing a remedy and its setting on held-out data); and
   :mod:`~shared.realmodel` (notebook 07's measurements of the real model) and
   :mod:`~shared.realdecoder` (notebook 09's, of the decoder);
 * drawings: :mod:`~shared.scenes` (what each figure draws, computed without matplotlib) and
