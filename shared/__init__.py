@@ -8,10 +8,14 @@
   :mod:`~shared.meters.yardstick`: notebook 01's rules, same-size Gaussian baselines and the meter table;
   :mod:`~shared.meters.tasks`: pair AUC, Spearman, kNN accuracy; :mod:`~shared.meters.paraphrase`: the
   paraphrase check and its bootstrap); :mod:`~shared.report` (the meters on any matrix, streamed);
-* mechanisms and remedies: :mod:`~shared.mechanisms`, :mod:`~shared.remedies`, and the real
-  models' measurements: notebook 07's of the encoder (:mod:`~shared.real.encoder_study`,
-  :mod:`~shared.real.frequency`, :mod:`~shared.real.negatives`) and notebook 09's of the decoder
-  (:mod:`~shared.real.decoder_study`, :mod:`~shared.real.outside`);
+* mechanisms and remedies: the package :mod:`~shared.mechanisms`, one module per toy mechanism
+  (``attention``: notebook 03; ``frequency`` and ``degeneration``: notebook 04's language and the
+  model trained on it; ``richer`` and ``optimizer``: notebook 05's loop and optimiser question); the
+  package :mod:`~shared.remedies` (``transforms``: centring, all-but-the-top, whitening; ``choice``:
+  choosing a remedy and its setting on held-out data); and the real models' measurements: notebook
+  07's of the encoder (:mod:`~shared.real.encoder_study`, :mod:`~shared.real.frequency`,
+  :mod:`~shared.real.negatives`) and notebook 09's of the decoder (:mod:`~shared.real.decoder_study`,
+  :mod:`~shared.real.outside`);
 * drawings: :mod:`~shared.figures` (what each figure draws, its scene, computed without matplotlib,
   and one view per figure drawing it, which needs matplotlib and is imported on first use);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);

@@ -32,8 +32,9 @@ huge = st.integers(10**13, 10**40)
 ARRAY_ROLES = {"cloud", "report source", "tokens", "token scores", "scores", "spectrum", "vector", "labels", "pairs",
                "directions"}
 #: Entries that load a real model or train for long: generated fuzz of them is exhaustive only.
+#: ("degeneration_": the training functions, not the rest of shared.mechanisms.degeneration.)
 SLOW = ("encoder", "real.corpus", "real.frequency", "real.negatives", "glove_matrix", "glove_vectors", "glove_words",
-        "word_pairs", "degeneration", "optimizer_shares", "band_cosines", "explorers")
+        "word_pairs", "degeneration_", "optimizer_shares", "band_cosines", "explorers")
 
 
 def _fast(entry: fuzz.Entry) -> bool:

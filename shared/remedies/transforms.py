@@ -1,16 +1,18 @@
-"""Post-processing that pulls a cone back toward a sphere: centring, all-but-the-top, whitening."""
+"""The remedies themselves: post-processing that pulls a cone back toward a sphere.
+
+Centring and all-but-the-top (:func:`all_but_the_top`, :func:`all_but_the_top_as_written`),
+whitening (:func:`zca_whiten`, and with Ledoit-Wolf shrinkage :func:`shrunk_whiten`),
+per-coordinate :func:`standardize`, and :class:`FittedRemedies`, which fits them all on one cloud
+with one eigendecomposition.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-
-from . import _checks
-from .meters import isoscore, mean_cosine, numerical_rank
-from .geometry import eigen_axes, scaled_axes
-from .meters import knn_accuracy, labelled_pair_auc
+from .. import _checks
+from ..meters import numerical_rank
+from ..geometry import eigen_axes, scaled_axes
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -59,7 +61,7 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     Xc = X - ref.mean(axis=0)
     if k == 0:
         return Xc
-    return _project_out(Xc, _top_directions(ref, k, ref_name, "k"))
+    return project_out(Xc, _top_directions(ref, k, ref_name, "k"))
 
 
 def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
@@ -81,13 +83,13 @@ def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None
     return FittedRemedies(ref, name=ref_name).all_but_the_top_as_written(X, k)
 
 
-def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
+def project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
     """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
     return Xc - (Xc @ top) @ top.T
 
 
-def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
-             names: str = "X, fit") -> np.ndarray:
+def rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
+            names: str = "X, fit") -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
     covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.geometry.scaled_axes`). Refused,
     naming the caller's arguments ``names``, when the result is beyond the float64 range (points far
@@ -138,7 +140,7 @@ def zca_whiten(
         )
     if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
         raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
-    return _rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
+    return rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -158,257 +160,6 @@ def standardize(X: np.ndarray) -> np.ndarray:
     Xs = X / _checks.power_of_two(X, axis=0)  # exact, per column: no variance overflows
     return (Xs - Xs.mean(axis=0)) / Xs.std(axis=0)
 
-
-@dataclass(frozen=True)
-class RemedyCurve:
-    """One remedy of a :class:`Sweep`: for each ``setting`` (``k`` or ``p``), what it does on held-out data."""
-
-    remedy: str
-    setting: np.ndarray
-    isoscore: np.ndarray
-    mean_cosine: np.ndarray
-    pair_auc: np.ndarray
-    knn_accuracy: np.ndarray
-
-    def index(self, setting: float) -> int:
-        """Position of ``setting`` in the sweep (a ``ValueError`` if the sweep did not measure it)."""
-        hits = np.flatnonzero(np.isclose(self.setting, float(setting), rtol=0.0, atol=1e-9))
-        if hits.size == 0:
-            raise ValueError(f"setting: {self.remedy} was not measured at {setting}; "
-                             f"the sweep has {self.setting.tolist()}")
-        return int(hits[0])
-
-    def describe(self, i: int) -> str:
-        """The setting at position ``i`` as the notebooks write it: ``k=2`` or ``p=0.35``."""
-        value = self.setting[i]
-        return f"k={int(value)}" if self.remedy == "all-but-the-top" else f"p={value:.2f}"
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """:func:`sweep_remedies`: all-but-the-top for every ``k`` and partial whitening for every ``p``."""
-
-    all_but_the_top: RemedyCurve
-    whitening: RemedyCurve
-
-    def curve(self, remedy: Callable[..., np.ndarray]) -> RemedyCurve:
-        """The curve of a remedy, named by its function: ``sweep.curve(all_but_the_top)`` or ``sweep.curve(zca_whiten)``."""
-        for function, curve in ((all_but_the_top, self.all_but_the_top), (zca_whiten, self.whitening)):
-            if remedy is function:
-                return curve
-        raise ValueError(f"remedy: expected all_but_the_top or zca_whiten (the remedies a sweep measures), got {remedy!r}")
-
-    def best(self) -> tuple[RemedyCurve, int]:
-        """The curve and the position of its setting with the highest held-out pair AUC."""
-        return max(((curve, int(np.argmax(curve.pair_auc))) for curve in (self.all_but_the_top, self.whitening)),
-                   key=lambda item: item[0].pair_auc[item[1]])
-
-
-#: Neighbours :func:`sweep_remedies` lets vote in :func:`knn_accuracy`.
-KNN_K = 10
-
-
-def sweep_remedies(
-    X_fit: np.ndarray,
-    y_fit: np.ndarray,
-    X_eval: np.ndarray,
-    y_eval: np.ndarray,
-    ks: Sequence[int] = range(11),
-    powers: Sequence[float] = tuple(np.round(np.linspace(0.0, 1.0, 21), 2)),
-    seed: int = 0,
-) -> Sweep:
-    """All-but-the-top for every ``k`` and partial whitening for every ``power``, fitted on
-    ``X_fit`` and measured on the held-out ``X_eval``.
-
-    For each setting: IsoScore, the exact mean cosine (:func:`~shared.meters.mean_cosine`),
-    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) and
-    :func:`~shared.meters.knn_accuracy` (``k = 10``, held-out points against the transformed fit
-    points). Every setting sees the same pairs, so differences come from the remedy alone.
-    """
-    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=KNN_K)
-    X_eval = _checks.cloud(X_eval, name="X_eval", min_rows=2)
-    d = X_fit.shape[1]
-    if X_eval.shape[1] != d:
-        raise ValueError(f"X_eval: expected {d} columns like X_fit, got {X_eval.shape[1]}")
-    y_fit = _checks.labels(y_fit, len(X_fit), "y_fit", rows_of="X_fit")
-    y_eval = _checks.labels(y_eval, len(X_eval), "y_eval", rows_of="X_eval")
-    _checks.pair_classes(y_eval, "y_eval")
-    ks = [_checks.integer(k, f"ks[{i}]", 0, d, why="at most the number of columns of X_fit")
-          for i, k in enumerate(_checks.sequence(ks, "ks"))]
-    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
-    seed = _checks.integer(seed, "seed", 0)
-    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
-    rank = numerical_rank(scaled_axes(X_fit)[0])
-    if ks and max(ks) > rank:
-        raise ValueError(f"ks: X_fit has only {rank} directions with variance, so every k must be at most {rank}")
-    if any(p > 0 for p in powers) and rank < d:
-        raise ValueError(
-            f"X_fit: its covariance is singular (rank {rank} of {d}), so whitening would divide by zero; "
-            "use more points than dimensions, or powers=[0.0]"
-        )
-    curves = []
-    for name, settings, apply in [
-        ("all-but-the-top", ks, lambda X, k: all_but_the_top(X, k, fit=X_fit)),
-        ("whitening", powers, lambda X, p: zca_whiten(X, p, fit=X_fit)),
-    ]:
-        rows = []
-        for setting in settings:
-            try:
-                ref, ev = apply(X_fit, setting), apply(X_eval, setting)
-                rows.append((setting, isoscore(ev), mean_cosine(ev),
-                             labelled_pair_auc(ev, y_eval, seed, name="X_eval", labels_name="y_eval"),
-                             knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
-            except ValueError as error:  # a meter refused a transformed cloud: say which setting made it
-                raise ValueError(
-                    f"X_fit, X_eval: after {name} at setting {setting}, fitted on X_fit, the transformed "
-                    f"X_eval cannot be measured ({error})"
-                ) from error
-        setting, iso, cos, auc, knn = np.array(rows, dtype=float).reshape(-1, 5).T
-        curves.append(RemedyCurve(remedy=name, setting=setting, isoscore=iso, mean_cosine=cos, pair_auc=auc,
-                                  knn_accuracy=knn))
-    return Sweep(all_but_the_top=curves[0], whitening=curves[1])
-
-
-def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0) -> float:
-    r"""Variance per label direction over the average variance per direction, after removing the top ``remove``.
-
-    .. math::  r = \frac{\tfrac1m \sum_{j \le m} \operatorname{Var}(v_j^\top y)}{\tfrac1{d - k}\operatorname{tr}\operatorname{Cov}(y)},
-               \qquad y = \text{all-but-the-top}(x, k)
-
-    with :math:`v_1, \dots, v_m` the orthonormal columns of ``directions`` (where the labels live)
-    and :math:`k` = ``remove``. Whitening gives every direction the average variance, so it
-    scales label directions with :math:`r > 1` down towards noise and label directions with
-    :math:`r < 1` up; all-but-the-top with ``remove`` directions keeps the ratio it had
-    (Mu & Viswanath 2018, arXiv:1702.01417; notebook 06's rule). Pass *all* the label directions
-    at once: the pooled ratio weighs each by its variance. When labels sit in strong and weak
-    directions alike, the ratios of single directions point both ways, and in notebook 06's mixed
-    cloud only the pooled ratio tells which remedy wins (whitening far below 1, all-but-the-top
-    near 1 and above; in between, the held-out score decides).
-    """
-    X = _checks.cloud(X, min_rows=2)
-    V = _checks.cloud(directions, name="directions")
-    d = X.shape[1]
-    if V.shape[0] != d:
-        raise ValueError(f"directions: expected {d} rows (one column per direction in X's space), got {V.shape[0]}")
-    if V.shape[1] > d or np.abs(V).max() > 1 + 1e-8 or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
-        raise ValueError("directions: expected orthonormal columns")
-    remove = _checks.integer(remove, "remove", 0, d - 1, why="fewer than the number of columns of X")
-    Y = all_but_the_top(X / _checks.power_of_two(X), remove)  # exact rescaling: the ratio is scale-free
-    average = np.sum(Y**2) / (d - remove)
-    if average == 0:
-        raise ValueError("X: no variance is left after removing the top directions")
-    return float(np.sum((Y @ V) ** 2) / V.shape[1] / average)
-
-
-def peak_label_variance_ratio(X: np.ndarray, directions: np.ndarray, ks: Sequence[int] = range(6)) -> tuple[float, int]:
-    """The largest :func:`label_variance_ratio` over the removals ``ks``, and the ``k`` that gives it.
-
-    "Once the nuisance is removed" means one direction only when the nuisance is one direction. When
-    the noise spectrum falls steeply (a power law), a few noise directions are stronger than the
-    labels too, and all-but-the-top removes them as well: the ratio that predicts its contest with
-    whitening is the one after the removal that favours the labels most, over the same ``k`` that
-    all-but-the-top may choose from (notebook 06). Ties go to the smaller ``k``.
-    """
-    d = _checks.cloud(X, min_rows=2).shape[1]
-    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X")
-          for i, k in enumerate(_checks.sequence(ks, "ks"))]
-    if not ks:
-        raise ValueError("ks: expected at least one number of directions to remove")
-    ratios = [label_variance_ratio(X, directions, k) for k in ks]
-    best = int(np.argmax(ratios))
-    return ratios[best], ks[best]
-
-
-@dataclass(frozen=True)
-class RemedyChoice:
-    """:func:`choose_remedy`: the setting of each remedy chosen on one split, scored on another.
-
-    ``k`` and ``power``: the all-but-the-top and whitening settings with the best pair AUC on the
-    selection split; ``raw_auc``, ``abtt_auc`` and ``whitening_auc``: the pair AUC of the untouched
-    cloud and of the two chosen settings on the separate test split; ``centred_auc``: that of
-    centring alone (``k = 0``, ``p = 0``), the baseline both remedies start from.
-    """
-
-    k: int
-    power: float
-    raw_auc: float
-    abtt_auc: float
-    whitening_auc: float
-    centred_auc: float
-
-    @property
-    def winner(self) -> str:
-        """``"all-but-the-top"`` or ``"whitening"``, whichever scores higher on the test split."""
-        return "all-but-the-top" if self.abtt_auc >= self.whitening_auc else "whitening"
-
-
-def choose_remedy(
-    X_fit: np.ndarray,
-    X_select: np.ndarray,
-    y_select: np.ndarray,
-    X_test: np.ndarray,
-    y_test: np.ndarray,
-    ks: Sequence[int] = range(11),
-    powers: Sequence[float] = tuple(np.round(np.linspace(0.0, 1.0, 11), 2)),
-    seed: int = 0,
-) -> RemedyChoice:
-    """Fit each remedy on ``X_fit``, choose its setting on ``X_select`` and score it on ``X_test``.
-
-    The setting (``k`` of all-but-the-top, ``power`` of partial whitening) with the highest
-    :func:`~shared.meters.pair_auc` (20,000 pairs, seed ``seed``) on the selection split is scored
-    once on the test split, so the reported score is not the maximum of a sweep over the points it
-    is scored on. Ties in the selection go to the smaller setting.
-    """
-    X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
-    d = X_fit.shape[1]
-    X_select = _checks.cloud(X_select, name="X_select", min_rows=2)
-    X_test = _checks.cloud(X_test, name="X_test", min_rows=2)
-    for name, X in (("X_select", X_select), ("X_test", X_test)):
-        if X.shape[1] != d:
-            raise ValueError(f"{name}: expected {d} columns like X_fit, got {X.shape[1]}")
-    y_select = _checks.labels(y_select, len(X_select), "y_select", rows_of="X_select")
-    y_test = _checks.labels(y_test, len(X_test), "y_test", rows_of="X_test")
-    for name, y in (("y_select", y_select), ("y_test", y_test)):
-        _checks.pair_classes(y, name)
-    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X_fit")
-          for i, k in enumerate(_checks.sequence(ks, "ks"))]
-    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
-    if not ks or not powers:
-        raise ValueError("ks, powers: each needs at least one setting to choose from")
-    seed = _checks.integer(seed, "seed", 0)
-
-    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    w, V, scale = scaled_axes(X_fit)  # one eigendecomposition serves every setting
-    rank = numerical_rank(w)
-    if max(ks) > rank or rank < d:
-        raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
-                         "more points than dimensions")
-    for k in ks:
-        if k and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
-            raise ValueError(f"ks: eigenvalues {k} and {k + 1} of X_fit coincide, so its top {k} directions are not unique")
-    mu = X_fit.mean(axis=0)
-
-    def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)
-        return _project_out(X - mu, V[:, :k])
-
-    def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
-        return _rescale(X - mu, w, V, scale, p, names="X_fit, X_select, X_test")
-
-    def select(X: np.ndarray) -> float:
-        return labelled_pair_auc(X, y_select, seed, name="X_select", labels_name="y_select")
-
-    def test(X: np.ndarray) -> float:
-        return labelled_pair_auc(X, y_test, seed, name="X_test", labels_name="y_test")
-
-    def chosen(apply, settings):
-        scores = [select(apply(X_select, s)) for s in settings]
-        best = settings[int(np.argmax(scores))]
-        return best, test(apply(X_test, best))
-
-    k, abtt_auc = chosen(abtt, ks)
-    power, white = chosen(whiten, powers)
-    return RemedyChoice(int(k), float(power), test(X_test), abtt_auc, white, test(X_test - mu))
 
 
 def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
@@ -515,7 +266,7 @@ class FittedRemedies:
         """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
         k = _checks.integer(k, "k", 0, len(self.w))
         Xc = self._points(X) - self.mean
-        return Xc if k == 0 else _project_out(Xc, self._top(k, "k"))
+        return Xc if k == 0 else project_out(Xc, self._top(k, "k"))
 
     def all_but_the_top_as_written(self, X: np.ndarray, k: int) -> np.ndarray:
         """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
@@ -533,7 +284,7 @@ class FittedRemedies:
             raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
                              f"would divide by zero; pass rank={self.rank} to drop the empty directions")
         U = self._top(r, "rank") if r < d else self.V
-        return _rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power, names=f"X, {self.name}")
+        return rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power, names=f"X, {self.name}")
 
     def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
         """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
@@ -541,4 +292,4 @@ class FittedRemedies:
         if shrunk.min() <= 0:
             raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
                              "use more points")
-        return _rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0, names=f"X, {self.name}")
+        return rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0, names=f"X, {self.name}")

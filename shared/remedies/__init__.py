@@ -1,0 +1,45 @@
+"""Post-processing that pulls a cone back toward a sphere: centring, all-but-the-top, whitening.
+
+* :mod:`~shared.remedies.transforms`: the remedies themselves, and :class:`FittedRemedies` (all of
+  them fitted on one cloud);
+* :mod:`~shared.remedies.choice`: choosing a remedy and its setting on held-out data (sweeps, the
+  label-variance ratio, a choice scored on a separate split).
+"""
+
+from .transforms import (
+    FittedRemedies,
+    all_but_the_top,
+    all_but_the_top_as_written,
+    ledoit_wolf,
+    shrunk_whiten,
+    standardize,
+    zca_whiten,
+)
+from .choice import (
+    KNN_K,
+    RemedyChoice,
+    RemedyCurve,
+    Sweep,
+    choose_remedy,
+    label_variance_ratio,
+    peak_label_variance_ratio,
+    sweep_remedies,
+)
+
+__all__ = [
+    "KNN_K",
+    "FittedRemedies",
+    "RemedyChoice",
+    "RemedyCurve",
+    "Sweep",
+    "all_but_the_top",
+    "all_but_the_top_as_written",
+    "choose_remedy",
+    "label_variance_ratio",
+    "ledoit_wolf",
+    "peak_label_variance_ratio",
+    "shrunk_whiten",
+    "standardize",
+    "sweep_remedies",
+    "zca_whiten",
+]
