@@ -74,6 +74,14 @@ EPS = float(np.finfo(float).eps)
 EIGEN_TIE = 1e-8
 
 
+def top_directions_unique(w: np.ndarray, k: int, name: str, of: str = "") -> None:
+    """Refuse ``k`` (named ``name``) when eigenvalues ``k`` and ``k + 1`` of the descending spectrum ``w``
+    coincide (:data:`EIGEN_TIE`): the top ``k`` directions are then not unique. ``of`` names the cloud."""
+    if 0 < k < len(w) and w[k] >= w[k - 1] * (1 - EIGEN_TIE):
+        raise ValueError(f"{name}: eigenvalues {k} and {k + 1}{of} coincide, so {'its' if of else 'the'} top {k} "
+                         "directions are not unique")
+
+
 def _describe(value: object) -> str:
     """A short description of a value for an error message."""
     if isinstance(value, np.ndarray):

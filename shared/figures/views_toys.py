@@ -16,6 +16,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import numpy as np
 
+from ..remedies import SweptRemedy
 from . import scenes_toys as scenes
 from .engine import (
     BLUE,
@@ -405,7 +406,7 @@ class TradeoffView(View):
 
     measure = staticmethod(scenes.tradeoff_scene)
     FIGSIZE, NCOLS, TITLE = (7.5, 5.0), 1, "Held-out pair AUC against IsoScore"
-    REMEDY_COLORS = {"all-but-the-top": ORANGE, "whitening": GREEN}
+    REMEDY_COLORS = {SweptRemedy.ALL_BUT_THE_TOP.value: ORANGE, SweptRemedy.WHITENING.value: GREEN}
 
     def _build(self, scene: scenes.TradeoffScene) -> None:
         (ax,) = self.axes

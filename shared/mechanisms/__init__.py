@@ -36,6 +36,7 @@ from .frequency import (
     zipf_frequencies,
 )
 from .degeneration import (
+    Optimizer,
     ADAM_BETAS,
     ADAM_EPS,
     CONE_LIFETIME_FILE,
@@ -64,6 +65,7 @@ from .richer import (
 from .optimizer import OptimizerShares, coordinate_share, optimizer_shares, optimizer_shares_by_length
 
 __all__ = [
+    "Optimizer",
     "ADAM_BETAS",
     "ADAM_EPS",
     "AttentionRun",

@@ -21,6 +21,13 @@ from .frequency import FREQUENCY_BANDS, band_rows, bigram_language, lm_gradients
 
 
 #: The largest corpus a multinomial draw can count (numpy's counts are int64).
+class Optimizer(_checks.Choice):
+    """How :func:`degeneration_run` steps: plain gradient descent, or Adam (Kingma & Ba 2015)."""
+
+    GD = "gd"
+    ADAM = "adam"
+
+
 CORPUS_MAX = np.iinfo(np.int64).max
 
 #: Adam's decay rates of the running moments, and the constant that keeps its division finite
@@ -73,7 +80,7 @@ def degeneration_run(
     init_scale: float = 0.05,
     seed: int = 0,
     corpus: int | None = None,
-    optimizer: str = "gd",
+    optimizer: Optimizer | str = "gd",
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
@@ -112,7 +119,7 @@ def degeneration_runs(
     init_scale: float = 0.05,
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4),
     corpus: int | None = None,
-    optimizer: str = "gd",
+    optimizer: Optimizer | str = "gd",
 ) -> list[DegenerationRun]:
     """:func:`degeneration_run` for several seeds at once, one run per seed, trained side by side as
     one stack of models (each run equals :func:`degeneration_run` with its seed up to rounding)."""
@@ -135,7 +142,7 @@ def degeneration_grid(
     rho: float = 0.5,
     lr: float = 0.25,
     init_scale: float = 0.05,
-    optimizer: str = "gd",
+    optimizer: Optimizer | str = "gd",
 ) -> dict[tuple[float, int, int | None], DegenerationRun]:
     """:func:`degeneration_run` for every combination of a Zipf exponent, a seed and a corpus (``None``:
     the exact loss), keyed by ``(exponent, seed, corpus)`` in that order. All of them are trained
@@ -162,10 +169,7 @@ def degeneration_grid(
     models = len(exponents) * len(seeds) * len(corpora)
     _checks.allocation(("vocab", vocab), ("d", d), (None, models), (None, 4 * len(checkpoints)))  # the snapshots
     _checks.work(("checkpoints", checkpoints[-1]), (None, models), ("vocab", vocab), ("vocab", vocab), ("d", d))
-    if not isinstance(optimizer, str):
-        raise TypeError(f"optimizer: expected the name of an optimiser (a string), got {optimizer!r}")
-    if optimizer not in ("gd", "adam"):
-        raise ValueError(f"optimizer: expected 'gd' (gradient descent) or 'adam', got {optimizer!r}")
+    optimizer = _checks.choice(optimizer, Optimizer, "optimizer")
     languages = {exponent: bigram_language(vocab, exponent, rho) for exponent in exponents}
     keys = [(exponent, seed, corpus) for exponent in exponents for seed in seeds for corpus in corpora]
     Es, Eouts, As, Ps = [], [], [], []
@@ -187,7 +191,7 @@ def degeneration_grid(
 
     def step_of(k: int, grad: np.ndarray) -> np.ndarray:
         """The update direction of parameter ``k``: the gradient itself, or Adam's normalised one."""
-        if optimizer == "gd":
+        if optimizer is Optimizer.GD:
             return grad
         m, v = moments.setdefault(k, [np.zeros_like(grad), np.zeros_like(grad)])
         m += (1 - ADAM_BETAS[0]) * (grad - m)

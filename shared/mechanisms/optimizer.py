@@ -14,7 +14,7 @@ import numpy as np
 from .. import _checks
 from ..geometry import make_isotropic, random_rotation
 from ..meters import cov_eigs, effective_rank
-from .degeneration import degeneration_runs
+from .degeneration import Optimizer, degeneration_runs
 
 
 def coordinate_share(X: np.ndarray) -> float:
@@ -98,7 +98,7 @@ def optimizer_shares_by_length(d: int = 8, seeds: tuple[int, ...] = (0, 1, 2, 3,
     _checks.work(("lengths", max(lengths)), (None, 2 * len(seeds)), ("vocab", vocab), ("vocab", vocab), ("d", d))
     _checks.work(("rotations", rotations), (None, len(seeds)), ("vocab", vocab), ("d", d), ("d", d))
     trained = {opt: degeneration_runs(1.0, True, lengths, vocab, d, lr=lr, seeds=seeds, optimizer=opt)
-               for opt, lr in (("adam", 0.003), ("gd", 0.25))}
+               for opt, lr in ((Optimizer.ADAM.value, 0.003), (Optimizer.GD.value, 0.25))}
     gaussians = [make_isotropic(vocab, d, rng=seed) for seed in seeds]
     out = []
     for k, steps in enumerate(lengths):

@@ -16,6 +16,7 @@ from .transforms import (
     zca_whiten,
 )
 from .choice import (
+    SweptRemedy,
     KNN_K,
     RemedyChoice,
     RemedyCurve,
@@ -27,6 +28,7 @@ from .choice import (
 )
 
 __all__ = [
+    "SweptRemedy",
     "KNN_K",
     "FittedRemedies",
     "RemedyChoice",

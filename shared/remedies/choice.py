@@ -20,6 +20,13 @@ from ..meters import knn_accuracy, labelled_pair_auc
 from .transforms import all_but_the_top, project_out, rescale, zca_whiten
 
 
+class SweptRemedy(_checks.Choice):
+    """The two remedies a :class:`Sweep` measures and :func:`choose_remedy` chooses between."""
+
+    ALL_BUT_THE_TOP = "all-but-the-top"
+    WHITENING = "whitening"
+
+
 @dataclass(frozen=True)
 class RemedyCurve:
     """One remedy of a :class:`Sweep`: for each ``setting`` (``k`` or ``p``), what it does on held-out data."""
@@ -42,7 +49,7 @@ class RemedyCurve:
     def describe(self, i: int) -> str:
         """The setting at position ``i`` as the notebooks write it: ``k=2`` or ``p=0.35``."""
         value = self.setting[i]
-        return f"k={int(value)}" if self.remedy == "all-but-the-top" else f"p={value:.2f}"
+        return f"k={int(value)}" if SweptRemedy(self.remedy) is SweptRemedy.ALL_BUT_THE_TOP else f"p={value:.2f}"
 
 
 @dataclass(frozen=True)
@@ -110,8 +117,8 @@ def sweep_remedies(
         )
     curves = []
     for name, settings, apply in [
-        ("all-but-the-top", ks, lambda X, k: all_but_the_top(X, k, fit=X_fit)),
-        ("whitening", powers, lambda X, p: zca_whiten(X, p, fit=X_fit)),
+        (SweptRemedy.ALL_BUT_THE_TOP.value, ks, lambda X, k: all_but_the_top(X, k, fit=X_fit)),
+        (SweptRemedy.WHITENING.value, powers, lambda X, p: zca_whiten(X, p, fit=X_fit)),
     ]:
         rows = []
         for setting in settings:
@@ -201,7 +208,8 @@ class RemedyChoice:
     @property
     def winner(self) -> str:
         """``"all-but-the-top"`` or ``"whitening"``, whichever scores higher on the test split."""
-        return "all-but-the-top" if self.abtt_auc >= self.whitening_auc else "whitening"
+        best = SweptRemedy.ALL_BUT_THE_TOP if self.abtt_auc >= self.whitening_auc else SweptRemedy.WHITENING
+        return best.value
 
 
 def choose_remedy(
@@ -246,8 +254,7 @@ def choose_remedy(
         raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
                          "more points than dimensions")
     for k in ks:
-        if k and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
-            raise ValueError(f"ks: eigenvalues {k} and {k + 1} of X_fit coincide, so its top {k} directions are not unique")
+        _checks.top_directions_unique(w, k, "ks", of=" of X_fit")
     mu = X_fit.mean(axis=0)
 
     def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)

@@ -38,8 +38,7 @@ def _top_directions(ref: np.ndarray, k: int, ref_name: str, arg: str) -> np.ndar
             f"{arg}: {ref_name} has only {kept} directions with variance (numerical rank {kept} of "
             f"{len(w)}), so its top {k} are not defined; pass {arg}={kept} or less, or use more points"
         )
-    if k < len(w) and w[k] >= w[k - 1] * (1 - _checks.EIGEN_TIE):
-        raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
+    _checks.top_directions_unique(w, k, arg)
     return V[:, :k]
 
 
@@ -138,8 +137,7 @@ def zca_whiten(
             f"{ref_name}: its covariance is singular (rank {kept} of {d}), so whitening would divide "
             f"by zero; pass rank={kept} to drop the empty directions, or use more points than dimensions"
         )
-    if r < d and w[r] >= w[r - 1] * (1 - _checks.EIGEN_TIE):
-        raise ValueError(f"rank: eigenvalues {r} and {r + 1} coincide, so the top {r} directions are not unique")
+    _checks.top_directions_unique(w, r, "rank")
     return rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
 
 
@@ -254,8 +252,7 @@ class FittedRemedies:
         if k > self.rank:
             raise ValueError(f"{arg}: {self.name} has only {self.rank} directions with variance, so its top {k} "
                              "are not defined")
-        if k < len(self.w) and self.w[k] >= self.w[k - 1] * (1 - _checks.EIGEN_TIE):
-            raise ValueError(f"{arg}: eigenvalues {k} and {k + 1} coincide, so the top {k} directions are not unique")
+        _checks.top_directions_unique(self.w, k, arg)
         return self.V[:, :k]
 
     def _points(self, X: object) -> np.ndarray:
