@@ -51,10 +51,12 @@ from pathlib import Path
 
 import numpy as np
 
+from shared.meters import table_meters
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERATION_ROWS = 16384  # rows per seeded generation chunk: the matrix does not depend on the file size
 TARGET_MB, TARGET_RATIO = 1024.0, 2.5
-METERS = ("partition_isotropy", "mean_cosine", "effective_rank", "entropy_rank", "isoscore", "uniformity")
+METERS = tuple(meter.name for meter in table_meters())  # the report's meters, from the registry
 
 
 def cone_rows(start_chunk: int, rows: int, d: int, seed: int) -> np.ndarray:
