@@ -4,15 +4,15 @@ import subprocess
 import sys
 
 
-def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets():
+def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets_nor_any_model():
+    """``import shared`` loads of the real models only GloVe's reader and how a study is kept: any other
+    module of ``shared.real`` (a model, its study; a new one too) is loaded only when imported."""
     code = ("import sys, shared, shared.exercises; "
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'shared.figures', 'shared.explorers', "
-            "'shared.real.encoder', 'shared.real.corpus', 'shared.real.encoder_study', 'shared.real.frequency', "
-            "'shared.real.negatives', 'shared.real.decoder', 'shared.real.decoder_study', 'shared.real.outside', "
-            "'gguf') if m in sys.modules))")
+            "print(sorted(m for m in sys.modules if m in ('matplotlib', 'ipywidgets', 'shared.figures', "
+            "'shared.explorers', 'gguf', 'safetensors', 'tokenizers', 'pyarrow') "
+            "or m.startswith('shared.real.') and m not in ('shared.real.glove', 'shared.real.study')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-
 
 
 def test_the_encoders_measurements_load_neither_the_decoder_nor_gguf():

@@ -125,7 +125,9 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray | FittedRemedies) ->
         return fitted.zca_whiten(X, 1.0, rank=fitted.rank)
     if remedy is RealRemedy.WHITENING_K:
         return fitted.zca_whiten(X, 1.0, rank=REAL_WHITEN_K)
-    return fitted.shrunk_whiten(X)  # RealRemedy.WHITENING_SHRUNK
+    if remedy is RealRemedy.WHITENING_SHRUNK:
+        return fitted.shrunk_whiten(X)
+    raise AssertionError(f"real_remedy: {remedy} has no branch")  # a member added without its branch
 
 
 def _histogram_tokens(study: RealStudy) -> tuple[np.ndarray, np.ndarray]:
