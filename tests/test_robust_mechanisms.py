@@ -477,7 +477,7 @@ def test_05_adam_trains_the_toy_differently_from_gradient_descent():
     (adam,) = degeneration_runs(1.0, True, (0, 200), d=8, lr=0.003, seeds=(0,), optimizer="adam")
     assert np.array_equal(gd.emb[0], adam.emb[0])  # the same start
     assert adam.loss[-1] < gd.loss[-1] < gd.loss[0]  # both learn; Adam's normalised steps are faster here
-    with pytest.raises(ValueError, match="optimizer: expected 'gd'"):
+    with pytest.raises(ValueError, match=r"optimizer: expected one of \['gd', 'adam'\]"):
         degeneration_runs(1.0, optimizer="sgd")
 
 
