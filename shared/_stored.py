@@ -26,6 +26,8 @@ def to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     """``value`` as JSON, its arrays moved into ``arrays``; dataclasses, named tuples and enums of
     this package, tuples, lists, dicts, numpy arrays and scalars, numbers, strings and None
     (anything else raises :class:`TypeError`)."""
+    if isinstance(value, enum.Enum) and type(value).__module__.startswith("shared."):  # before str: a Choice is a str
+        return {"$enum": f"{type(value).__module__}:{type(value).__qualname__}", "name": value.name}
     if value is None or isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic):
         return value
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):

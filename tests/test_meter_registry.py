@@ -99,3 +99,32 @@ def test_a_meter_declared_in_two_edits_appears_in_the_report_its_table_notebook_
     finally:
         unregister("off_top_share")
     assert [m.name for m in table_meters()] == before
+
+
+def test_a_declaration_that_would_break_the_table_is_refused():
+    def share(eigs):
+        return float(np.max(eigs) / np.sum(eigs))
+
+    with pytest.raises(TypeError, match="column: expected a whole number"):
+        declare_meter("s", ".3f", invariances=("scale",), reads="spectrum", rule="at least", amount=1.0,
+                      sees="spread", column="3")(share)
+    with pytest.raises(ValueError, match="only a scale-invariant meter"):  # the spectrum arrives rescaled
+        declare_meter("s", ".3f", reads="spectrum", rule="at least", amount=1.0, sees="spread")(share)
+
+    def effective_rank(eigs):  # another function claiming a declared meter's name
+        return 0.0
+
+    with pytest.raises(ValueError, match="already declared"):
+        declare_meter("e", ".1f", invariances=("scale",), reads="spectrum", rule="at least", amount=0.8,
+                      sees="spread")(effective_rank)
+    assert [m.label for m in table_meters()][2] == "effective rank"
+
+
+def test_meters_hash_iterate_and_refuse_a_streamed_value_no_meter_has():
+    from shared.meters import spectrum_meters
+
+    m = all_meters(make_cone(200, 6, 1))
+    assert hash(m) == hash(all_meters(make_cone(200, 6, 1))) and list(m) == [t.name for t in table_meters()]
+    assert "mean_cosine" in m and "mean_cosin" not in m
+    with pytest.raises(ValueError, match=r"streamed: \['mean_cosin'\] name no table meter"):
+        spectrum_meters(np.array([2.0, 1.0]), mean_cosin=0.0)

@@ -96,7 +96,7 @@ def sphere_cone_scene(X_iso: np.ndarray, X_cone: np.ndarray) -> SphereConeScene:
 
 @dataclass(frozen=True)
 class CosineScene:
-    """Densities of two sets of random-pair cosines over :data:`COSINE_BINS` and their means; pairs
+    """Densities of two sets of random-pair cosines over :data:`~shared.figures.scenes_common.COSINE_BINS` and their means; pairs
     are (isotropic, cone)."""
 
     density: tuple[np.ndarray, np.ndarray]

@@ -84,7 +84,7 @@ def degeneration_run(
 ) -> DegenerationRun:
     r"""Train a one-token-context language model by plain gradient descent on its expected loss.
 
-    The model of :func:`lm_gradients` on the language of :func:`bigram_language`. By default every
+    The model of :func:`~shared.mechanisms.frequency.lm_gradients` on the language of :func:`bigram_language`. By default every
     step uses the exact expected loss (an infinite corpus: every token is a target with its true
     probability, however small), so the run depends only on ``seed``, which draws the start: ``E``
     (and an untied ``E_out``) :math:`\sim \mathcal N(0, \text{init\_scale}^2)` entry-wise, ``A``

@@ -24,7 +24,7 @@ def random_cosines(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000)
     zero rows had been removed (see :mod:`shared._checks`).
 
     The mean measures the shared offset of the cloud, not how many directions it uses (see
-    :func:`effective_rank`): a centred line scores about 0 and an off-centre Gaussian scores high.
+    :func:`~shared.meters.effective_rank`): a centred line scores about 0 and an off-centre Gaussian scores high.
     """
     a, b = _random_pairs(X, rng, m)
     return np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)

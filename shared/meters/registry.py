@@ -149,9 +149,19 @@ def register(meter: Meter) -> Meter:
         raise TypeError(f"meter: expected a Meter (see declare_meter), got {meter!r}")
     if meter.rule is None or meter.sees is None or meter.amount is None or not math.isfinite(meter.amount):
         raise ValueError(f"meter: {meter.name} needs a rule, a finite amount and what it sees to join the table")
-    if meter.name in _TABLE and _TABLE[meter.name] is not meter:
+    if meter.column is not None and (not isinstance(meter.column, int) or isinstance(meter.column, bool)):
+        raise TypeError(f"column: expected a whole number or None, got {meter.column!r}")
+    if meter.name.startswith("_") or meter.name in ("values", "readings"):
+        raise ValueError(f"meter: {meter.name!r} cannot name a table meter (it is private or an attribute of Meters)")
+    if (meter.reads is Reads.SPECTRUM or meter.of_spectrum is not None) and Invariance.SCALE not in meter.invariances:
+        raise ValueError(f"meter: {meter.name} is read from the spectrum, which the toolkit hands over divided by a "
+                         "power of two (exact); only a scale-invariant meter can be (declare 'scale')")
+    old = _TABLE.get(meter.name)
+    same_function = old is not None and (old.fn.__module__, old.fn.__qualname__) == (meter.fn.__module__,
+                                                                                     meter.fn.__qualname__)
+    if old is not None and old is not meter and not same_function:
         raise ValueError(f"meter: a table meter called {meter.name!r} is already declared")
-    _TABLE[meter.name] = meter
+    _TABLE[meter.name] = meter  # a module reloaded (autoreload) replaces its own meters in place
     return meter
 
 

@@ -24,7 +24,8 @@ class Meters:
     """Every table meter on one cloud, by its name: ``m.mean_cosine`` or ``m["mean_cosine"]``.
 
     ``values`` maps each name of :func:`~shared.meters.registry.table_meters` to its value (``nan``
-    where the meter is undefined on the cloud); a missing or unknown name is refused."""
+    where the meter is undefined on the cloud); a missing or unknown name is refused. A ``Meters``
+    made before another meter joined the table lacks it: make it again."""
 
     values: dict[str, float]
 
@@ -33,6 +34,16 @@ class Meters:
         if not isinstance(self.values, dict) or sorted(self.values) != sorted(names):
             got = sorted(self.values) if isinstance(self.values, dict) else self.values
             raise ValueError(f"values: expected a value for each of {names}, got {got!r}")
+        object.__setattr__(self, "values", dict(self.values))  # its own copy: the caller's dict may change
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.values.items())))
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.values
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name == "values":
@@ -54,7 +65,7 @@ def all_meters(X: np.ndarray) -> Meters:
     """Every table meter on one cloud. The mean cosine is exact (all pairs), so no seed is needed.
 
     Partition isotropy is ``nan`` where it is undefined (a cloud whose eigenvectors are not
-    unique, see :func:`partition_isotropy`); every other meter is defined for every cloud with
+    unique, see :func:`~shared.meters.partition_isotropy`); every other meter is defined for every cloud with
     spread (a cloud whose points all coincide is refused). Zero rows count as points at the origin
     in the meters of variance and are left out of the mean cosine and uniformity, which need two
     non-zero rows.
@@ -69,6 +80,10 @@ def spectrum_meters(eigs: np.ndarray, **streamed: float) -> Meters:
     """The table meters from a covariance spectrum, with the values the spectrum does not determine
     (the meters of the raw vectors) given by name in ``streamed``; a meter neither gives is ``nan``.
     How the streamed report (:mod:`shared.report`) and its Gaussian baselines fill a :class:`Meters`."""
+    names = [meter.name for meter in table_meters()]
+    unknown = sorted(set(streamed) - set(names))
+    if unknown:
+        raise ValueError(f"streamed: {unknown} name no table meter; the table has {names}")
     values = {}
     for meter in table_meters():
         if meter.name in streamed:

@@ -34,7 +34,7 @@ def gaussian_baseline(
     method: Baseline | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
 ) -> tuple[Meters | None, str]:
     """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
-    (``method`` as :func:`isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
+    (``method`` as :func:`~shared.report.isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
     if method is None:
         return None, "none"
     method = choice(method, Baseline, "baseline")

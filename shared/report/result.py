@@ -45,7 +45,7 @@ class MeterLine:
 
 @dataclass(frozen=True)
 class IsotropyReport:
-    r"""What :func:`isotropy_report` measured. ``print(report)`` shows :meth:`table` (the meters beside the
+    r"""What :func:`~shared.report.isotropy_report` measured. ``print(report)`` shows :meth:`table` (the meters beside the
     Gaussian, which failure, the verdict); ``print(report.details())`` adds how each number was obtained.
 
     ``meters`` are the user's six meters and ``baseline`` those of a Gaussian with the same ``n`` and

@@ -19,7 +19,7 @@ from .. import _checks
 
 def row_chunks(source: np.ndarray | str | os.PathLike[str], chunk_rows: int) -> Iterator[tuple[int, np.ndarray]]:
     """``(first row, chunk)`` for consecutive chunks of ``chunk_rows`` rows of ``source``, read as
-    :func:`isotropy_report` reads them (a ``.npy`` path: ordinary file reads into one reused buffer,
+    :func:`~shared.report.isotropy_report` reads them (a ``.npy`` path: ordinary file reads into one reused buffer,
     so a chunk is valid until the next one is read)."""
     chunk_rows = _checks.integer(chunk_rows, "chunk_rows", 1)
     yield from open_rows(source, chunk_rows).chunks(chunk_rows)
