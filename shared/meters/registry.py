@@ -109,7 +109,9 @@ class Meter:
             return bool(value >= self.amount * gaussian)
         if self.rule is Rule.WITHIN:
             return bool(abs(value - gaussian) <= self.amount)
-        return bool(value <= gaussian + self.amount)
+        if self.rule is Rule.AT_MOST_ABOVE:
+            return bool(value <= gaussian + self.amount)
+        raise ValueError(f"meter: {self.name} has no rule against the Gaussian (it is not a table meter)")
 
     def rule_text(self) -> str:
         """The rule in words, e.g. ``"effective rank at least 0.8 x the Gaussian's"``."""
