@@ -52,7 +52,7 @@ class Choice(str, enum.Enum):
         raise ValueError(f"{cls.__name__.lower()}: expected one of {[m.value for m in cls]}, got {value!r}")
 
 
-def choice(value: object, kind: type[Choice], name: str) -> Choice:
+def one_of(value: object, kind: type[Choice], name: str) -> Choice:
     """``value`` as a member of ``kind`` (a member or its name); anything else is refused by ``name``
     with the list of known names."""
     known = [m.value for m in kind]

@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ._checks import Choice, choice
+from ._checks import Choice, one_of
 from ._stored import InvalidEntry, from_tree, to_tree
 
 T = TypeVar("T")
@@ -113,7 +113,7 @@ class Model(Choice):
 
 def model_files(model: Model | str) -> list[Path]:
     """The files a model is read from (one of :class:`Model`: ``"MiniLM"`` or ``"SmolLM2"``)."""
-    model = choice(model, Model, "model")
+    model = one_of(model, Model, "model")
     if model is Model.MINILM:
         from .real.encoder import model_dir
 

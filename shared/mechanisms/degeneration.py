@@ -169,7 +169,7 @@ def degeneration_grid(
     models = len(exponents) * len(seeds) * len(corpora)
     _checks.allocation(("vocab", vocab), ("d", d), (None, models), (None, 4 * len(checkpoints)))  # the snapshots
     _checks.work(("checkpoints", checkpoints[-1]), (None, models), ("vocab", vocab), ("vocab", vocab), ("d", d))
-    optimizer = _checks.choice(optimizer, Optimizer, "optimizer")
+    optimizer = _checks.one_of(optimizer, Optimizer, "optimizer")
     languages = {exponent: bigram_language(vocab, exponent, rho) for exponent in exponents}
     keys = [(exponent, seed, corpus) for exponent in exponents for seed in seeds for corpus in corpora]
     Es, Eouts, As, Ps = [], [], [], []

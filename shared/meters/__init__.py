@@ -78,7 +78,6 @@ from .yardstick import (
     table_row,
     isotropic_call,
     isotropic_calls,
-    looks_at_raw_vectors,
     wishart_gaussian_meters,
 )
 
@@ -149,7 +148,6 @@ __all__ = [
     "unit_rows",
     "isotropic_call",
     "isotropic_calls",
-    "looks_at_raw_vectors",
     "WHITENED_BASES",
     "wishart_gaussian_meters",
 ]

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _checks
 from ..geometry import make_isotropic
-from .registry import Sees, table_meter, table_meters
+from .registry import table_meter, table_meters
 from .suite import Meters, all_meters, spectrum_meters
 
 
@@ -39,12 +39,6 @@ def isotropic_call(meter: str, value: float, gaussian: float) -> bool | None:
 def isotropic_calls(meters: Meters, gaussian: Meters) -> dict[str, bool | None]:
     """:func:`isotropic_call` of every table meter, keyed by its field of :class:`Meters`."""
     return {m.name: isotropic_call(m.name, meters[m.name], gaussian[m.name]) for m in table_meters()}
-
-
-def looks_at_raw_vectors() -> tuple[str, ...]:
-    """The table meters that look at the raw vectors, so that a shared offset moves them; the others
-    centre the cloud first and see only how its variance is spread (notebook 01)."""
-    return tuple(m.name for m in table_meters() if m.sees is Sees.OFFSET)
 
 
 # The two failures of notebook 01, by the meter that sees each: a shared offset (a cone) fails the

@@ -348,17 +348,18 @@ def decoder_point(layer: int, leave_out: str) -> DecoderPoint:
     (kept by the study: each setting is computed once)."""
     study = decoder_study()
     layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
-    leave_out = _checks.choice(leave_out, LeaveOut, "leave_out").value  # the name: the study keeps points by it
+    leave_out = _checks.one_of(leave_out, LeaveOut, "leave_out").value  # the name: the study keeps points by it
     return kept(study.measured, ("point", layer, leave_out), lambda: _decoder_point(study, layer, leave_out))
 
 
 def _decoder_point(study: DecoderStudy, layer: int, leave_out: str) -> DecoderPoint:
     enc = study.dec.enc
     tokens = np.ones(len(enc.sentence), dtype=bool)
-    if LeaveOut(leave_out) in (LeaveOut.FIRST_TOKEN, LeaveOut.BOTH):
+    out = LeaveOut(leave_out)
+    if out in (LeaveOut.FIRST_TOKEN, LeaveOut.BOTH):
         tokens = ~study.first
     columns = np.arange(enc.states.shape[2])
-    if LeaveOut(leave_out) in (LeaveOut.MASSIVE_COORDINATES, LeaveOut.BOTH):
+    if out in (LeaveOut.MASSIVE_COORDINATES, LeaveOut.BOTH):
         columns = np.setdiff1d(columns, study_profile(study).massive)
     H = enc.states[layer][:, columns].astype(np.float64)
     terms = cross_group_cosines(H[tokens], enc.sentence[tokens])

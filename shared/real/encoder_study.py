@@ -112,7 +112,7 @@ def real_remedy(remedy: str, X: np.ndarray, fit: np.ndarray | FittedRemedies) ->
     direction. ``fit`` may be a :class:`~shared.remedies.FittedRemedies` already made from the fit
     vectors, so several remedies share one eigendecomposition.
     """
-    remedy = _checks.choice(remedy, RealRemedy, "remedy")
+    remedy = _checks.one_of(remedy, RealRemedy, "remedy")
     X = _checks.cloud(X)
     if remedy is RealRemedy.NONE:
         return X
@@ -203,7 +203,7 @@ def real_point(layer: int, remedy: str) -> RealPoint:
     """
     study = real_study()
     layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
-    remedy = _checks.choice(remedy, RealRemedy, "remedy").value  # the name: the study keeps points by it
+    remedy = _checks.one_of(remedy, RealRemedy, "remedy").value  # the name: the study keeps points by it
     return kept(study.measured, ("point", layer, remedy), lambda: _real_point(study, layer, remedy))
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._checks import Choice, choice
+from .._checks import Choice, one_of
 from ..meters import Meters, gaussian_uniformity, spectrum_meters, wishart_gaussian_meters
 from .passes import measure
 from .progress import Progress
@@ -37,7 +37,7 @@ def gaussian_baseline(
     (``method`` as :func:`~shared.report.isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
     if method is None:
         return None, "none"
-    method = choice(method, Baseline, "baseline")
+    method = one_of(method, Baseline, "baseline")
     if method is Baseline.AUTO:
         method = Baseline.SAMPLE if n * d <= _SAMPLE_LIMIT or n < _CLT_MIN_ROWS else Baseline.WISHART
     seed = int(rng.integers(2**63))

@@ -105,7 +105,7 @@ def isotropy_report(
     uniformity_rows = _checks.integer(uniformity_rows, "uniformity_rows", 2)
     partition = _checks.flag(partition, "partition")
     if baseline is not None:
-        baseline = _checks.choice(baseline, Baseline, "baseline")
+        baseline = _checks.one_of(baseline, Baseline, "baseline")
     if progress is None:
         progress = rows.n * rows.d >= _PROGRESS_ENTRIES
     progress = _checks.flag(progress, "progress")
