@@ -437,8 +437,13 @@ def flat(X: np.ndarray, per_column: bool = False) -> bool | np.ndarray:
 def spread(X: np.ndarray, name: str = "X", consequence: str = "the cloud has no spread to measure") -> np.ndarray:
     """Refuse a cloud whose points all coincide up to rounding (see :func:`flat`)."""
     if flat(X):
-        raise ValueError(f"{name}: all points coincide (up to rounding), so {consequence}; pass points that differ")
+        raise coincident(name, consequence)
     return X
+
+
+def coincident(name: str, consequence: str) -> ValueError:
+    """The refusal of a cloud ``name`` whose points all coincide up to rounding, saying what it cannot give."""
+    return ValueError(f"{name}: all points coincide (up to rounding), so {consequence}; pass points that differ")
 
 
 def variances(w: np.ndarray, scale: float, name: str = "X") -> np.ndarray:

@@ -286,6 +286,22 @@ def test_04_every_stored_cone_lifetime_is_what_cone_lifetime_computes():
         np.testing.assert_allclose(fresh.values, stored.values, rtol=0, atol=1e-7)
 
 
+def test_04_the_run_the_runs_and_the_grid_share_their_defaults():
+    """degeneration_run, degeneration_runs and degeneration_grid are one training at three batch
+    sizes: a setting they share has one default, so a call without it trains the same model."""
+    import inspect
+
+    from shared.mechanisms.degeneration import degeneration_grid, degeneration_run
+
+    signatures = [inspect.signature(f).parameters for f in (degeneration_run, degeneration_runs, degeneration_grid)]
+    shared_names = set(signatures[0]) & set(signatures[1]) & set(signatures[2])
+    assert shared_names >= {"tied", "checkpoints", "vocab", "d", "rho", "lr", "init_scale", "optimizer"}
+    for name in shared_names:
+        assert len({repr(p[name].default) for p in signatures}) == 1, name
+    assert signatures[1]["exponent"].default == signatures[2]["exponents"].default[0] == signatures[0]["exponent"].default
+    assert signatures[0]["seed"].default == signatures[2]["seeds"].default[0] == signatures[1]["seeds"].default[0]
+
+
 def test_04_uniform_frequencies_give_no_offset():
     """The control: Zipf exponent 0, seeds 0-4, 200 and 1,600 steps: the rare half and the middle band
     stay level; the frequent band (13 tokens) wanders, but by less than the rare cone of Zipf s = 1."""

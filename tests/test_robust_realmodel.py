@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared import FittedRemedies, all_but_the_top, shrunk_whiten, zca_whiten
+from shared import FittedRemedies, all_but_the_top, all_but_the_top_as_written, shrunk_whiten, zca_whiten
 from shared.real.corpus import load_corpus, split_halves
 from shared.real.encoder import encode, sentence_embeddings
 from shared.real.encoder_study import REAL_REMEDIES, real_point, real_remedy, real_study
@@ -139,9 +139,12 @@ def test_fitted_remedies_equal_the_module_functions():
     fit = rng.standard_normal((60, 8)) * np.linspace(3, 0.2, 8) + 1.0
     X = rng.standard_normal((7, 8))
     fitted = FittedRemedies(fit)
-    assert np.allclose(fitted.all_but_the_top(X, 2), all_but_the_top(X, 2, fit=fit), atol=1e-12)
-    assert np.allclose(fitted.zca_whiten(X, 0.5, rank=5), zca_whiten(X, 0.5, fit=fit, rank=5), atol=1e-12)
-    assert np.allclose(fitted.shrunk_whiten(X), shrunk_whiten(X, fit=fit), atol=1e-12)
+    # the functions are the object fitted on ``fit``: the same numbers, bit for bit
+    np.testing.assert_array_equal(fitted.all_but_the_top(X, 2), all_but_the_top(X, 2, fit=fit))
+    np.testing.assert_array_equal(fitted.all_but_the_top_as_written(X, 2), all_but_the_top_as_written(X, 2, fit=fit))
+    np.testing.assert_array_equal(fitted.zca_whiten(X, 0.5, rank=5), zca_whiten(X, 0.5, fit=fit, rank=5))
+    np.testing.assert_array_equal(fitted.shrunk_whiten(X), shrunk_whiten(X, fit=fit))
+    np.testing.assert_array_equal(FittedRemedies(fit).zca_whiten(fit), zca_whiten(fit))
     with pytest.raises(ValueError, match="rank: eigenvalues|k: "):
         FittedRemedies(np.eye(4)).all_but_the_top(np.eye(4), 2)
 

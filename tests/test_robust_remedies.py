@@ -336,5 +336,8 @@ def test_a_fit_cloud_read_in_chunks_gives_the_same_remedies(monkeypatch):
     for method, args in [("all_but_the_top", (2,)), ("all_but_the_top_as_written", (2,)),
                          ("zca_whiten", (1.0,)), ("shrunk_whiten", ())]:
         assert np.allclose(getattr(chunked, method)(X, *args), getattr(whole, method)(X, *args), atol=1e-9), method
-    with pytest.raises(ValueError, match="fit: all points coincide"):
-        FittedRemedies(np.ones((120, 3)))
+    flat = FittedRemedies(np.ones((120, 3)))
+    np.testing.assert_array_equal(flat.all_but_the_top(X[:, :3], 0), X[:, :3] - 1.0)  # centring is defined
+    for method, args in [("all_but_the_top", (1,)), ("zca_whiten", (1.0,)), ("shrunk_whiten", ())]:
+        with pytest.raises(ValueError, match="^fit: all points coincide"):
+            getattr(flat, method)(X[:, :3], *args)

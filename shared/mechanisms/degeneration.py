@@ -30,6 +30,10 @@ class Optimizer(_checks.Choice):
 
 CORPUS_MAX = np.iinfo(np.int64).max
 
+#: The training steps at which :func:`degeneration_run` (and its batched forms) keep a snapshot by
+#: default; training stops at the last. Their other defaults agree too (a test keeps them so).
+CHECKPOINTS = (0, 50, 100, 200, 400, 800, 1600)
+
 #: Adam's decay rates of the running moments, and the constant that keeps its division finite
 #: (the defaults of Kingma & Ba 2015).
 ADAM_BETAS = (0.9, 0.999)
@@ -72,7 +76,7 @@ class DegenerationRun:
 def degeneration_run(
     exponent: float = 1.0,
     tied: bool = True,
-    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    checkpoints: tuple[int, ...] = CHECKPOINTS,
     vocab: int = 128,
     d: int = 8,
     rho: float = 0.5,
@@ -111,7 +115,7 @@ def degeneration_run(
 def degeneration_runs(
     exponent: float = 1.0,
     tied: bool = True,
-    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    checkpoints: tuple[int, ...] = CHECKPOINTS,
     vocab: int = 128,
     d: int = 8,
     rho: float = 0.5,
@@ -136,7 +140,7 @@ def degeneration_grid(
     seeds: Sequence[int] = (0,),
     corpora: Sequence[int | None] = (None,),
     tied: bool = True,
-    checkpoints: tuple[int, ...] = (0, 50, 100, 200, 400, 800, 1600),
+    checkpoints: tuple[int, ...] = CHECKPOINTS,
     vocab: int = 128,
     d: int = 8,
     rho: float = 0.5,

@@ -14,10 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import _checks
-from ..meters import isoscore, mean_cosine, numerical_rank
-from ..geometry import scaled_axes
-from ..meters import knn_accuracy, labelled_pair_auc
-from .transforms import all_but_the_top, project_out, rescale, zca_whiten
+from ..meters import isoscore, knn_accuracy, labelled_pair_auc, mean_cosine
+from .transforms import FittedRemedies, all_but_the_top, zca_whiten
 
 
 class SweptRemedy(_checks.Choice):
@@ -94,36 +92,31 @@ def sweep_remedies(
     points). Every setting sees the same pairs, so differences come from the remedy alone.
     """
     X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=KNN_K)
-    X_eval = _checks.cloud(X_eval, name="X_eval", min_rows=2)
     d = X_fit.shape[1]
-    if X_eval.shape[1] != d:
-        raise ValueError(f"X_eval: expected {d} columns like X_fit, got {X_eval.shape[1]}")
+    X_eval, y_eval = _split(X_eval, y_eval, d, "X_eval", "y_eval")
     y_fit = _checks.labels(y_fit, len(X_fit), "y_fit", rows_of="X_fit")
-    y_eval = _checks.labels(y_eval, len(X_eval), "y_eval", rows_of="X_eval")
-    _checks.pair_classes(y_eval, "y_eval")
-    ks = [_checks.integer(k, f"ks[{i}]", 0, d, why="at most the number of columns of X_fit")
-          for i, k in enumerate(_checks.sequence(ks, "ks"))]
-    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    ks, powers = _settings(ks, powers, d, why="at most the number of columns of X_fit")
     seed = _checks.integer(seed, "seed", 0)
     _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
+    fitted = FittedRemedies(X_fit, name="X_fit")  # one eigendecomposition serves every setting
     _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
-    rank = numerical_rank(scaled_axes(X_fit)[0])
-    if ks and max(ks) > rank:
-        raise ValueError(f"ks: X_fit has only {rank} directions with variance, so every k must be at most {rank}")
-    if any(p > 0 for p in powers) and rank < d:
+    if ks and max(ks) > fitted.rank:
+        raise ValueError(f"ks: X_fit has only {fitted.rank} directions with variance, so every k must be at most "
+                         f"{fitted.rank}")
+    if any(p > 0 for p in powers) and fitted.rank < d:
         raise ValueError(
-            f"X_fit: its covariance is singular (rank {rank} of {d}), so whitening would divide by zero; "
+            f"X_fit: its covariance is singular (rank {fitted.rank} of {d}), so whitening would divide by zero; "
             "use more points than dimensions, or powers=[0.0]"
         )
     curves = []
     for name, settings, apply in [
-        (SweptRemedy.ALL_BUT_THE_TOP.value, ks, lambda X, k: all_but_the_top(X, k, fit=X_fit)),
-        (SweptRemedy.WHITENING.value, powers, lambda X, p: zca_whiten(X, p, fit=X_fit)),
+        (SweptRemedy.ALL_BUT_THE_TOP.value, ks, fitted.all_but_the_top),
+        (SweptRemedy.WHITENING.value, powers, fitted.zca_whiten),
     ]:
         rows = []
         for setting in settings:
             try:
-                ref, ev = apply(X_fit, setting), apply(X_eval, setting)
+                ref, ev = apply(X_fit, setting, name="X_fit"), apply(X_eval, setting, name="X_eval")
                 rows.append((setting, isoscore(ev), mean_cosine(ev),
                              labelled_pair_auc(ev, y_eval, seed, name="X_eval", labels_name="y_eval"),
                              knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
@@ -231,37 +224,20 @@ def choose_remedy(
     """
     X_fit = _checks.cloud(X_fit, name="X_fit", min_rows=2)
     d = X_fit.shape[1]
-    X_select = _checks.cloud(X_select, name="X_select", min_rows=2)
-    X_test = _checks.cloud(X_test, name="X_test", min_rows=2)
-    for name, X in (("X_select", X_select), ("X_test", X_test)):
-        if X.shape[1] != d:
-            raise ValueError(f"{name}: expected {d} columns like X_fit, got {X.shape[1]}")
-    y_select = _checks.labels(y_select, len(X_select), "y_select", rows_of="X_select")
-    y_test = _checks.labels(y_test, len(X_test), "y_test", rows_of="X_test")
-    for name, y in (("y_select", y_select), ("y_test", y_test)):
-        _checks.pair_classes(y, name)
-    ks = [_checks.integer(k, f"ks[{i}]", 0, d - 1, why="fewer than the number of columns of X_fit")
-          for i, k in enumerate(_checks.sequence(ks, "ks"))]
-    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    X_select, y_select = _split(X_select, y_select, d, "X_select", "y_select")
+    X_test, y_test = _split(X_test, y_test, d, "X_test", "y_test")
+    ks, powers = _settings(ks, powers, d - 1, why="fewer than the number of columns of X_fit")
     if not ks or not powers:
         raise ValueError("ks, powers: each needs at least one setting to choose from")
     seed = _checks.integer(seed, "seed", 0)
 
     _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    w, V, scale = scaled_axes(X_fit)  # one eigendecomposition serves every setting
-    rank = numerical_rank(w)
-    if max(ks) > rank or rank < d:
-        raise ValueError(f"X_fit: its covariance has rank {rank} of {d}; whitening and all-but-the-top need "
+    fitted = FittedRemedies(X_fit, name="X_fit")  # one eigendecomposition serves every setting
+    if max(ks) > fitted.rank or fitted.rank < d:
+        raise ValueError(f"X_fit: its covariance has rank {fitted.rank} of {d}; whitening and all-but-the-top need "
                          "more points than dimensions")
     for k in ks:
-        _checks.top_directions_unique(w, k, "ks", of=" of X_fit")
-    mu = X_fit.mean(axis=0)
-
-    def abtt(X: np.ndarray, k: int) -> np.ndarray:  # all_but_the_top(X, k, fit=X_fit)
-        return project_out(X - mu, V[:, :k])
-
-    def whiten(X: np.ndarray, p: float) -> np.ndarray:  # zca_whiten(X, p, fit=X_fit)
-        return rescale(X - mu, w, V, scale, p, names="X_fit, X_select, X_test")
+        _checks.top_directions_unique(fitted.w, k, "ks", of=" of X_fit")
 
     def select(X: np.ndarray) -> float:
         return labelled_pair_auc(X, y_select, seed, name="X_select", labels_name="y_select")
@@ -270,10 +246,27 @@ def choose_remedy(
         return labelled_pair_auc(X, y_test, seed, name="X_test", labels_name="y_test")
 
     def chosen(apply, settings):
-        scores = [select(apply(X_select, s)) for s in settings]
+        scores = [select(apply(X_select, s, name="X_select")) for s in settings]
         best = settings[int(np.argmax(scores))]
-        return best, test(apply(X_test, best))
+        return best, test(apply(X_test, best, name="X_test"))
 
-    k, abtt_auc = chosen(abtt, ks)
-    power, white = chosen(whiten, powers)
-    return RemedyChoice(int(k), float(power), test(X_test), abtt_auc, white, test(X_test - mu))
+    k, abtt_auc = chosen(fitted.all_but_the_top, ks)
+    power, white = chosen(fitted.zca_whiten, powers)
+    centred = fitted.all_but_the_top(X_test, 0, name="X_test")
+    return RemedyChoice(int(k), float(power), test(X_test), abtt_auc, white, test(centred))
+
+
+def _split(X: object, y: object, d: int, name: str, labels: str) -> tuple[np.ndarray, np.ndarray]:
+    """A labelled split, checked: a cloud with ``d`` columns like ``X_fit``, and its labels, which
+    must hold a pair of points in one class and a pair across two."""
+    X = _checks.columns(_checks.cloud(X, name=name, min_rows=2), d, name, like="X_fit")
+    y = _checks.labels(y, len(X), labels, rows_of=name)
+    _checks.pair_classes(y, labels)
+    return X, y
+
+
+def _settings(ks: Sequence[int], powers: Sequence[float], top: int, why: str) -> tuple[list[int], list[float]]:
+    """The settings to try, checked: each ``k`` in ``[0, top]`` and each power in ``[0, 1]``."""
+    ks = [_checks.integer(k, f"ks[{i}]", 0, top, why=why) for i, k in enumerate(_checks.sequence(ks, "ks"))]
+    powers = [_checks.real(p, f"powers[{i}]", 0.0, 1.0) for i, p in enumerate(_checks.sequence(powers, "powers"))]
+    return ks, powers

@@ -1,10 +1,11 @@
 """The remedies themselves: post-processing that pulls a cone back toward a sphere.
 
-Centring and all-but-the-top (:func:`all_but_the_top`, :func:`all_but_the_top_as_written`),
-whitening (:func:`zca_whiten`, and with Ledoit-Wolf shrinkage :func:`shrunk_whiten`),
-per-coordinate :func:`standardize`, and :class:`FittedRemedies`, which fits them all on one cloud
-with one eigendecomposition.
-"""
+:class:`FittedRemedies` fits them on one cloud (its mean, one eigendecomposition of its covariance,
+its Ledoit-Wolf shrinkage) and applies them to any points: centring and all-but-the-top, whitening
+(full, partial, of the top directions, or with shrinkage). It is where they are computed. The
+functions :func:`all_but_the_top`, :func:`all_but_the_top_as_written`, :func:`zca_whiten` and
+:func:`shrunk_whiten` are that object fitted on their ``fit`` (default: the points themselves),
+each documenting its formula; :func:`standardize` and :func:`ledoit_wolf` stand alone."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from .. import _checks
 from ..meters import numerical_rank
-from ..geometry import eigen_axes, scaled_axes
+from ..geometry import eigen_axes
 
 
 def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
@@ -24,22 +25,6 @@ def _fit_cloud(X: object, fit: object) -> tuple[np.ndarray, np.ndarray, str]:
     X = _checks.cloud(X)
     fit = _checks.columns(_checks.cloud(fit, name="fit", min_rows=2), X.shape[1], "fit", like="X")
     return X, fit, "fit"
-
-
-def _top_directions(ref: np.ndarray, k: int, ref_name: str, arg: str) -> np.ndarray:
-    """The top ``k`` principal directions of ``ref`` (columns), refused where they are not unique:
-    when ``ref`` has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1``
-    coincide."""
-    _checks.spread(ref, ref_name, consequence="it has no principal directions")
-    w, V, _ = scaled_axes(ref)
-    kept = numerical_rank(w)
-    if k > kept:
-        raise ValueError(
-            f"{arg}: {ref_name} has only {kept} directions with variance (numerical rank {kept} of "
-            f"{len(w)}), so its top {k} are not defined; pass {arg}={kept} or less, or use more points"
-        )
-    _checks.top_directions_unique(w, k, arg)
-    return V[:, :k]
 
 
 def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
@@ -56,11 +41,7 @@ def all_but_the_top(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) ->
     fitted cloud varies, and eigenvalue ``k`` distinct from eigenvalue ``k + 1``.
     """
     X, ref, ref_name = _fit_cloud(X, fit)
-    k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
-    Xc = X - ref.mean(axis=0)
-    if k == 0:
-        return Xc
-    return project_out(Xc, _top_directions(ref, k, ref_name, "k"))
+    return FittedRemedies(ref, name=ref_name).all_but_the_top(X, k)
 
 
 def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None = None) -> np.ndarray:
@@ -78,7 +59,6 @@ def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None
     on it.
     """
     X, ref, ref_name = _fit_cloud(X, fit)
-    k = _checks.integer(k, "k", 0, X.shape[1], why="at most the number of columns of X")
     return FittedRemedies(ref, name=ref_name).all_but_the_top_as_written(X, k)
 
 
@@ -123,22 +103,7 @@ def zca_whiten(
     A cloud whose points coincide (up to rounding) has no variance to whiten, and is refused.
     """
     X, ref, ref_name = _fit_cloud(X, fit)
-    power = _checks.real(power, "power", 0.0, 1.0)
-    d = X.shape[1]
-    r = d if rank is None else _checks.integer(rank, "rank", 1, d, why="at most the number of columns of X")
-    Xc = X - ref.mean(axis=0)
-    if power == 0 and r == d:
-        return Xc
-    _checks.spread(ref, ref_name, consequence="there is no variance to whiten")
-    w, V, scale = scaled_axes(ref)  # on ref / scale (exact): no variance overflows
-    kept = numerical_rank(w)
-    if r > kept:
-        raise ValueError(
-            f"{ref_name}: its covariance is singular (rank {kept} of {d}), so whitening would divide "
-            f"by zero; pass rank={kept} to drop the empty directions, or use more points than dimensions"
-        )
-    _checks.top_directions_unique(w, r, "rank")
-    return rescale(Xc, w[:r], V[:, :r], scale, power, names="X" if fit is None else "X, fit")
+    return FittedRemedies(ref, name=ref_name).zca_whiten(X, power, rank)
 
 
 def standardize(X: np.ndarray) -> np.ndarray:
@@ -208,12 +173,15 @@ def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
 
 
 class FittedRemedies:
-    """Every remedy's statistics of one fit cloud from one eigendecomposition, to apply to other points.
+    """A remedy fitted on one cloud, to apply to any points: the one place the remedies are computed.
 
-    ``all_but_the_top(X, k)``, ``zca_whiten(X, power, rank)`` and ``shrunk_whiten(X)`` give what the
-    module's functions of the same names give with ``fit`` this cloud (with the same checks), but
-    the covariance of the fit cloud is decomposed once for all of them, so sweeping many settings
-    or remedies over one fit costs one eigendecomposition.
+    The fit cloud's mean, covariance eigendecomposition and Ledoit-Wolf shrinkage are computed once,
+    and ``all_but_the_top(X, k)``, ``all_but_the_top_as_written(X, k)``, ``zca_whiten(X, power,
+    rank)`` and ``shrunk_whiten(X)`` apply them to ``X``; the module's functions of the same names
+    are this object fitted on their ``fit`` (default ``X``) and applied to ``X``. Sweeping many
+    settings or remedies over one fit costs one eigendecomposition. ``name`` is the fit cloud's
+    name in refusals; each method's ``name`` that of its points. If the fit cloud's points coincide
+    (up to rounding), centring is all that can be applied; the rest is refused.
     """
 
     #: Rows read at a time from a fit cloud larger than this (a memory map is never read whole).
@@ -223,10 +191,10 @@ class FittedRemedies:
         n = len(fit) if hasattr(fit, "__len__") else 0
         if n <= self.CHUNK:
             fit = _checks.cloud(fit, name=name, min_rows=2)
-            _checks.spread(fit, name, consequence="no remedy can be fitted on it")
         chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)] if n > self.CHUNK else [(0, n)]
         part = (lambda a, b: fit[a:b]) if n <= self.CHUNK else (lambda a, b: _checks.cloud(fit[a:b], name=name))
-        # three passes over the rows: their scale, their mean, then the covariance and fourth moment
+        # three passes over the rows: their scale, their mean, then the covariance and fourth moment;
+        # dividing by a power of two is exact, so nothing overflows and the mean is that of ``fit``
         self.scale = _checks.power_of_two(np.array([[max(np.max(np.abs(part(a, b))) for a, b in chunks)]]))
         mean = sum(np.sum(part(a, b) / self.scale, axis=0) for a, b in chunks) / n
         C, fourth = 0.0, 0.0
@@ -235,8 +203,8 @@ class FittedRemedies:
             C = C + Xc.T @ Xc
             fourth += np.sum(np.sum(Xc**2, axis=1) ** 2)
         C = C / n
-        if n > self.CHUNK and not np.trace(C) > 0:
-            raise ValueError(f"{name}: all points coincide (up to rounding), so no remedy can be fitted on it")
+        # points that coincide up to rounding: centring is defined, directions and variances are not
+        self._flat = bool(_checks.flat(fit)) if n <= self.CHUNK else not np.trace(C) > 0
         self.name = name
         self.mean = mean * self.scale
         self.w, self.V = eigen_axes(C)
@@ -249,44 +217,67 @@ class FittedRemedies:
         return self._delta
 
     def _top(self, k: int, arg: str) -> np.ndarray:
+        """The top ``k`` principal directions (columns), refused where they are not unique: when the fit
+        cloud has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1`` coincide."""
+        if k and self._flat:
+            raise _checks.coincident(self.name, "it has no principal directions")
         if k > self.rank:
-            raise ValueError(f"{arg}: {self.name} has only {self.rank} directions with variance, so its top {k} "
-                             "are not defined")
+            raise ValueError(
+                f"{arg}: {self.name} has only {self.rank} directions with variance (numerical rank {self.rank} of "
+                f"{len(self.w)}), so its top {k} are not defined; pass {arg}={self.rank} or less, or use more points"
+            )
         _checks.top_directions_unique(self.w, k, arg)
         return self.V[:, :k]
 
-    def _points(self, X: object) -> np.ndarray:
+    def _points(self, X: object, name: str) -> np.ndarray:
         """``X`` checked: a cloud with as many columns as the fit cloud."""
-        return _checks.columns(_checks.cloud(X), len(self.w), "X", like=f"the cloud the remedies were fitted on ({self.name})")
+        return _checks.columns(_checks.cloud(X, name=name), len(self.w), name,
+                               like=f"the cloud the remedies were fitted on ({self.name})")
 
-    def all_but_the_top(self, X: np.ndarray, k: int) -> np.ndarray:
+    def _names(self, name: str) -> str:
+        """The arguments a whitening overflow is blamed on: the points and, if another cloud, the fit."""
+        return name if name == self.name else f"{name}, {self.name}"
+
+    def _k(self, k: object) -> int:
+        return _checks.integer(k, "k", 0, len(self.w), why="at most the number of columns of X")
+
+    def all_but_the_top(self, X: np.ndarray, k: int, name: str = "X") -> np.ndarray:
         """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
-        k = _checks.integer(k, "k", 0, len(self.w))
-        Xc = self._points(X) - self.mean
+        k = self._k(k)
+        Xc = self._points(X, name) - self.mean
         return Xc if k == 0 else project_out(Xc, self._top(k, "k"))
 
-    def all_but_the_top_as_written(self, X: np.ndarray, k: int) -> np.ndarray:
+    def all_but_the_top_as_written(self, X: np.ndarray, k: int, name: str = "X") -> np.ndarray:
         """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
-        k = _checks.integer(k, "k", 0, len(self.w))
-        X = self._points(X)
+        k = self._k(k)
+        X = self._points(X, name)
         top = self._top(k, "k") if k else self.V[:, :0]
         return X - self.mean - (X @ top) @ top.T
 
-    def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None) -> np.ndarray:
+    def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None, name: str = "X") -> np.ndarray:
         """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
         power = _checks.real(power, "power", 0.0, 1.0)
         d = len(self.w)
-        r = d if rank is None else _checks.integer(rank, "rank", 1, d)
+        r = d if rank is None else _checks.integer(rank, "rank", 1, d, why="at most the number of columns of X")
+        Xc = self._points(X, name) - self.mean
+        if power == 0 and r == d:
+            return Xc  # centring only: defined even where the covariance is singular
+        if self._flat:
+            raise _checks.coincident(self.name, "there is no variance to whiten")
         if r > self.rank:
-            raise ValueError(f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening "
-                             f"would divide by zero; pass rank={self.rank} to drop the empty directions")
+            raise ValueError(
+                f"{self.name}: its covariance is singular (rank {self.rank} of {d}), so whitening would divide "
+                f"by zero; pass rank={self.rank} to drop the empty directions, or use more points than dimensions"
+            )
         U = self._top(r, "rank") if r < d else self.V
-        return rescale(self._points(X) - self.mean, self.w[:r], U, self.scale, power, names=f"X, {self.name}")
+        return rescale(Xc, self.w[:r], U, self.scale, power, names=self._names(name))
 
-    def shrunk_whiten(self, X: np.ndarray) -> np.ndarray:
+    def shrunk_whiten(self, X: np.ndarray, name: str = "X") -> np.ndarray:
         """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
+        if self._flat:
+            raise _checks.coincident(self.name, "it has no covariance to shrink")
         shrunk = (1 - self._delta) * self.w + self._delta * self.w.mean()
         if shrunk.min() <= 0:
             raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
                              "use more points")
-        return rescale(self._points(X) - self.mean, shrunk, self.V, self.scale, 1.0, names=f"X, {self.name}")
+        return rescale(self._points(X, name) - self.mean, shrunk, self.V, self.scale, 1.0, names=self._names(name))
