@@ -112,3 +112,36 @@ def test_the_toolkit_imports_form_no_cycle():
     for start in sorted(graph):
         if start not in state:
             visit(start, [start])
+
+
+#: The toolkit's layers from the bottom up, as CONTRIBUTING.md's table lists them.
+LAYERS = ("shared._checks", "shared.geometry", "shared.meters", "shared.report", "shared.mechanisms", "shared.remedies",
+          ("shared.store", "shared._stored"), "shared.real", "shared.figures", "shared.explorers", "shared.exercises")
+
+
+def _layer(module: str) -> int:
+    """The row of ``module`` in :data:`LAYERS`; the package ``shared`` itself, which re-exports them all, is on top."""
+    if module == "shared":
+        return len(LAYERS)
+    for row, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in ((prefixes,) if isinstance(prefixes, str) else prefixes)):
+            return row
+    raise AssertionError(f"{module} is in no layer of CONTRIBUTING.md's table")
+
+
+def test_the_toolkit_imports_read_as_layers():
+    """At import time a module imports only its own layer or the layers below it (the study store's
+    imports of the model modules are inside its functions, CONTRIBUTING's one exception)."""
+    modules = _modules()
+    upward = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                source = f"{base}.{node.module}" if node.module else base
+                for alias in node.names:
+                    target = f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                    if _layer(target) > _layer(name):
+                        upward.append(f"{name} imports {target}")
+    assert not upward, upward
