@@ -430,8 +430,13 @@ def flat(X: np.ndarray, per_column: bool = False) -> bool | np.ndarray:
     axis = 0 if per_column else None
     Xs = X / power_of_two(X, axis=axis)
     size = len(X) if per_column else max(X.shape)
-    spread = np.linalg.norm(Xs - Xs.mean(axis=0), axis=axis)
-    return spread <= size * EPS * np.linalg.norm(Xs, axis=axis)
+    return at_rounding(np.linalg.norm(Xs - Xs.mean(axis=0), axis=axis), np.linalg.norm(Xs, axis=axis), size)
+
+
+def at_rounding(spread: np.ndarray | float, norm: np.ndarray | float, size: int) -> np.ndarray | bool:
+    """:func:`flat`'s rule from its two norms, for a cloud summed in chunks: whether the Frobenius norm
+    ``spread`` of the centred cloud is at rounding level against the norm ``norm`` of the cloud."""
+    return spread <= size * EPS * norm
 
 
 def spread(X: np.ndarray, name: str = "X", consequence: str = "the cloud has no spread to measure") -> np.ndarray:

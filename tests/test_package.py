@@ -46,6 +46,7 @@ def test_jupyterlab_settings_of_the_course_are_installed_into_its_environment():
 # ----- the layout (CONTRIBUTING.md): small modules, private names at home, imports as layers ----------
 
 import ast  # noqa: E402
+import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 PACKAGE = Path(__file__).resolve().parent.parent / "shared"
@@ -114,34 +115,64 @@ def test_the_toolkit_imports_form_no_cycle():
             visit(start, [start])
 
 
-#: The toolkit's layers from the bottom up, as CONTRIBUTING.md's table lists them.
-LAYERS = ("shared._checks", "shared.geometry", "shared.meters", "shared.report", "shared.mechanisms", "shared.remedies",
-          ("shared.store", "shared._stored"), "shared.real", "shared.figures", "shared.explorers", "shared.exercises")
+#: The toolkit's layers from the bottom up: the rows of CONTRIBUTING.md's table, in its order.
+LAYERS = (("shared._checks",), ("shared.geometry",), ("shared.meters",), ("shared.report",), ("shared.mechanisms",),
+          ("shared.remedies",), ("shared.store", "shared._stored"), ("shared.real",), ("shared.figures",),
+          ("shared.explorers",), ("shared.exercises",))
 
 
 def _layer(module: str) -> int:
     """The row of ``module`` in :data:`LAYERS`; the package ``shared`` itself, which re-exports them all, is on top."""
     if module == "shared":
         return len(LAYERS)
-    for row, prefixes in enumerate(LAYERS):
-        if any(module == p or module.startswith(p + ".") for p in ((prefixes,) if isinstance(prefixes, str) else prefixes)):
-            return row
-    raise AssertionError(f"{module} is in no layer of CONTRIBUTING.md's table")
+    rows = [row for row, prefixes in enumerate(LAYERS) if any(module == p or module.startswith(p + ".") for p in prefixes)]
+    assert rows, f"{module} is in no row of LAYERS (and of CONTRIBUTING.md's table)"
+    return rows[0]
+
+
+def _imports_at_import_time(name: str, path: Path) -> list[str]:
+    """The toolkit modules ``name`` imports when it is imported: relative or absolute, at module level
+    or inside a module-level ``if`` or ``try`` (not inside a function, which runs later)."""
+    modules = _modules()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    source = f"{base}.{node.module}" if node.module else base
+                else:
+                    source = node.module or ""
+                found.extend(f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.extend(a.name for a in node.names)
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    visit([n for n in getattr(node, field, []) if isinstance(n, ast.stmt)] if field != "handlers"
+                          else [s for h in getattr(node, field, []) for s in h.body])
+
+    visit(ast.parse(path.read_text()).body)
+    return [m for m in found if m == "shared" or m.startswith("shared.")]
 
 
 def test_the_toolkit_imports_read_as_layers():
     """At import time a module imports only its own layer or the layers below it (the study store's
     imports of the model modules are inside its functions, CONTRIBUTING's one exception)."""
     modules = _modules()
-    upward = []
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                source = f"{base}.{node.module}" if node.module else base
-                for alias in node.names:
-                    target = f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
-                    if _layer(target) > _layer(name):
-                        upward.append(f"{name} imports {target}")
+    for name in modules:
+        _layer(name)  # every module has its row
+    upward = [f"{name} imports {target}" for name, path in modules.items()
+              for target in _imports_at_import_time(name, path) if _layer(target) > _layer(name)]
     assert not upward, upward
+
+
+def test_the_layers_are_contributing_s_table():
+    """CONTRIBUTING.md's table names each row's modules and packages (``store.py``, ``geometry/``): the
+    same rows, in the same order, as :data:`LAYERS`."""
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    table = text[text.index("| layer | where |"):].split("\n\n")[0].splitlines()[2:]
+    rows = [tuple("shared." + w.rstrip("/").removesuffix(".py") for w in re.findall(r"`([^`]+(?:/|\.py))`", line.split("|")[2]))
+            for line in table]
+    assert tuple(rows) == LAYERS

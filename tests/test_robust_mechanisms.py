@@ -288,18 +288,25 @@ def test_04_every_stored_cone_lifetime_is_what_cone_lifetime_computes():
 
 def test_04_the_run_the_runs_and_the_grid_share_their_defaults():
     """degeneration_run, degeneration_runs and degeneration_grid are one training at three batch
-    sizes: a setting they share has one default, so a call without it trains the same model."""
+    sizes: a setting has one default, so a call without it trains the same model. A setting one of
+    them takes as a list (``seeds``, ``exponents``, ``corpora``) defaults to a list of that value."""
     import inspect
 
     from shared.mechanisms.degeneration import degeneration_grid, degeneration_run
 
-    signatures = [inspect.signature(f).parameters for f in (degeneration_run, degeneration_runs, degeneration_grid)]
-    shared_names = set(signatures[0]) & set(signatures[1]) & set(signatures[2])
-    assert shared_names >= {"tied", "checkpoints", "vocab", "d", "rho", "lr", "init_scale", "optimizer"}
-    for name in shared_names:
-        assert len({repr(p[name].default) for p in signatures}) == 1, name
-    assert signatures[1]["exponent"].default == signatures[2]["exponents"].default[0] == signatures[0]["exponent"].default
-    assert signatures[0]["seed"].default == signatures[2]["seeds"].default[0] == signatures[1]["seeds"].default[0]
+    plural = {"seeds": "seed", "exponents": "exponent", "corpora": "corpus"}
+    defaults = []
+    for f in (degeneration_run, degeneration_runs, degeneration_grid):
+        settings = {}
+        for name, parameter in inspect.signature(f).parameters.items():
+            if name in plural:  # the first of a list stands for the single setting
+                settings[plural[name]] = parameter.default[0]
+            else:
+                settings[name] = parameter.default
+        defaults.append(settings)
+    assert set(defaults[0]) == set(defaults[1]) == set(defaults[2])
+    for name in defaults[0]:
+        assert len({repr(settings[name]) for settings in defaults}) == 1, name
 
 
 def test_04_uniform_frequencies_give_no_offset():

@@ -145,6 +145,24 @@ def test_fitted_remedies_equal_the_module_functions():
     np.testing.assert_array_equal(fitted.zca_whiten(X, 0.5, rank=5), zca_whiten(X, 0.5, fit=fit, rank=5))
     np.testing.assert_array_equal(fitted.shrunk_whiten(X), shrunk_whiten(X, fit=fit))
     np.testing.assert_array_equal(FittedRemedies(fit).zca_whiten(fit), zca_whiten(fit))
+    # and the object is the papers' formulas, written here from scratch with numpy's SVD and eigh
+    mu = fit.mean(axis=0)
+    Xc = X - mu
+    top = np.linalg.svd(fit - mu, full_matrices=False)[2][:2].T
+    assert np.allclose(fitted.all_but_the_top(X, 2), Xc - Xc @ top @ top.T, atol=1e-12)
+    assert np.allclose(fitted.all_but_the_top_as_written(X, 2), Xc - X @ top @ top.T, atol=1e-12)
+    S = np.cov(fit, rowvar=False, bias=True)
+    w, U = np.linalg.eigh(S)
+    w5, U5 = w[::-1][:5], U[:, ::-1][:, :5]
+    assert np.allclose(fitted.zca_whiten(X, 0.5, rank=5), Xc @ U5 @ np.diag(w5**-0.25) @ U5.T, atol=1e-10)
+    n, d = fit.shape
+    F = fit - mu
+    m2 = np.sum((S - np.trace(S) / d * np.eye(d)) ** 2)
+    b2 = sum(np.sum((np.outer(f, f) - S) ** 2) for f in F) / n**2
+    delta = min(b2, m2) / m2
+    assert fitted.shrinkage == pytest.approx(delta, rel=1e-10)
+    ws, Us = np.linalg.eigh((1 - delta) * S + delta * np.trace(S) / d * np.eye(d))
+    assert np.allclose(fitted.shrunk_whiten(X), Xc @ Us @ np.diag(ws**-0.5) @ Us.T, atol=1e-10)
     with pytest.raises(ValueError, match="rank: eigenvalues|k: "):
         FittedRemedies(np.eye(4)).all_but_the_top(np.eye(4), 2)
 

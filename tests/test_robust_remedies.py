@@ -341,3 +341,67 @@ def test_a_fit_cloud_read_in_chunks_gives_the_same_remedies(monkeypatch):
     for method, args in [("all_but_the_top", (1,)), ("zca_whiten", (1.0,)), ("shrunk_whiten", ())]:
         with pytest.raises(ValueError, match="^fit: all points coincide"):
             getattr(flat, method)(X[:, :3], *args)
+
+
+
+@pytest.mark.parametrize("spread", [0.0, 1.0, 1e-13, 1e-15, 1e-17])
+def test_a_fit_cloud_read_in_chunks_is_flat_when_read_whole_it_is(monkeypatch, spread):
+    """Whether the fit cloud's points coincide up to rounding is one rule however the rows are read:
+    a cloud of ones with a spread of ``spread`` on one row in two (1e-15 and 1e-17: rounding level)."""
+    from shared import FittedRemedies
+
+    fit = np.ones((120, 3))
+    fit[::2, 1] += spread
+    whole = FittedRemedies(fit)
+    monkeypatch.setattr(FittedRemedies, "CHUNK", 50)
+    chunked = FittedRemedies(fit)
+    assert chunked.flat == whole.flat == (spread < 1e-14)
+    if chunked.flat:
+        with pytest.raises(ValueError, match="^fit: all points coincide"):
+            chunked.all_but_the_top(fit, 1)
+
+
+def test_remedies_centre_a_column_far_smaller_than_the_others():
+    """The mean is taken per column: a column 1e-600 times the size of another is still centred."""
+    rng = np.random.default_rng(0)
+    fit = rng.standard_normal((50, 2)) * [1e300, 1e-300] + [0.0, 3e-300]
+    Y = all_but_the_top(fit, 0)
+    assert abs(Y[:, 1].mean()) < 1e-14 * 1e-300
+    np.testing.assert_array_equal(Y[:, 1], fit[:, 1] - fit[:, 1].mean())
+
+
+def test_remedies_refuse_a_result_beyond_float64_by_name():
+    """Points near the largest float minus a fit cloud's mean of the other sign overflow: refused, not inf."""
+    fit = np.array([[-1.6e308, 0.0], [-1.5e308, 1.0], [-1.4e308, 3.0]])
+    X = np.array([[1.7e308, 0.0]])
+    for call in (lambda: all_but_the_top(X, 0, fit=fit), lambda: all_but_the_top(X, 1, fit=fit),
+                 lambda: zca_whiten(X, 0.0, fit=fit), lambda: zca_whiten(X, 1.0, fit=fit)):
+        with pytest.raises(ValueError, match="^X, fit: the result exceeds the float64 range"):
+            call()
+
+
+def test_an_array_like_without_a_length_is_read_as_a_cloud():
+    from shared import FittedRemedies
+
+    class Points:
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(12.0).reshape(4, 3) ** 2
+
+    np.testing.assert_array_equal(FittedRemedies(Points()).mean, (np.arange(12.0).reshape(4, 3) ** 2).mean(axis=0))
+
+
+def test_the_choosers_name_their_own_arguments_for_a_tie():
+    """A tie between eigenvalues k and k + 1 of X_fit is refused before anything is measured, naming
+    ``ks``; label_variance_ratio names ``remove``."""
+    from shared import choose_remedy, label_variance_ratio, sweep_remedies
+
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+    tied = np.vstack([np.eye(4) * 2, -np.eye(4) * 2, np.eye(4), -np.eye(4)])[:, :4] @ Q  # variances 5/4 each
+    y = np.arange(16) % 2
+    for call in (lambda: sweep_remedies(tied, y, tied, y, ks=[0, 1], powers=[0.0]),
+                 lambda: choose_remedy(tied, tied, y, tied, y, ks=[0, 1], powers=[0.0])):
+        with pytest.raises(ValueError, match="^ks: eigenvalues 1 and 2 of X_fit coincide"):
+            call()
+    with pytest.raises(ValueError, match="^remove: eigenvalues 1 and 2 coincide"):
+        label_variance_ratio(tied, Q[:, :1], remove=1)

@@ -108,6 +108,8 @@ def sweep_remedies(
             f"X_fit: its covariance is singular (rank {fitted.rank} of {d}), so whitening would divide by zero; "
             "use more points than dimensions, or powers=[0.0]"
         )
+    for k in ks:
+        _checks.top_directions_unique(fitted.w, k, "ks", of=" of X_fit")
     curves = []
     for name, settings, apply in [
         (SweptRemedy.ALL_BUT_THE_TOP.value, ks, fitted.all_but_the_top),
@@ -115,8 +117,8 @@ def sweep_remedies(
     ]:
         rows = []
         for setting in settings:
+            ref, ev = apply(X_fit, setting, name="X_fit"), apply(X_eval, setting, name="X_eval")
             try:
-                ref, ev = apply(X_fit, setting, name="X_fit"), apply(X_eval, setting, name="X_eval")
                 rows.append((setting, isoscore(ev), mean_cosine(ev),
                              labelled_pair_auc(ev, y_eval, seed, name="X_eval", labels_name="y_eval"),
                              knn_accuracy(ref, y_fit, ev, y_eval, k=KNN_K)))
@@ -155,7 +157,8 @@ def label_variance_ratio(X: np.ndarray, directions: np.ndarray, remove: int = 0)
     if V.shape[1] > d or np.abs(V).max() > 1 + 1e-8 or not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-8):
         raise ValueError("directions: expected orthonormal columns")
     remove = _checks.integer(remove, "remove", 0, d - 1, why="fewer than the number of columns of X")
-    Y = all_but_the_top(X / _checks.power_of_two(X), remove)  # exact rescaling: the ratio is scale-free
+    Xs = X / _checks.power_of_two(X)  # exact rescaling: the ratio is scale-free
+    Y = FittedRemedies(Xs, name="X").all_but_the_top(Xs, remove, arg="remove")
     average = np.sum(Y**2) / (d - remove)
     if average == 0:
         raise ValueError("X: no variance is left after removing the top directions")

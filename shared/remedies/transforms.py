@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from collections.abc import Callable
+
 from .. import _checks
 from ..meters import numerical_rank
 from ..geometry import eigen_axes
@@ -62,15 +64,14 @@ def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None
     return FittedRemedies(ref, name=ref_name).all_but_the_top_as_written(X, k)
 
 
-def project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
+def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
     """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
     return Xc - (Xc @ top) @ top.T
 
 
-def rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float,
-            names: str = "X, fit") -> np.ndarray:
+def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float, names: str) -> np.ndarray:
     """:math:`U \\Lambda^{-p/2} U^\\top x` for centred rows ``Xc``, with ``w`` the eigenvalues of the
-    covariance of the fit cloud divided by ``scale**2`` (:func:`~shared.geometry.scaled_axes`). Refused,
+    covariance of the fit cloud divided by ``scale**2`` (as :class:`FittedRemedies` keeps them). Refused,
     naming the caller's arguments ``names``, when the result is beyond the float64 range (points far
     larger than the fit cloud's spread, which is far below the smallest normal float)."""
     with np.errstate(over="ignore", invalid="ignore"):  # checked just below: a refusal, not an inf
@@ -100,7 +101,8 @@ def zca_whiten(
     lies in a flat subspace, such as the output of a LayerNorm (its rows satisfy one linear
     equation, so their covariance has a zero eigenvalue). The projection onto the top ``r``
     directions is well defined only when :math:`\lambda_r > \lambda_{r+1}`, which is checked.
-    A cloud whose points coincide (up to rounding) has no variance to whiten, and is refused.
+    A fit cloud whose points coincide (up to rounding) has no variance to whiten, and is refused
+    (unless ``power = 0`` and ``rank`` is ``None``: then the points are only centred).
     """
     X, ref, ref_name = _fit_cloud(X, fit)
     return FittedRemedies(ref, name=ref_name).zca_whiten(X, power, rank)
@@ -138,17 +140,14 @@ def ledoit_wolf(X: np.ndarray) -> tuple[np.ndarray, float]:
     J. Multivariate Anal. 88). The shrunk covariance is positive definite even when ``X`` has
     fewer rows than columns, so it can be inverted where the sample covariance cannot.
     """
-    X = _checks.cloud(X, min_rows=2)
-    _checks.spread(X, consequence="it has no covariance to shrink")
-    scale = _checks.power_of_two(X)
-    Xc = X / scale  # exact rescaling: no overflow in the fourth powers
-    Xc = Xc - Xc.mean(axis=0)
-    S = Xc.T @ Xc / len(X)
-    delta = _shrinkage(np.sum(np.sum(Xc**2, axis=1) ** 2), np.sum(S**2), np.trace(S), *Xc.shape)
-    d = X.shape[1]
-    shrunk = (1 - delta) * S + delta * np.trace(S) / d * np.eye(d)
-    _checks.variances(np.diag(shrunk), scale)  # refuses variances float64 cannot hold
-    return np.ldexp(shrunk, 2 * (int(np.frexp(scale)[1]) - 1)), delta
+    fitted = FittedRemedies(_checks.cloud(X, min_rows=2), name="X")
+    if fitted.flat:
+        raise _checks.coincident("X", "it has no covariance to shrink")
+    C, delta = fitted.covariance, fitted.shrinkage
+    d = len(C)
+    shrunk = (1 - delta) * C + delta * np.trace(C) / d * np.eye(d)
+    _checks.variances(np.diag(shrunk), fitted.scale)  # refuses variances float64 cannot hold
+    return np.ldexp(shrunk, 2 * (int(np.frexp(fitted.scale)[1]) - 1)), delta
 
 
 def _shrinkage(fourth: float, frob2: float, trace: float, n: int, d: int) -> float:
@@ -166,7 +165,9 @@ def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
 
     (:func:`ledoit_wolf`). Full-rank whitening divides by the smallest sample variances, which are
     the worst estimated when there are few points per dimension; shrinkage pulls every variance
-    towards the average before dividing, so it is defined for any number of points.
+    towards the average before dividing, so it is defined with fewer points than dimensions. It is
+    refused only where the estimated shrinkage is 0 and the sample covariance singular (two points,
+    for one: their two centred rows are opposite, so the estimate sees no sampling noise).
     """
     X, ref, ref_name = _fit_cloud(X, fit)
     return FittedRemedies(ref, name=ref_name).shrunk_whiten(X)
@@ -175,39 +176,47 @@ def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
 class FittedRemedies:
     """A remedy fitted on one cloud, to apply to any points: the one place the remedies are computed.
 
-    The fit cloud's mean, covariance eigendecomposition and Ledoit-Wolf shrinkage are computed once,
-    and ``all_but_the_top(X, k)``, ``all_but_the_top_as_written(X, k)``, ``zca_whiten(X, power,
-    rank)`` and ``shrunk_whiten(X)`` apply them to ``X``; the module's functions of the same names
-    are this object fitted on their ``fit`` (default ``X``) and applied to ``X``. Sweeping many
+    The fit cloud's mean, covariance (``covariance``, of the cloud divided by ``scale``), its
+    eigendecomposition (``w``, ``V``, ``rank``) and Ledoit-Wolf shrinkage are computed once, and
+    ``all_but_the_top(X, k)``, ``all_but_the_top_as_written(X, k)``, ``zca_whiten(X, power, rank)``
+    and ``shrunk_whiten(X)`` apply them to ``X``; the module's functions of the same names, and
+    :func:`ledoit_wolf`, are this object fitted on their ``fit`` (default ``X``). Sweeping many
     settings or remedies over one fit costs one eigendecomposition. ``name`` is the fit cloud's
-    name in refusals; each method's ``name`` that of its points. If the fit cloud's points coincide
-    (up to rounding), centring is all that can be applied; the rest is refused.
+    name in refusals; each method's ``name`` is that of its points, and ``arg`` that of ``k``. If
+    the fit cloud's points coincide up to rounding (``flat``), centring is all that can be applied;
+    the rest is refused. A fit cloud of more than :attr:`CHUNK` rows is read that many rows at a
+    time (a memory map is never read whole), so its sums agree with a one-pass fit to rounding.
     """
 
     #: Rows read at a time from a fit cloud larger than this (a memory map is never read whole).
     CHUNK = 65_536
 
     def __init__(self, fit: np.ndarray, name: str = "fit") -> None:
-        n = len(fit) if hasattr(fit, "__len__") else 0
-        if n <= self.CHUNK:
+        if not hasattr(fit, "__len__") or len(fit) <= self.CHUNK:
             fit = _checks.cloud(fit, name=name, min_rows=2)
-        chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)] if n > self.CHUNK else [(0, n)]
+        n = len(fit)
+        chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)]
         part = (lambda a, b: fit[a:b]) if n <= self.CHUNK else (lambda a, b: _checks.cloud(fit[a:b], name=name))
-        # three passes over the rows: their scale, their mean, then the covariance and fourth moment;
-        # dividing by a power of two is exact, so nothing overflows and the mean is that of ``fit``
-        self.scale = _checks.power_of_two(np.array([[max(np.max(np.abs(part(a, b))) for a, b in chunks)]]))
-        mean = sum(np.sum(part(a, b) / self.scale, axis=0) for a, b in chunks) / n
-        C, fourth = 0.0, 0.0
+        # three passes over the rows: their largest magnitudes, their mean, then the covariance and
+        # fourth moment. Dividing by a power of two is exact: the mean is taken per column (a column
+        # far smaller than the others is still centred), the covariance on the cloud / scale.
+        top = np.max([np.max(np.abs(part(a, b)), axis=0) for a, b in chunks], axis=0)
+        columns = _checks.power_of_two(top[None, :], axis=0)[0]
+        self.scale = _checks.power_of_two(top)
+        self.mean = sum(np.sum(part(a, b) / columns, axis=0) for a, b in chunks) / n * columns
+        C, fourth, total = 0.0, 0.0, 0.0
         for a, b in chunks:
-            Xc = part(a, b) / self.scale - mean
+            Xs = part(a, b) / self.scale
+            Xc = Xs - self.mean / self.scale
             C = C + Xc.T @ Xc
             fourth += np.sum(np.sum(Xc**2, axis=1) ** 2)
-        C = C / n
-        # points that coincide up to rounding: centring is defined, directions and variances are not
-        self._flat = bool(_checks.flat(fit)) if n <= self.CHUNK else not np.trace(C) > 0
+            total += np.sum(Xs**2) if n > self.CHUNK else 0.0
+        self.covariance = C / n
         self.name = name
-        self.mean = mean * self.scale
-        self.w, self.V = eigen_axes(C)
+        #: Whether the fit cloud's points coincide up to rounding (:func:`shared._checks.flat`'s rule).
+        self.flat = bool(_checks.flat(fit) if n <= self.CHUNK else
+                         _checks.at_rounding(np.sqrt(n * np.trace(self.covariance)), np.sqrt(total), max(n, len(top))))
+        self.w, self.V = eigen_axes(self.covariance)
         self.rank = numerical_rank(self.w)
         self._delta = _shrinkage(fourth, np.sum(self.w**2), np.sum(self.w), n, len(self.w))  # S in its eigenbasis
 
@@ -219,7 +228,7 @@ class FittedRemedies:
     def _top(self, k: int, arg: str) -> np.ndarray:
         """The top ``k`` principal directions (columns), refused where they are not unique: when the fit
         cloud has fewer than ``k`` directions with variance, or eigenvalues ``k`` and ``k + 1`` coincide."""
-        if k and self._flat:
+        if k and self.flat:
             raise _checks.coincident(self.name, "it has no principal directions")
         if k > self.rank:
             raise ValueError(
@@ -235,34 +244,45 @@ class FittedRemedies:
                                like=f"the cloud the remedies were fitted on ({self.name})")
 
     def _names(self, name: str) -> str:
-        """The arguments a whitening overflow is blamed on: the points and, if another cloud, the fit."""
+        """The arguments a result beyond float64 is blamed on: the points and, if another cloud, the fit."""
         return name if name == self.name else f"{name}, {self.name}"
 
-    def _k(self, k: object) -> int:
-        return _checks.integer(k, "k", 0, len(self.w), why="at most the number of columns of X")
+    def _finite(self, make: Callable[[], np.ndarray], name: str) -> np.ndarray:
+        """``make()``, refused by name if it leaves the float64 range (points near the largest float)."""
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below: a refusal, not an inf
+            Z = make()
+        if not np.all(np.isfinite(Z)):
+            raise ValueError(f"{self._names(name)}: the result exceeds the float64 range (the points or the fit "
+                             "cloud's mean lie near the largest float); divide both by a constant first")
+        return Z
 
-    def all_but_the_top(self, X: np.ndarray, k: int, name: str = "X") -> np.ndarray:
+    def _k(self, k: object, arg: str) -> int:
+        return _checks.integer(k, arg, 0, len(self.w), why="at most the number of columns of X")
+
+    def all_but_the_top(self, X: np.ndarray, k: int, name: str = "X", arg: str = "k") -> np.ndarray:
         """:func:`all_but_the_top` of ``X`` with ``fit`` this cloud."""
-        k = self._k(k)
-        Xc = self._points(X, name) - self.mean
-        return Xc if k == 0 else project_out(Xc, self._top(k, "k"))
-
-    def all_but_the_top_as_written(self, X: np.ndarray, k: int, name: str = "X") -> np.ndarray:
-        """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
-        k = self._k(k)
+        k = self._k(k, arg)
         X = self._points(X, name)
-        top = self._top(k, "k") if k else self.V[:, :0]
-        return X - self.mean - (X @ top) @ top.T
+        top = self._top(k, arg) if k else None
+        return self._finite(lambda: X - self.mean if top is None else _project_out(X - self.mean, top), name)
+
+    def all_but_the_top_as_written(self, X: np.ndarray, k: int, name: str = "X", arg: str = "k") -> np.ndarray:
+        """:func:`all_but_the_top_as_written` of ``X`` with ``fit`` this cloud."""
+        k = self._k(k, arg)
+        X = self._points(X, name)
+        top = self._top(k, arg) if k else self.V[:, :0]
+        return self._finite(lambda: X - self.mean - (X @ top) @ top.T, name)
 
     def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None, name: str = "X") -> np.ndarray:
         """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
         power = _checks.real(power, "power", 0.0, 1.0)
         d = len(self.w)
         r = d if rank is None else _checks.integer(rank, "rank", 1, d, why="at most the number of columns of X")
-        Xc = self._points(X, name) - self.mean
+        X = self._points(X, name)
+        Xc = self._finite(lambda: X - self.mean, name)
         if power == 0 and r == d:
             return Xc  # centring only: defined even where the covariance is singular
-        if self._flat:
+        if self.flat:
             raise _checks.coincident(self.name, "there is no variance to whiten")
         if r > self.rank:
             raise ValueError(
@@ -270,14 +290,16 @@ class FittedRemedies:
                 f"by zero; pass rank={self.rank} to drop the empty directions, or use more points than dimensions"
             )
         U = self._top(r, "rank") if r < d else self.V
-        return rescale(Xc, self.w[:r], U, self.scale, power, names=self._names(name))
+        return _rescale(Xc, self.w[:r], U, self.scale, power, names=self._names(name))
 
     def shrunk_whiten(self, X: np.ndarray, name: str = "X") -> np.ndarray:
         """:func:`shrunk_whiten` of ``X`` with ``fit`` this cloud."""
-        if self._flat:
+        if self.flat:
             raise _checks.coincident(self.name, "it has no covariance to shrink")
         shrunk = (1 - self._delta) * self.w + self._delta * self.w.mean()
         if shrunk.min() <= 0:
             raise ValueError(f"{self.name}: its shrunk covariance is still singular (shrinkage {self._delta:.3g}); "
                              "use more points")
-        return rescale(self._points(X, name) - self.mean, shrunk, self.V, self.scale, 1.0, names=self._names(name))
+        X = self._points(X, name)
+        Xc = self._finite(lambda: X - self.mean, name)
+        return _rescale(Xc, shrunk, self.V, self.scale, 1.0, names=self._names(name))
