@@ -374,10 +374,30 @@ def test_remedies_refuse_a_result_beyond_float64_by_name():
     """Points near the largest float minus a fit cloud's mean of the other sign overflow: refused, not inf."""
     fit = np.array([[-1.6e308, 0.0], [-1.5e308, 1.0], [-1.4e308, 3.0]])
     X = np.array([[1.7e308, 0.0]])
+    from shared import all_but_the_top_as_written, shrunk_whiten
+
     for call in (lambda: all_but_the_top(X, 0, fit=fit), lambda: all_but_the_top(X, 1, fit=fit),
+                 lambda: all_but_the_top_as_written(X, 0, fit=fit), lambda: shrunk_whiten(X, fit=fit),
                  lambda: zca_whiten(X, 0.0, fit=fit), lambda: zca_whiten(X, 1.0, fit=fit)):
         with pytest.raises(ValueError, match="^X, fit: the result exceeds the float64 range"):
             call()
+    # a result float64 holds is returned, even where a step on the way would overflow unscaled
+    tilted = np.array([[1.0, 1.0], [-1.0, -1.0], [0.1, -0.1], [-0.1, 0.1]])
+    big = np.array([[1.7e308, 1.7e308]])
+    assert np.all(np.abs(all_but_the_top(big, 1, fit=tilted)) < 1e-15 * 1.7e308)  # 0, up to rounding at 1.7e308
+    assert np.all(np.abs(all_but_the_top_as_written(big, 1, fit=tilted)) < 1e-15 * 1.7e308)
+
+
+def test_sweep_remedies_reports_a_remedy_s_own_refusal_as_it_is():
+    """Whitening points 1e310 times the fit cloud's spread overflows: the sweep says so in the remedy's
+    words, naming X_eval and X_fit, not as a meter that could not measure."""
+    from shared import sweep_remedies
+
+    rng = np.random.default_rng(1)
+    X_fit, X_eval = rng.standard_normal((40, 3)) * 1e-300, rng.standard_normal((20, 3)) * 1e10
+    y_fit, y_eval = np.arange(40) % 2, np.arange(20) % 2
+    with pytest.raises(ValueError, match="^X_eval, X_fit: the whitened points exceed the float64 range"):
+        sweep_remedies(X_fit, y_fit, X_eval, y_eval, ks=[0], powers=[1.0])
 
 
 def test_an_array_like_without_a_length_is_read_as_a_cloud():
@@ -388,6 +408,8 @@ def test_an_array_like_without_a_length_is_read_as_a_cloud():
             return np.arange(12.0).reshape(4, 3) ** 2
 
     np.testing.assert_array_equal(FittedRemedies(Points()).mean, (np.arange(12.0).reshape(4, 3) ** 2).mean(axis=0))
+    with pytest.raises(ValueError, match="^fit: expected a 2-D array"):
+        FittedRemedies(np.array(5.0))
 
 
 def test_the_choosers_name_their_own_arguments_for_a_tie():

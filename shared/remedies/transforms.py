@@ -5,7 +5,8 @@ its Ledoit-Wolf shrinkage) and applies them to any points: centring and all-but-
 (full, partial, of the top directions, or with shrinkage). It is where they are computed. The
 functions :func:`all_but_the_top`, :func:`all_but_the_top_as_written`, :func:`zca_whiten` and
 :func:`shrunk_whiten` are that object fitted on their ``fit`` (default: the points themselves),
-each documenting its formula; :func:`standardize` and :func:`ledoit_wolf` stand alone."""
+each documenting its formula, and :func:`ledoit_wolf` is its shrunk covariance; :func:`standardize`,
+with nothing to fit, stands alone."""
 
 from __future__ import annotations
 
@@ -65,8 +66,11 @@ def all_but_the_top_as_written(X: np.ndarray, k: int = 2, fit: np.ndarray | None
 
 
 def _project_out(Xc: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """The centred rows ``Xc`` without their projections on the orthonormal columns ``top``."""
-    return Xc - (Xc @ top) @ top.T
+    """The rows ``Xc`` without their projections on the orthonormal columns ``top``, computed on
+    ``Xc`` divided by a power of two (exact), so no step overflows where the result does not."""
+    scale = _checks.power_of_two(Xc)
+    Xs = Xc / scale
+    return (Xs - (Xs @ top) @ top.T) * scale
 
 
 def _rescale(Xc: np.ndarray, w: np.ndarray, U: np.ndarray, scale: float, power: float, names: str) -> np.ndarray:
@@ -102,7 +106,7 @@ def zca_whiten(
     equation, so their covariance has a zero eigenvalue). The projection onto the top ``r``
     directions is well defined only when :math:`\lambda_r > \lambda_{r+1}`, which is checked.
     A fit cloud whose points coincide (up to rounding) has no variance to whiten, and is refused
-    (unless ``power = 0`` and ``rank`` is ``None``: then the points are only centred).
+    (unless ``power = 0`` and ``rank`` is ``None`` or ``d``: then the points are only centred).
     """
     X, ref, ref_name = _fit_cloud(X, fit)
     return FittedRemedies(ref, name=ref_name).zca_whiten(X, power, rank)
@@ -165,9 +169,10 @@ def shrunk_whiten(X: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
 
     (:func:`ledoit_wolf`). Full-rank whitening divides by the smallest sample variances, which are
     the worst estimated when there are few points per dimension; shrinkage pulls every variance
-    towards the average before dividing, so it is defined with fewer points than dimensions. It is
-    refused only where the estimated shrinkage is 0 and the sample covariance singular (two points,
-    for one: their two centred rows are opposite, so the estimate sees no sampling noise).
+    towards the average before dividing, so it is defined with fewer points than dimensions. Where
+    the estimated shrinkage is 0 and the sample covariance singular it is refused (two points, for
+    one: their two centred rows are opposite, so the estimate sees no sampling noise), as it is for a
+    fit cloud whose points coincide and for points whose result float64 cannot hold.
     """
     X, ref, ref_name = _fit_cloud(X, fit)
     return FittedRemedies(ref, name=ref_name).shrunk_whiten(X)
@@ -192,7 +197,11 @@ class FittedRemedies:
     CHUNK = 65_536
 
     def __init__(self, fit: np.ndarray, name: str = "fit") -> None:
-        if not hasattr(fit, "__len__") or len(fit) <= self.CHUNK:
+        try:
+            n = len(fit)
+        except TypeError:  # no length (a 0-d array, an object with only __array__): read it whole
+            n = None
+        if n is None or n <= self.CHUNK:
             fit = _checks.cloud(fit, name=name, min_rows=2)
         n = len(fit)
         chunks = [(a, min(a + self.CHUNK, n)) for a in range(0, n, self.CHUNK)]
@@ -271,7 +280,9 @@ class FittedRemedies:
         k = self._k(k, arg)
         X = self._points(X, name)
         top = self._top(k, arg) if k else self.V[:, :0]
-        return self._finite(lambda: X - self.mean - (X @ top) @ top.T, name)
+        scale = max(_checks.power_of_two(X), _checks.power_of_two(self.mean))  # exact: see _project_out
+        Xs, mean = X / scale, self.mean / scale
+        return self._finite(lambda: (Xs - mean - (Xs @ top) @ top.T) * scale, name)
 
     def zca_whiten(self, X: np.ndarray, power: float = 1.0, rank: int | None = None, name: str = "X") -> np.ndarray:
         """:func:`zca_whiten` of ``X`` with ``fit`` this cloud."""
