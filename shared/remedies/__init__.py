@@ -1,7 +1,8 @@
 """Post-processing that pulls a cone back toward a sphere: centring, all-but-the-top, whitening.
 
-* :mod:`~shared.remedies.transforms`: the remedies themselves, and :class:`FittedRemedies` (all of
-  them fitted on one cloud);
+* :mod:`~shared.remedies.transforms`: the remedies themselves: :class:`FittedRemedies`, where they
+  are computed (fitted on one cloud, applied to any points), and the functions of the same names
+  that fit it on their ``fit`` and apply it;
 * :mod:`~shared.remedies.choice`: choosing a remedy and its setting on held-out data (sweeps, the
   label-variance ratio, a choice scored on a separate split).
 """
