@@ -97,8 +97,7 @@ def sweep_remedies(
     y_fit = _checks.labels(y_fit, len(X_fit), "y_fit", rows_of="X_fit")
     ks, powers = _settings(ks, powers, d, why="at most the number of columns of X_fit")
     seed = _checks.integer(seed, "seed", 0)
-    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    fitted = FittedRemedies(X_fit, name="X_fit")  # one eigendecomposition serves every setting
+    fitted = _fitted(X_fit)
     _checks.spread(X_eval, "X_eval", consequence="the cloud has no spread to measure")
     if ks and max(ks) > fitted.rank:
         raise ValueError(f"ks: X_fit has only {fitted.rank} directions with variance, so every k must be at most "
@@ -234,8 +233,7 @@ def choose_remedy(
         raise ValueError("ks, powers: each needs at least one setting to choose from")
     seed = _checks.integer(seed, "seed", 0)
 
-    _checks.spread(X_fit, "X_fit", consequence="no remedy can be fitted on it")
-    fitted = FittedRemedies(X_fit, name="X_fit")  # one eigendecomposition serves every setting
+    fitted = _fitted(X_fit)
     if max(ks) > fitted.rank or fitted.rank < d:
         raise ValueError(f"X_fit: its covariance has rank {fitted.rank} of {d}; whitening and all-but-the-top need "
                          "more points than dimensions")
@@ -257,6 +255,15 @@ def choose_remedy(
     power, white = chosen(fitted.zca_whiten, powers)
     centred = fitted.all_but_the_top(X_test, 0, name="X_test")
     return RemedyChoice(int(k), float(power), test(X_test), abtt_auc, white, test(centred))
+
+
+def _fitted(X_fit: np.ndarray) -> FittedRemedies:
+    """The remedies fitted on ``X_fit`` (one eigendecomposition serves every setting), refused if its
+    points coincide: there is nothing to fit, not even the centring the choosers compare against."""
+    fitted = FittedRemedies(X_fit, name="X_fit")
+    if fitted.flat:
+        raise _checks.coincident("X_fit", "no remedy can be fitted on it")
+    return fitted
 
 
 def _split(X: object, y: object, d: int, name: str, labels: str) -> tuple[np.ndarray, np.ndarray]:
