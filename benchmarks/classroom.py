@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from classroom.student import Kernel, Student  # noqa: E402
 from classroom.trial import trial_class  # noqa: E402
+from shared.real.models import real_models  # noqa: E402
 
 EXPLORER = """
 import gc
@@ -111,7 +112,7 @@ def learner(student: Student, t0: float, slider_seconds: int, start_line: thread
         student.get_token()
         student.start_server(timeout=600)
         result["server_ready"] = time.perf_counter() - t0
-        for notebook in ("09_decoder_llm.ipynb", "07_real_transformer.ipynb"):
+        for notebook in reversed([m.notebook for m in real_models()]):  # 07's explorer is moved last
             kernel = student.kernel(f"notebooks/{notebook}")
             kernels.append(kernel)
             start = time.perf_counter()
@@ -185,10 +186,8 @@ def main() -> int:
         "server_pss_at_rest_mb": round(float(np.median([k["server"] for k in sampler.last.values()])) / 1e6),
         "kernels_pss_at_rest_mb": round(float(np.median([k["kernel"] for k in sampler.last.values()])) / 1e6),
         "all_runs_done_s": round(max(finished), 1) if len(finished) == len(results) else None,
-        "run_09_s_median": round(float(np.median([r["09"] for r in results if "09" in r])), 1) if finished else None,
-        "run_07_s_median": round(float(np.median([r["07"] for r in results if "07" in r])), 1) if finished else None,
-        "cpu_09_s_median": round(float(np.median([r["09_cpu"] for r in results if "09_cpu" in r])), 1) if finished else None,
-        "cpu_07_s_median": round(float(np.median([r["07_cpu"] for r in results if "07_cpu" in r])), 1) if finished else None,
+        **{f"{kind}_{nb}_s_median": round(float(np.median([r[key] for r in results if key in r])), 1) if finished else None
+           for nb in reversed([m.stem[:2] for m in real_models()]) for kind, key in (("run", nb), ("cpu", f"{nb}_cpu"))},
         "load_average_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "slider_p50_ms": round(float(np.percentile(slider, 50)), 1) if slider.size else None,
         "slider_p95_ms": round(float(np.percentile(slider, 95)), 1) if slider.size else None,

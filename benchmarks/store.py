@@ -1,7 +1,7 @@
-"""Notebooks 07 and 09 with a warm study store: time with the kernel's start, and memory per kernel.
+"""The real models' notebooks (07 and 09) with a warm study store: time with the kernel's start, and memory per kernel.
 
 Run with ``uv run python benchmarks/store.py [--store DIR] [--kernels K]``. Without ``--store``, a
-fresh store is filled first in a temporary directory (``python -m shared.store build``, timed: the
+fresh store is filled first in a temporary directory (``python -m shared.real.build``, timed: the
 cold cost a machine pays once). Then each notebook runs top to bottom in ``K`` kernels one after
 the other (``ISOTROPY_STORE`` pointing at the store, one BLAS thread), each kept alive after its
 last cell; with all ``K`` alive, each kernel's memory is read from ``/proc/PID/smaps_rollup``:
@@ -28,8 +28,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from shared.real.models import real_models
+
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ("07_real_transformer", "09_decoder_llm")
 TARGET_SECONDS, TARGET_MB, CLASS = 10.0, 300.0, 30
 
 
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         temporary = tempfile.TemporaryDirectory(prefix="course-store-")
         store = Path(temporary.name) / "store"
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "shared.store", "build", "--dir", str(store)], cwd=ROOT, env=env,
+        subprocess.run([sys.executable, "-m", "shared.real.build", "--dir", str(store)], cwd=ROOT, env=env,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print(f"filling the store (cold, once per machine): {time.perf_counter() - start:.0f} s")
     env["ISOTROPY_STORE"] = str(store)
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
           f" {f'MB in a class of {CLASS}':>19s}")
     failed = False
     try:
-        for stem in NOTEBOOKS:
+        for stem in (model.stem for model in real_models()):  # the notebooks that read the real models
             alive = []
             try:
                 for _ in range(args.kernels):

@@ -105,14 +105,22 @@ def install_course(prefix: Path) -> Path:
     return course
 
 
+def model_notebooks(python: Path) -> list[str] | None:
+    """The notebooks of the real models (their records, ``shared.real.models``) of the toolkit that
+    ``python`` runs; None when that version of the toolkit has no study store."""
+    # cwd="/": `python -m` puts the working folder first on sys.path, and a clone's shared/ there would
+    # stand in for the environment's own copy
+    found = subprocess.run([str(python), "-c", "from shared.real.models import real_models; "
+                            "print(*(m.notebook for m in real_models()))"], capture_output=True, text=True, cwd="/")
+    return found.stdout.split() if found.returncode == 0 else None
+
+
 def fill_store(store: Path, venv: Path, course: Path) -> Path | None:
     """The study store at ``store``, filled by the course's own command (entries already there and
     valid are kept); None when this version of the toolkit has no store (each kernel then computes
     what it needs)."""
-    # cwd="/": `python -m` puts the working folder first on sys.path, and a clone's shared/ there would
-    # stand in for the environment's own copy
-    has_store = subprocess.run([str(venv / "bin" / "python"), "-c", "import shared.store"], capture_output=True, cwd="/")
-    if has_store.returncode != 0:
+    notebooks = model_notebooks(venv / "bin" / "python")
+    if notebooks is None:
         print("classroom: this version of the toolkit has no study store; every kernel computes its own results")
         return None
     store.mkdir(parents=True, exist_ok=True)
@@ -122,13 +130,13 @@ def fill_store(store: Path, venv: Path, course: Path) -> Path | None:
         raise PermissionError(f"{store}: the study store must be root's and writable by root only "
                               f"(owner uid {info.st_uid}, mode {oct(info.st_mode & 0o777)})")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    subprocess.run([str(venv / "bin" / "python"), "-m", "shared.store", "build", "--dir", str(store)], env=env, check=True, cwd="/")
-    # The build runs notebooks 07 and 09 once when it finds them beside the toolkit; the shared
-    # environment holds the toolkit alone, so run them here, from the course copy, in a kernel of
-    # that environment: whatever else they read is stored too (and they are known to run).
+    subprocess.run([str(venv / "bin" / "python"), "-m", "shared.real.build", "--dir", str(store)], env=env, check=True, cwd="/")
+    # The build runs the real models' notebooks (their records, shared.real.models) once when it finds
+    # them beside the toolkit; the shared environment holds the toolkit alone, so run them here, from the
+    # course copy, in a kernel of that environment: whatever else they read is stored too (and they run).
     env["ISOTROPY_STORE"] = str(store)
     with tempfile.TemporaryDirectory() as scratch:
-        for notebook in ("07_real_transformer.ipynb", "09_decoder_llm.ipynb"):
+        for notebook in notebooks:
             print(f"classroom: running {notebook} once with the store", flush=True)
             run = subprocess.run([str(venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
                                   "--ExecutePreprocessor.timeout=1800", "--output-dir", scratch,

@@ -3,7 +3,8 @@
 * data: :mod:`~shared.geometry` (point clouds, principal axes); :mod:`shared.real`, the real models:
   :mod:`~shared.real.glove` (GloVe 6B 50d word vectors, memory-mapped), :mod:`~shared.real.encoder`
   (all-MiniLM-L6-v2 in numpy) and :mod:`~shared.real.corpus` (the course corpus),
-  :mod:`~shared.real.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy);
+  :mod:`~shared.real.decoder` (SmolLM2-135M-Instruct from its GGUF file, in numpy), each with its
+  record in :mod:`~shared.real.models`;
 * meters: :mod:`~shared.meters` (the isotropy meters, and in it
   :mod:`~shared.meters.yardstick`: notebook 01's rules, same-size Gaussian baselines and the meter table;
   :mod:`~shared.meters.tasks`: pair AUC, Spearman, kNN accuracy; :mod:`~shared.meters.paraphrase`: the

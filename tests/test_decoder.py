@@ -7,10 +7,8 @@ import pytest
 
 from shared import cov_eigs, cross_group_cosines, effective_rank
 from shared.real.decoder import (
-    GGUF_NAME,
     Decoded,
     decode,
-    gguf_path,
     hidden_states,
     load_smollm,
     reference_difference,
@@ -18,6 +16,7 @@ from shared.real.decoder import (
     rotary,
     tokenize,
 )
+from shared.real.models import GGUF_NAME, gguf_path
 from shared.real.decoder_study import (
     LEAVE_OUT,
     SUN_MAGNITUDE,

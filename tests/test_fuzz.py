@@ -48,7 +48,7 @@ import pytest
 
 import shared
 from shared import explorers, mechanisms
-from shared.real import corpus, encoder, encoder_study, frequency, negatives
+from shared.real import corpus, encoder, encoder_study, frequency, models, negatives
 
 EPS = np.finfo(float).eps
 
@@ -734,7 +734,8 @@ REGISTRY: list[Entry] = [
     Entry(s.layer_norm, lambda: dict(X=_cloud(), gain=np.linspace(0.5, 2.0, 5), bias=np.linspace(-1.0, 1.0, 5)),
           {"X": CLOUD, "gain": "vector", "bias": "vector"}, {"X": 0}),
     # the real model (shared.real.encoder) and the course corpus (shared.real.corpus)
-    Entry(encoder.model_dir, dict),
+    Entry(models.minilm_dir, dict),
+    *(Entry(m.store_entries, dict) for m in (encoder, encoder_study, frequency, negatives)),  # what the build fills
     Entry(encoder.load_minilm, dict),
     Entry(corpus.load_corpus, dict),
     Entry(encoder.hidden_states, lambda: dict(model=_model(), ids=[np.array([101, 7592, 102]), np.array([101, 102])]),

@@ -3,6 +3,7 @@ writers, read-only stores and the modes of what it writes."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -21,6 +22,8 @@ import pytest
 from shared import store
 from shared.meters import Reading
 from shared.meters import ParaphraseCheck, ParaphraseCosines
+from shared.real import build, models
+from shared.store import __main__ as where
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def _fresh_notices(monkeypatch):
     """Each test sees the store's once-per-process notices afresh."""
-    monkeypatch.setattr(store, "_NOTICED", set())
+    monkeypatch.setattr(store.cache, "_NOTICED", set())
 
 
 def _value() -> ParaphraseCheck:
@@ -102,21 +105,21 @@ def test_the_hidden_states_of_a_real_model_are_read_back_exactly(tmp_path):
 
     sentences = ["The cat sat on the mat.", "Prices rose again in May."]
     enc = encode(sentences)
-    read = store.Store(tmp_path).get("MiniLM hidden states", store.model_inputs("MiniLM", sentences), lambda: enc)
-    again = store.Store(tmp_path).get("MiniLM hidden states", store.model_inputs("MiniLM", sentences), lambda: None)
+    read = store.Store(tmp_path).get("MiniLM hidden states", models.model_inputs("MiniLM", sentences), lambda: enc)
+    again = store.Store(tmp_path).get("MiniLM hidden states", models.model_inputs("MiniLM", sentences), lambda: None)
     assert _same(enc, read) and _same(enc, again)
 
 
 def test_an_entry_is_named_by_the_model_file_the_sentences_and_the_code(tmp_path, monkeypatch):
     weights = tmp_path / "weights.bin"
     weights.write_bytes(b"one model")
-    monkeypatch.setattr(store, "model_files", lambda model: [weights])
-    base = store.model_inputs("MiniLM", ["a.", "b."])
-    assert store.model_inputs("MiniLM", ["a.", "c."]) != base, "other sentences"
-    assert store.model_inputs("MiniLM", ["a."]) != base
+    monkeypatch.setitem(models.MODELS, "MiniLM", dataclasses.replace(models.MODELS["MiniLM"], files=lambda: [weights]))
+    base = models.model_inputs("MiniLM", ["a.", "b."])
+    assert models.model_inputs("MiniLM", ["a.", "c."]) != base, "other sentences"
+    assert models.model_inputs("MiniLM", ["a."]) != base
     weights.write_bytes(b"another model")
     os.utime(weights, ns=(1, 1))
-    changed = store.model_inputs("MiniLM", ["a.", "b."])
+    changed = models.model_inputs("MiniLM", ["a.", "b."])
     assert changed != base, "another model file"
     assert store.entry_name("x", base) != store.entry_name("x", changed) != store.entry_name("y", changed)
 
@@ -124,7 +127,7 @@ def test_an_entry_is_named_by_the_model_file_the_sentences_and_the_code(tmp_path
     s = store.Store(tmp_path / "store")
     s.get("x", base, _counted(calls, [1.0]))
     s.get("x", base, _counted(calls, [1.0]))
-    monkeypatch.setattr(store, "code_version", lambda: "another code version")
+    monkeypatch.setattr(store.keys, "code_version", lambda: "another code version")
     s.get("x", base, _counted(calls, [1.0]))
     assert calls == [1, 1], "another code version names another entry"
 
@@ -133,11 +136,11 @@ def test_the_code_version_follows_the_toolkits_files(tmp_path, monkeypatch):
     package = tmp_path / "shared"
     package.mkdir()
     (package / "meters.py").write_text("A = 1\n")
-    monkeypatch.setattr(store, "PACKAGE", package)
-    monkeypatch.setattr(store, "_DIGESTS", {})
+    monkeypatch.setattr(store.keys, "PACKAGE", package)
+    monkeypatch.setattr(store.keys, "_DIGESTS", {})
     one = store.code_version()
     (package / "meters.py").write_text("A = 2\n")
-    monkeypatch.setattr(store, "_DIGESTS", {})
+    monkeypatch.setattr(store.keys, "_DIGESTS", {})
     assert store.code_version() != one
 
 
@@ -201,7 +204,7 @@ def test_a_pickle_planted_in_the_store_is_never_unpickled(tmp_path):
     planted[0] = _Planted(str(marker))
     np.save(npy, planted, allow_pickle=True)  # an object array: a pickle inside a .npy file
     manifest = json.loads((entry / store.MANIFEST).read_text())
-    manifest["files"][npy.name] = [npy.stat().st_size, store._sha256(npy)]  # a writer who also fixes the manifest
+    manifest["files"][npy.name] = [npy.stat().st_size, store.entries.sha256(npy)]  # a writer who also fixes the manifest
     (entry / store.MANIFEST).write_text(json.dumps(manifest))
     calls = []
     with pytest.warns(store.StoreNotice, match="without pickle"):
@@ -307,14 +310,14 @@ def test_what_the_store_writes_is_readable_by_all_and_writable_only_by_its_owner
 
 
 def test_build_fills_the_store_with_a_progress_bar_and_says_who_can_write_it(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(store, "_steps", lambda: [("one", lambda: store.remember("one", ["a"], lambda: [1.0])),
-                                                  ("two", lambda: store.remember("two", ["a"], lambda: [2.0]))])
+    monkeypatch.setattr(build, "steps", lambda: [("one", lambda: store.remember("one", ["a"], lambda: [1.0])),
+                                                 ("two", lambda: store.remember("two", ["a"], lambda: [2.0]))])
     monkeypatch.setenv(store.ENV, str(tmp_path / "elsewhere"))
-    assert store.main(["build", "--dir", str(tmp_path / "store")]) == 0
+    assert build.main(["--dir", str(tmp_path / "store")]) == 0
     out, err = capsys.readouterr()
     assert "2/2" in err and "0644" in out and "0755" in out
     assert len(store.Store(tmp_path / "store").entries()) == 2
-    assert store.main(["where"]) == 0
+    assert where.main(["where"]) == 0
     assert capsys.readouterr().out.strip() == str((tmp_path / "store").resolve())
 
 
@@ -333,9 +336,9 @@ def test_prune_removes_only_the_entries_of_another_code_version(tmp_path, monkey
     s = store.Store(tmp_path)
     s.get("current", ["a"], lambda: [1.0])
     current = store.code_version()
-    monkeypatch.setattr(store, "code_version", lambda: "an older version")
+    monkeypatch.setattr(store.keys, "code_version", lambda: "an older version")
     s.get("old", ["a"], lambda: [0.0])
-    monkeypatch.setattr(store, "code_version", lambda: current)
+    monkeypatch.setattr(store.keys, "code_version", lambda: current)
     assert len(s.entries()) == 2
     half_written = tmp_path / f".{store.entry_name('current', ['b'])}.x1y2"  # a writer stopped half-way
     half_written.mkdir()

@@ -55,6 +55,16 @@ class Invariance(Choice):
     ROW_ORDER = "row order"  # X -> X[permutation]
 
 
+def scaled_cov_eigs(X: np.ndarray) -> tuple[np.ndarray, float]:
+    """Covariance eigenvalues (descending, clipped at 0) of ``X / scale``, and the power of two ``scale``:
+    the spectrum a meter that reads it is handed (here, below the meters that declare themselves)."""
+    scale = _checks.power_of_two(X)
+    Xs = X / scale
+    Xc = Xs - Xs.mean(axis=0)
+    w = np.linalg.eigvalsh(Xc.T @ Xc / len(X))[::-1]
+    return np.clip(w, 0.0, None), scale
+
+
 _RULE_WORDS = {Rule.AT_LEAST: "at least {a} x the Gaussian's", Rule.WITHIN: "within {a} of the Gaussian's",
                Rule.AT_MOST_ABOVE: "at most the Gaussian's + {a}"}
 
@@ -93,8 +103,6 @@ class Meter:
         ``nan`` where it is undefined (see ``undefined_on``)."""
         try:
             if self.reads is Reads.SPECTRUM:
-                from .spectrum import scaled_cov_eigs  # the spectrum module declares meters: import on use
-
                 return float(self.fn(scaled_cov_eigs(X)[0] if eigs is None else eigs))
             return float(self.fn(X))
         except ValueError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _checks
-from .registry import declare_meter
+from .registry import declare_meter, scaled_cov_eigs
 
 
 def cov_eigs(X: np.ndarray) -> np.ndarray:
@@ -28,15 +28,6 @@ def cov_eigs(X: np.ndarray) -> np.ndarray:
         return np.zeros(X.shape[1])
     w, scale = scaled_cov_eigs(X)
     return _checks.variances(w, scale)
-
-
-def scaled_cov_eigs(X: np.ndarray) -> tuple[np.ndarray, float]:
-    """Covariance eigenvalues (descending, clipped at 0) of ``X / scale``, and the power of two ``scale``."""
-    scale = _checks.power_of_two(X)
-    Xs = X / scale
-    Xc = Xs - Xs.mean(axis=0)
-    w = np.linalg.eigvalsh(Xc.T @ Xc / len(X))[::-1]
-    return np.clip(w, 0.0, None), scale
 
 
 def check_unique_eigenvectors(w: np.ndarray, zero: float = 1e-10) -> None:

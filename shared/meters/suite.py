@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import _checks
-from . import cosines, partition  # noqa: F401 (declares the table meters of these modules)
-from .registry import Reading, Reads, read, table_meters
-from .spectrum import scaled_cov_eigs
+from . import cosines, partition, spectrum  # noqa: F401 (declares the table meters of these modules)
+from .registry import Reading, Reads, read, scaled_cov_eigs, table_meters
 
 
 @dataclass(frozen=True)

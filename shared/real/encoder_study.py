@@ -13,11 +13,13 @@ depend on a seed beyond the one that splits the corpus into a fit half and a hel
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _checks, store
+from .. import _checks
 from ..meters import (
     ParaphraseCheck,
     Reading,
@@ -33,6 +35,7 @@ from ..meters import (
 from ..remedies import FittedRemedies
 from .corpus import Corpus, load_corpus, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
+from .models import minilm_dir, model_inputs, run_through
 from .study import Memory, kept, once
 
 REAL_SEED = 7
@@ -80,14 +83,14 @@ class RealStudy:
     measured: Memory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "measured", Memory(*store.model_inputs("MiniLM", self.corpus.sentences)))
+        object.__setattr__(self, "measured", Memory(*model_inputs("MiniLM", self.corpus.sentences)))
 
 
 @once
 def real_study() -> RealStudy:
     """The course corpus encoded (a few seconds, once per machine: :mod:`shared.store`) and split (seed 7)."""
     corpus = load_corpus()
-    enc = store.run_through("MiniLM", corpus.sentences, lambda: encode(corpus.sentences))
+    enc = run_through("MiniLM", corpus.sentences, lambda: encode(corpus.sentences))
     is_fit = split_halves(corpus, REAL_SEED)
     ordinary = ~enc.special
     held_sentences = np.flatnonzero(~is_fit)
@@ -323,3 +326,13 @@ def _layer_profile(study: RealStudy) -> LayerProfile:
         largest_mean_coordinate=largest.astype(int), tokens=int(ordinary.sum()),
         rank_collapse_gaussian=float(gaussian),
     )
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): the corpus through MiniLM, its layer profile and every point of notebook 07's explorer."""
+    config = json.loads((minilm_dir() / "config.json").read_text())
+    layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
+    return [("corpus through MiniLM", real_study), ("layer profile", layer_profile),
+            *((f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: real_point(l, r))
+              for layer in range(layers) for remedy in REAL_REMEDIES)]

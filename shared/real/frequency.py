@@ -9,6 +9,7 @@ of the course corpus, layer by layer (:func:`norm_frequency`, kept by
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,3 +141,9 @@ def _norm_frequency(study: RealStudy) -> NormFrequency:
     per_type = np.stack([np.bincount(which, weights=n) for n in context_norm]) / occurrences
     return NormFrequency(ZIPF_BINS, static_norm_frequency(), _frequency_norms(context_zipf, context_norm),
                          _frequency_norms(context_zipf[first], per_type), occurrences)
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): word frequency against vector norm."""
+    return [("norm and frequency", norm_frequency)]

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks, store
+from .. import _checks
 from ..meters import auc, paraphrase_check, paraphrase_cosines, rankable, unit_rows
 from ..remedies import FittedRemedies
 from .corpus import DATA, Corpus, fit_share, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
 from .encoder_study import REAL_REMEDIES, RealStudy, real_remedy, real_study
+from .models import run_through
 from .study import kept
 
 #: Words whose presence in one sentence of a trap and not the other makes the trap a negation.
@@ -140,7 +142,7 @@ def same_topic_encoded() -> Encoded:
     study = real_study()
     same = load_same_topic()
     return kept(study.measured, "same-topic encoded",
-                       lambda: store.run_through("MiniLM", same.sentences, lambda: encode(same.sentences)),
+                       lambda: run_through("MiniLM", same.sentences, lambda: encode(same.sentences)),
                        local=True)
 
 
@@ -241,3 +243,9 @@ def _remedy_splits(study: RealStudy, splits: int, fraction: float = 0.5,
     for values in figures.values():
         values.setflags(write=False)
     return RemedySplits(np.arange(splits), layers, REAL_REMEDIES, **figures)
+
+
+def store_entries() -> list[tuple[str, Callable[[], object]]]:
+    """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
+    :mod:`shared.real.models`, names this module): the remedies over many splits."""
+    return [("remedies over 20 splits", remedy_splits)]

@@ -24,6 +24,7 @@ from .corpus import DATA
 from .decoder import Decoded, hidden_states, load_smollm, rms_norm, tokenize
 from .decoder_study import DecoderProfile, decoder_study, study_profile
 from .encoder import Encoded
+from .models import model_inputs
 from .study import Memory, kept, once
 
 OUTSIDE_TEXT = DATA / "outside_text.txt"
@@ -65,7 +66,7 @@ class OutsideStudy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "measured",
-                           Memory(*store.model_inputs("SmolLM2", self.sentences), f"every:{self.every}",
+                           Memory(*model_inputs("SmolLM2", self.sentences), f"every:{self.every}",
                                          f"inputs:{self.inputs}"))
 
 
@@ -119,7 +120,7 @@ def outside_study(every: int = OUTSIDE_EVERY, inputs: int = LONG_INPUTS) -> Outs
 
 @once
 def _default_outside_study() -> OutsideStudy:
-    inputs = (*store.model_inputs("SmolLM2", load_outside_text()), f"every:{OUTSIDE_EVERY}", f"inputs:{LONG_INPUTS}")
+    inputs = (*model_inputs("SmolLM2", load_outside_text()), f"every:{OUTSIDE_EVERY}", f"inputs:{LONG_INPUTS}")
     return store.remember("outside study", inputs, lambda: _outside_study(OUTSIDE_EVERY, LONG_INPUTS))
 
 

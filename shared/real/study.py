@@ -45,7 +45,7 @@ def clear() -> None:
 
 class Memory(dict):
     """What is measured from one study, by key. ``inputs`` name the study (its models' files and
-    its sentences, :func:`shared.store.model_inputs`): with them, :func:`kept` uses the study store."""
+    its sentences, :func:`shared.real.models.model_inputs`): with them, :func:`kept` uses the study store."""
 
     def __init__(self, *inputs: str) -> None:
         super().__init__()
