@@ -101,6 +101,56 @@ def test_a_meter_declared_in_two_edits_appears_in_the_report_its_table_notebook_
     assert [m.name for m in table_meters()] == before
 
 
+@pytest.mark.parametrize("baseline", ["sample", "wishart"])
+@pytest.mark.parametrize("known", [False, True], ids=["sampled Gaussian", "declared Gaussian"])
+def test_a_meter_of_the_raw_vectors_declared_in_two_edits_shows_a_value_in_the_report_and_notebook_01s_table(
+        baseline, known):
+    # edit 1: the function (a meter of the raw vectors: the mean vector's length over the mean row norm)
+    def mean_length_ratio(X: np.ndarray) -> float:
+        X = np.asarray(X, dtype=float)
+        return float(np.linalg.norm(X.mean(axis=0)) / np.linalg.norm(X, axis=1).mean())
+
+    # edit 2: its declaration; a 30-character label, and (or not) its value on a same-size Gaussian
+    label = "mean vector length / row norms"
+    assert len(label) == 30
+    before = [m.name for m in table_meters()]
+    declare_meter(label, ".3f", formula="||mean x|| / mean ||x||", range="[0, 1]",
+                  invariances=("rotation", "scale", "row order"), rule="at most above", amount=0.2, sees="offset",
+                  gaussian=(lambda n, d: 1.0 / np.sqrt(n)) if known else None)(mean_length_ratio)
+    try:
+        X = make_cone(600, 8, 3)
+        # notebook 01's table: the value, the Gaussian's, and cells wide enough for the label
+        table = str(meter_table({"cone": X}))
+        header, gaussian_row, cone_row = table.splitlines()[:3]
+        assert header.endswith(f"  {label}  failure")
+        cells, failure = cone_row.split("  cone")
+        assert cells.endswith(f"{mean_length_ratio(X):.3f} ✗") and failure == " + collapsed spread"
+        assert len(header.removesuffix("  failure")) == len(gaussian_row) == len(cells)
+        # the streamed report: the value on its sample of rows (all 600 here, so exact), the Gaussian's
+        report = isotropy_report(X, 0, chunk_rows=128, baseline=baseline)
+        assert np.isclose(report.meters.mean_length_ratio, mean_length_ratio(X), rtol=1e-12)
+        gaussian = report.baseline.mean_length_ratio
+        if known:
+            assert gaussian == 1.0 / np.sqrt(600)
+        else:  # a N(0, I) sample of the same size: about 1/sqrt(n)
+            assert 0.2 / np.sqrt(600) < gaussian < 5.0 / np.sqrt(600)
+        (line,) = [v for v in report.meter_lines() if v.meter == label]
+        assert line.isotropic is False and line.value == report.meters.mean_length_ratio
+        top, gaussian_line, matrix_line = report.table().splitlines()[1:4]
+        assert f"  {label}" in top and len(top) == len(gaussian_line) == len(matrix_line)
+        assert f"{gaussian:.3f}" in gaussian_line and f"{mean_length_ratio(X):.3f} ✗" in matrix_line
+        assert f" {label} " in report.details()
+        assert "a shared offset moves all four" in " ".join(report.details().split())
+        # a sample of the rows when there are more than uniformity_rows: the meter on those rows
+        sampled = isotropy_report(X, 0, uniformity_rows=100, baseline=baseline)
+        assert np.isfinite(sampled.meters.mean_length_ratio) and np.isfinite(sampled.baseline.mean_length_ratio)
+        assert sampled.meters.mean_length_ratio != report.meters.mean_length_ratio
+    finally:
+        unregister("mean_length_ratio")
+    assert [m.name for m in table_meters()] == before
+    assert "mean_length_ratio" not in isotropy_report(X, 0).meters
+
+
 def test_a_declaration_that_would_break_the_table_is_refused():
     def share(eigs):
         return float(np.max(eigs) / np.sum(eigs))

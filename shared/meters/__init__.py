@@ -43,6 +43,7 @@ from .cosines import (
     ROW_CHUNK,
     cosine_terms,
     cross_group_cosines,
+    gaussian_uniformity,
     mean_cosine,
     pair_uniformity,
     random_cosines,
@@ -59,7 +60,7 @@ from .partition import (
     logsumexp_columns,
     partition_isotropy,
 )
-from .suite import Meters, all_meters, spectrum_meters
+from .suite import Meters, all_meters, raw_meters, spectrum_meters
 from .tasks import COSINE_DECIMALS, auc, knn_accuracy, labelled_pair_auc, pair_auc, rankable, spearman
 from .paraphrase import RESAMPLED, ParaphraseCheck, ParaphraseCosines, paraphrase_check, paraphrase_cosines
 from .yardstick import (
@@ -67,10 +68,10 @@ from .yardstick import (
     MeterRow,
     MeterTable,
     calls_isotropic,
+    column_widths,
     failures,
     format_value,
     gaussian_meters,
-    gaussian_uniformity,
     mark,
     meter_cells,
     meter_table,
@@ -87,6 +88,7 @@ __all__ = [
     "BASES_SEED",
     "basis_isotropy",
     "calls_isotropic",
+    "column_widths",
     "check_unique_eigenvectors",
     "COSINE_DECIMALS",
     "cosine_terms",
@@ -120,6 +122,7 @@ __all__ = [
     "Rule",
     "Sees",
     "register",
+    "raw_meters",
     "spectrum_meters",
     "table_meter",
     "table_meters",

@@ -68,9 +68,23 @@ def cosine_terms(X: np.ndarray, rng: np.random.Generator | int, m: int = 6000) -
     return a * b
 
 
+def gaussian_uniformity(d: int) -> float:
+    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
+
+    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
+    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
+    :math:`\kappa = 4` (Wang & Isola 2020, arXiv:2005.10242, ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
+    """
+    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
+
+    d = _checks.integer(d, "d", 2)
+    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
+
+
 @declare_meter("uniformity", ".3f", formula="log mean over pairs i < j of exp(-2 ||u_i - u_j||²), u the unit rows",
                range="[-4, 0]", invariances=("rotation", "scale", "row order"),
-               rule="at most above", amount=0.5, sees="offset", column=6)
+               rule="at most above", amount=0.5, sees="offset", column=6,
+               gaussian=lambda n, d: gaussian_uniformity(d))
 def uniformity(X: np.ndarray) -> float:
     r"""Wang–Isola uniformity (2020, arXiv:2005.10242) of the rows, projected to the unit sphere.
 
@@ -108,7 +122,7 @@ def pair_uniformity(U: np.ndarray) -> tuple[float, np.ndarray]:
 
 @declare_meter("mean cosine", "+.3f", formula="mean over pairs i != j of cos(x_i, x_j)",
                range="[-1/(n-1), 1]", invariances=("rotation", "scale", "row order"),
-               rule="within", amount=0.1, sees="offset", column=2)
+               rule="within", amount=0.1, sees="offset", column=2, gaussian=lambda n, d: 0.0)
 def mean_cosine(X: np.ndarray) -> float:
     r"""Exact mean cosine similarity over all pairs of distinct rows, in ``O(n d)``.
 

@@ -76,7 +76,9 @@ class Meter:
     ``reads`` says whether ``fn`` takes the cloud or its covariance spectrum; ``of_spectrum``, for a
     cloud meter that the spectrum determines, computes it from the spectrum (the streamed report
     uses it). ``undefined_on`` names the clouds on which ``fn`` refuses (a ``ValueError``): there
-    the table shows the meter as undefined (``nan``) instead of refusing the cloud.
+    the table shows the meter as undefined (``nan``) instead of refusing the cloud. ``gaussian``,
+    when known exactly, is its value on a same-size Gaussian as a function of ``(n, d)`` (the mean
+    cosine's is 0); without it the report's baselines sample one (:meth:`of_gaussian`).
     """
 
     fn: Callable = field(repr=False)
@@ -92,6 +94,7 @@ class Meter:
     column: int | None = None
     of_spectrum: Callable | None = field(default=None, repr=False)
     undefined_on: str = ""
+    gaussian: Callable[[int, int], float] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -109,6 +112,14 @@ class Meter:
             if self.undefined_on:
                 return float("nan")
             raise
+
+    def of_gaussian(self, n: int, d: int, rng: np.random.Generator | int) -> float:
+        """The meter on a Gaussian of ``n`` points in ``d`` dimensions: its declared value
+        (``gaussian(n, d)``) when known, else the meter on a N(0, I) sample of that size drawn with ``rng``."""
+        n, d = _checks.integer(n, "n", 2), _checks.integer(d, "d", 1)
+        if self.gaussian is not None:
+            return float(self.gaussian(n, d))
+        return self.of_cloud(_checks.as_rng(rng).standard_normal((n, d)))
 
     def calls_isotropic(self, value: float, gaussian: float) -> bool:
         """Whether ``value`` passes this meter's rule against the Gaussian's ``gaussian``."""
@@ -133,18 +144,20 @@ def declare_meter(label: str, fmt: str, *, formula: str = "", range: str = "",  
                   invariances: Iterable[Invariance | str] = (), reads: Reads | str = Reads.CLOUD,
                   rule: Rule | str | None = None, amount: float | None = None, sees: Sees | str | None = None,
                   column: int | None = None, of_spectrum: Callable | None = None,
-                  undefined_on: str = "") -> Callable[[_F], _F]:
+                  undefined_on: str = "", gaussian: Callable[[int, int], float] | None = None) -> Callable[[_F], _F]:
     """Declare a meter where its function is defined: how its value is named and printed (``fn.label``,
     ``fn.fmt``), its formula, range and invariances (``fn.meter``, a :class:`Meter`). With a ``rule``
     (and its ``amount`` and what it ``sees``) it joins notebook 01's table (:func:`register`) at
-    ``column`` (after the others when ``None``)."""
+    ``column`` (after the others when ``None``). ``gaussian(n, d)``: its value on a same-size
+    Gaussian, when known exactly; the report samples one otherwise. A meter of the raw vectors
+    (neither ``reads="spectrum"`` nor ``of_spectrum``) is read by the report on its sample of rows."""
 
     def declare(fn: _F) -> _F:
         meter = Meter(fn=fn, label=label, fmt=fmt, formula=formula, range=range,
                       invariances=frozenset(Invariance(v) for v in invariances), reads=Reads(reads),
                       rule=None if rule is None else Rule(rule), amount=amount,
                       sees=None if sees is None else Sees(sees), column=column, of_spectrum=of_spectrum,
-                      undefined_on=undefined_on)
+                      undefined_on=undefined_on, gaussian=gaussian)
         fn.label, fn.fmt, fn.meter = label, fmt, meter  # type: ignore[attr-defined]
         if meter.rule is not None:
             register(meter)

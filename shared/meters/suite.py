@@ -8,6 +8,7 @@ to this module. It imports the meters' modules, so that importing it declares al
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from .. import _checks
 from . import cosines, partition, spectrum  # noqa: F401 (declares the table meters of these modules)
-from .registry import Reading, Reads, read, scaled_cov_eigs, table_meters
+from .registry import Meter, Reading, Reads, read, scaled_cov_eigs, table_meters
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,14 @@ def all_meters(X: np.ndarray) -> Meters:
     _checks.spread(X, consequence="its spread meters are undefined")
     eigs, _ = scaled_cov_eigs(X)  # the ranks do not depend on the scale
     return Meters({meter.name: meter.of_cloud(X, eigs) for meter in table_meters()})
+
+
+def raw_meters(given: Iterable[str] = ()) -> tuple[Meter, ...]:
+    """The table meters that the covariance spectrum does not determine (they read the raw vectors),
+    but those named in ``given``: the meters the streamed report (:mod:`shared.report`) reads on its
+    sample of rows, and whose Gaussian value its baselines take from the meter
+    (:meth:`~shared.meters.registry.Meter.of_gaussian`), beside the ones it has a pass of its own for."""
+    return tuple(m for m in table_meters() if m.reads is Reads.CLOUD and m.of_spectrum is None and m.name not in given)
 
 
 def spectrum_meters(eigs: np.ndarray, **streamed: float) -> Meters:

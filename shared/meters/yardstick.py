@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +19,7 @@ import numpy as np
 from .. import _checks
 from ..geometry import make_isotropic
 from .registry import table_meter, table_meters
-from .suite import Meters, all_meters, spectrum_meters
+from .suite import Meters, all_meters, raw_meters, spectrum_meters
 
 
 
@@ -74,9 +74,17 @@ def meter_cells(meters: Meters, isotropic: Mapping[str, bool | None] | None,
     return cells
 
 
-def table_row(name: str, cells: list[str], name_width: int, cell_width: int) -> str:
-    """One line of a meter table: the name left-aligned, then the cells right-aligned."""
-    return f"{name:{name_width}s}" + "".join(f"{c:>{cell_width}s}" for c in cells)
+def table_row(name: str, cells: list[str], name_width: int, cell_width: int | Sequence[int]) -> str:
+    """One line of a meter table: the name left-aligned, then the cells right-aligned (``cell_width``:
+    one width for all, or each column's, :func:`column_widths`)."""
+    widths = [cell_width] * len(cells) if isinstance(cell_width, int) else list(cell_width)
+    return f"{name:{name_width}s}" + "".join(f"{c:>{w}s}" for c, w in zip(cells, widths, strict=True))
+
+
+def column_widths(rows: Sequence[Sequence[str]], minimum: int) -> list[int]:
+    """Each column's width for a table of ``rows`` of cells (the labels' row too): at least ``minimum``
+    and two more than its longest cell, so that a long label or value never runs into its neighbour."""
+    return [max(minimum, *(len(cell) + 2 for cell in column)) for column in zip(*rows, strict=True)]
 
 
 def rules_text() -> str:
@@ -129,11 +137,13 @@ class MeterTable:
 
     def __str__(self) -> str:
         width = max(28, *(len(r.name) + 1 for r in self.rows))
-        lines = [table_row("cloud", [m.label for m in table_meters()], width, 16) + "  failure"]
-        for (n, d), base in self.baselines.items():
-            lines.append(table_row(f"(Gaussian, n = {n:,}, d = {d})", meter_cells(base, None), width, 16))
-        for row in self.rows:
-            lines.append(table_row(row.name, meter_cells(row.meters, row.isotropic), width, 16) + f"  {row.failure}")
+        labels = [m.label for m in table_meters()]
+        gaussians = [(f"(Gaussian, n = {n:,}, d = {d})", meter_cells(base, None)) for (n, d), base in self.baselines.items()]
+        clouds = [(row.name, meter_cells(row.meters, row.isotropic), row.failure) for row in self.rows]
+        cells = column_widths([labels, *(c for _, c in gaussians), *(c for _, c, _ in clouds)], 16)
+        lines = [table_row("cloud", labels, width, cells) + "  failure"]
+        lines += [table_row(name, values, width, cells) for name, values in gaussians]
+        lines += [table_row(name, values, width, cells) + f"  {failure}" for name, values, failure in clouds]
         lines += textwrap.wrap(f"✓ = isotropic by this meter: {rules_text()}. Failure: a cone (a shared offset) "
                                "where the mean cosine says ✗, a collapsed spread where the effective rank says ✗.",
                                width=110)
@@ -195,20 +205,7 @@ def gaussian_meters(n: int, d: int, seed: int) -> Meters:
     return all_meters(make_isotropic(n, d, seed))
 
 
-def gaussian_uniformity(d: int) -> float:
-    r"""Uniformity of independent uniform directions on :math:`S^{d-1}`: :math:`-4 + \log {}_0F_1(; d/2; 4)`.
-
-    :math:`t = u^\top v` has density :math:`\propto (1 - t^2)^{(d-3)/2}`, so :math:`\mathbb E\, e^{\kappa t} =
-    \Gamma(\tfrac d2)(2/\kappa)^{d/2-1} I_{d/2-1}(\kappa) = {}_0F_1(; \tfrac d2; \kappa^2/4)`, at
-    :math:`\kappa = 4` (Wang & Isola 2020, arXiv:2005.10242, ``t = 2``); ``d = 2`` gives :math:`I_0(4)`.
-    """
-    from scipy import special  # imported here: scipy takes longer to import than the rest of the toolkit
-
-    d = _checks.integer(d, "d", 2)
-    return -4.0 + math.log(special.hyp0f1(d / 2.0, 4.0))
-
-
-def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> Meters:
+def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int, sample_rows: int | None = None) -> Meters:
     r"""The meters of a same-size Gaussian from its scatter matrix alone, in :math:`O(d^3)`.
 
     **Spectrum.** The centred scatter of ``n`` rows of :math:`N(0, I_d)` is Wishart :math:`W_d(n-1, I)`;
@@ -227,6 +224,9 @@ def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> M
     :math:`a^2/2 - v/2`, variance :math:`v = (e^{a^2} - 1 - a^4/2)/n` and covariance
     :math:`(e^{-a^2} - 1 - a^4/2)/n` between the two signs; the ``2d`` values are drawn and
     :math:`I = e^{\min \ell - \max \ell}`.
+    **The other meters of the raw vectors** take each meter's Gaussian value: the mean cosine's 0,
+    uniformity's exact value, or the meter on ``sample_rows`` (default ``n``) Gaussian rows drawn
+    from ``rng`` after the draws above (:meth:`~shared.meters.registry.Meter.of_gaussian`).
     The baseline of :func:`shared.report.isotropy_report` for large matrices.
     """
     n = _checks.integer(n, "n", 2, why="a covariance needs two points")
@@ -251,5 +251,6 @@ def wishart_gaussian_meters(n: int, d: int, rng: np.random.Generator | int) -> M
     pos = np.sqrt(var) * z[0]
     neg = np.where(var > 0, cov / safe, 0.0) * pos + np.sqrt(np.clip(var - cov**2 / safe, 0.0, None)) * z[1]
     ell = np.concatenate([a2 / 2 - var / 2 + pos, a2 / 2 - var / 2 + neg])
-    return spectrum_meters(eigs, partition_isotropy=float(np.exp(ell.min() - ell.max())), mean_cosine=0.0,
-                           uniformity=gaussian_uniformity(d))
+    rows = n if sample_rows is None else _checks.integer(sample_rows, "sample_rows", 2)
+    others = {m.name: m.of_gaussian(rows, d, rng) for m in raw_meters(("partition_isotropy",))}
+    return spectrum_meters(eigs, partition_isotropy=float(np.exp(ell.min() - ell.max())), **others)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .._checks import Choice, one_of
-from ..meters import Meters, gaussian_uniformity, spectrum_meters, wishart_gaussian_meters
+from ..meters import Meters, gaussian_uniformity, raw_meters, spectrum_meters, wishart_gaussian_meters
 from .passes import measure
 from .progress import Progress
 from .rows import Rows
@@ -31,10 +31,11 @@ _GAUSSIAN_BLOCK = 4096  # rows per seeded block of the sampled Gaussian baseline
 
 
 def gaussian_baseline(
-    method: Baseline | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype
+    method: Baseline | None, n: int, d: int, rng: np.random.Generator, wd: np.dtype, sample_rows: int | None = None
 ) -> tuple[Meters | None, str]:
-    """The six meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
-    (``method`` as :func:`~shared.report.isotropy_report`'s ``baseline``; ``wd``: the dtype of the products)."""
+    """The table meters of a Gaussian with the same ``n`` and ``d``, and a sentence saying how they were found
+    (``method`` as :func:`~shared.report.isotropy_report`'s ``baseline``; ``wd``: the dtype of the products;
+    ``sample_rows``: how many rows the report read its sampled meters on, ``n`` when ``None``)."""
     if method is None:
         return None, "none"
     method = one_of(method, Baseline, "baseline")
@@ -46,23 +47,28 @@ def gaussian_baseline(
         "random directions"
     )
     if method is Baseline.SAMPLE:
-        return streamed_gaussian_meters(n, d, seed, wd), (
+        return streamed_gaussian_meters(n, d, seed, wd, sample_rows), (
             f"a N(0, I) sample of the same size (seed {seed}), run through the same passes; {exact}."
         )
-    return wishart_gaussian_meters(n, d, np.random.default_rng(seed)), (
+    return wishart_gaussian_meters(n, d, np.random.default_rng(seed), sample_rows), (
         f"spectrum meters from one exact draw of a same-size Gaussian's scatter matrix (Bartlett's Wishart "
         f"decomposition, seed {seed}, no rows generated); partition I from that draw with a central-limit "
         f"model of the sums Z(±c); {exact}."
     )
 
 
-def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype) -> Meters:
+def streamed_gaussian_meters(n: int, d: int, seed: int, wd: np.dtype, sample_rows: int | None = None) -> Meters:
     """The meters of a seeded N(0, I) matrix of ``n`` x ``d``, generated block by block and streamed
-    through the report's passes (no rows kept): the report's ``"sample"`` baseline."""
+    through the report's passes (no rows kept): the report's ``"sample"`` baseline. The meters of the
+    raw vectors other than partition isotropy are each meter's Gaussian value (the mean cosine's 0,
+    uniformity's exact value, or the meter on a sample of ``sample_rows`` Gaussian rows,
+    :meth:`~shared.meters.registry.Meter.of_gaussian`)."""
     no_sample = np.empty(0, dtype=np.int64)
     found = measure(_GaussianRows(n, d, seed), wd, _GAUSSIAN_BLOCK, no_sample, True, Progress(n, 2, False))
-    return spectrum_meters(found.eigs, partition_isotropy=found.partition, mean_cosine=0.0,
-                           uniformity=gaussian_uniformity(d))
+    rng = np.random.default_rng([seed, 0, 1])  # apart from the blocks' generators
+    rows = n if sample_rows is None else sample_rows
+    others = {m.name: m.of_gaussian(rows, d, rng) for m in raw_meters(("partition_isotropy",))}
+    return spectrum_meters(found.eigs, partition_isotropy=found.partition, **others)
 
 
 class _GaussianRows(Rows):

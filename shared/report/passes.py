@@ -51,6 +51,7 @@ class _Moments:
     nonzero: int
     top_norms: list[tuple[int, float]]  # (first row, largest row norm) per chunk, at ``exponent``
     sample: np.ndarray  # unit rows of the sampled rows, in row order
+    rows: np.ndarray  # the sampled rows as they are (float64), zero rows too, in row order (if kept)
 
 
 def _rescaled(m: _Moments, exponent: int) -> _Moments:
@@ -61,7 +62,7 @@ def _rescaled(m: _Moments, exponent: int) -> _Moments:
     return _Moments(
         exponent, m.count, np.ldexp(m.mean, shift), np.ldexp(m.scatter, 2 * shift),
         math.ldexp(m.sum_squares, 2 * shift), m.unit_sum, m.nonzero,
-        [(s, math.ldexp(t, shift)) for s, t in m.top_norms], m.sample,
+        [(s, math.ldexp(t, shift)) for s, t in m.top_norms], m.sample, m.rows,
     )
 
 
@@ -75,7 +76,7 @@ def _merge(a: _Moments, b: _Moments) -> _Moments:
     return _Moments(
         exponent, count, a.mean + delta * (b.count / count), scatter, a.sum_squares + b.sum_squares,
         a.unit_sum + b.unit_sum, a.nonzero + b.nonzero, a.top_norms + b.top_norms,
-        np.concatenate([a.sample, b.sample]),
+        np.concatenate([a.sample, b.sample]), np.concatenate([a.rows, b.rows]),
     )
 
 
@@ -105,8 +106,9 @@ def _scale(X: np.ndarray, exponent: int) -> np.ndarray:
 _TINY_SQUARES = 2.0**-900
 
 
-def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.dtype, name: str) -> _Moments:
-    """Pass 1 on one chunk whose first row is row ``start``."""
+def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.dtype, name: str,
+                   keep_rows: bool = False) -> _Moments:
+    """Pass 1 on one chunk whose first row is row ``start`` (``keep_rows``: the sampled rows as they are, too)."""
     X, exponent = _exponent_of_max(raw, name, start)
     k, d = X.shape
     Xs = _scale(X, exponent)  # largest entry in [1, 2)
@@ -120,6 +122,7 @@ def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.d
     nonzero = int(np.count_nonzero(normal))
     lo, hi = np.searchsorted(sample_idx, [start, start + k])
     picked = sample_idx[lo:hi] - start
+    sampled_rows = np.array(raw[picked] if keep_rows else raw[:0], dtype=np.float64).reshape(-1, d)
     sample = Xs[picked] * inverse[picked, None]
     keep = normal[picked]
     small = np.flatnonzero(~normal)
@@ -147,7 +150,7 @@ def _chunk_moments(raw: np.ndarray, start: int, sample_idx: np.ndarray, wd: np.d
     scatter = (P.T @ P).astype(np.float64) - k * np.outer(r, r)
     return _Moments(
         exponent, k, shift + r, scatter, float(squares.sum()), unit_sum, nonzero,
-        [(start, float(math.sqrt(squares.max())))], sample,
+        [(start, float(math.sqrt(squares.max())))], sample, sampled_rows,
     )
 
 
@@ -210,12 +213,14 @@ class _Found:
 
 
 def measure(
-    rows: Rows, wd: np.dtype, chunk_rows: int, sample_idx: np.ndarray, partition: bool, bar: Progress
+    rows: Rows, wd: np.dtype, chunk_rows: int, sample_idx: np.ndarray, partition: bool, bar: Progress,
+    keep_rows: bool = False,
 ) -> _Found:
-    """Pass 1 (moments, unit-row sum, row sample), the spectrum, then pass 2 (partition isotropy) if defined."""
+    """Pass 1 (moments, unit-row sum, row sample, and the sampled rows as they are if ``keep_rows``),
+    the spectrum, then pass 2 (partition isotropy) if defined."""
     name = rows.name
     m = rows.reduce(
-        lambda start, raw: _chunk_moments(raw, start, sample_idx, wd, name), _merge, chunk_rows,
+        lambda start, raw: _chunk_moments(raw, start, sample_idx, wd, name, keep_rows), _merge, chunk_rows,
         lambda k: bar.advance(1, k),
     )
     eigs = np.clip(np.linalg.eigvalsh(m.scatter / m.count)[::-1], 0.0, None)

@@ -15,6 +15,7 @@ from ..meters import (
     FAILURE_NAMES,
     Meters,
     Sees,
+    column_widths,
     failures,
     format_value,
     isotropic_calls,
@@ -159,30 +160,33 @@ class IsotropyReport:
             lines.append(f"partition I: {self.partition_note}")
         if self.baseline is not None:
             lines.append("")
+            offset_meters = sum(meter.sees is Sees.OFFSET for meter in table_meters())
             for sees, heading in (
-                (Sees.OFFSET, "meters that look at the raw vectors (a shared offset moves all three; partition I and "
-                 "uniformity also react to an uneven spread):"),
+                (Sees.OFFSET, f"meters that look at the raw vectors (a shared offset moves all {_count(offset_meters)}; "
+                 "partition I and uniformity also react to an uneven spread):"),
                 (Sees.SPREAD, "meters that centre first (they see only how the variance is spread):"),
             ):
                 lines.append(heading)
+                label = max(15, *(len(v.meter) for v in self.meter_lines()))  # labels do not run into values
                 for v in self.meter_lines():
                     if v.sees == sees:
                         value, base = format_value(v.value, v.fmt), format_value(v.baseline, v.fmt)
-                        lines.append(f"  {mark(v.isotropic)} {v.meter:15s} {value:>9s} vs {base:>9s}")
+                        lines.append(f"  {mark(v.isotropic)} {v.meter:{label}s} {value:>9s} vs {base:>9s}")
             lines.append("")
             lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         return "\n".join(lines)
 
     def _rows(self) -> list[str]:
         """The table's heading, the Gaussian's row (when there is a baseline) and the matrix's row."""
-        rows = [table_row("", [meter.label for meter in table_meters()], 24, 17)]
+        rows = [("", [meter.label for meter in table_meters()])]
         marks = None
         if self.baseline is not None:
-            rows.append(table_row("Gaussian, same n and d", meter_cells(self.baseline, None), 24, 17))
+            rows.append(("Gaussian, same n and d", meter_cells(self.baseline, None)))
             marks = isotropic_calls(self.meters, self.baseline)
         texts = {"uniformity": f"{self.meters.uniformity:.3f}±{self.uniformity_se:.3f}"} if self.uniformity_sampled else {}
-        rows.append(table_row("your matrix", meter_cells(self.meters, marks, texts), 24, 17))
-        return rows
+        rows.append(("your matrix", meter_cells(self.meters, marks, texts)))
+        widths = column_widths([cells for _, cells in rows], 17)
+        return [table_row(name, cells, 24, widths) for name, cells in rows]
 
     @property
     def uniformity_sampled(self) -> bool:

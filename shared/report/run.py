@@ -10,13 +10,16 @@ import os
 import numpy as np
 
 from .. import _checks
-from ..meters import spectrum_meters
+from ..meters import raw_meters, spectrum_meters
 from .baseline import Baseline, gaussian_baseline
 from .passes import measure, uniformity_of_sample
 from .progress import Progress
 from .result import IsotropyReport
 from .rows import DaskRows, open_rows
 
+#: The table meters of the raw vectors that the passes compute exactly; any other meter of the raw
+#: vectors is read on the uniformity sample of rows (:func:`~shared.meters.raw_meters`).
+STREAMED = ("partition_isotropy", "mean_cosine", "uniformity")
 _CHUNK_BYTES = 48 * 2**20  # default chunk: about 48 MiB of rows in the compute dtype
 _PROGRESS_ENTRIES = 10**8  # progress=None shows a progress line from this many entries on
 
@@ -114,7 +117,8 @@ def isotropy_report(
 
     sample_idx = np.sort(rng.choice(rows.n, size=min(uniformity_rows, rows.n), replace=False))
     bar = Progress(rows.n, 2 if partition else 1, enabled=bool(progress))
-    found = measure(rows, wd, chunk_rows, sample_idx, partition, bar)
+    sampled = raw_meters(STREAMED)  # meters of the raw vectors without a pass of their own
+    found = measure(rows, wd, chunk_rows, sample_idx, partition, bar, keep_rows=bool(sampled))
     bar.close()
 
     moments = found.moments
@@ -129,8 +133,10 @@ def isotropy_report(
     mean_cosine = (moments.unit_sum @ moments.unit_sum - m) / (m * (m - 1.0))
     mean_cosine = float(np.clip(mean_cosine, -1.0 / (m - 1), 1.0))  # its bounds, which rounding may cross
     uni, uni_se = uniformity_of_sample(moments.sample, population=m, exact=len(moments.sample) == m)
-    meters = spectrum_meters(found.eigs, partition_isotropy=found.partition, mean_cosine=mean_cosine, uniformity=uni)
-    base, method = gaussian_baseline(baseline, rows.n, rows.d, rng, wd)
+    on_sample = {meter.name: meter.of_cloud(moments.rows) for meter in sampled}
+    meters = spectrum_meters(found.eigs, partition_isotropy=found.partition, mean_cosine=mean_cosine, uniformity=uni,
+                             **on_sample)
+    base, method = gaussian_baseline(baseline, rows.n, rows.d, rng, wd, len(sample_idx))
     with np.errstate(over="ignore", under="ignore"):  # squares beyond float64 (entries past 1e154): inf, as said
         eigs = np.ldexp(found.eigs, 2 * moments.exponent)
     return IsotropyReport(
