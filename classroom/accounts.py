@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
+import io
 import json
 import os
 import pwd
@@ -59,6 +60,13 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _write_credentials(path: Path, rows: list[list[str]]) -> None:
+    """The plain passwords, ``rows`` of ``[username, password]``, as CSV in ``path`` (mode 0600 from the start)."""
+    text = io.StringIO(newline="")
+    csv.writer(text).writerows(rows)
+    _write_private(path, text.getvalue())
+
+
 def issue_passwords(members: Iterable[Member], state: Path) -> dict[str, str]:
     """A password for every member without one: hashes into ``state/passwords.json``, the plain
     passwords appended to ``state/credentials.csv``. Returns the new ``{name: password}``."""
@@ -69,11 +77,7 @@ def issue_passwords(members: Iterable[Member], state: Path) -> dict[str, str]:
         hashes.update({name: hash_password(password) for name, password in fresh.items()})
         _write_private(hashes_file, json.dumps(hashes, indent=1, sort_keys=True))
         rows = list(csv.reader(credentials.read_text().splitlines())) if credentials.exists() else [["username", "password"]]
-        rows += [[name, password] for name, password in fresh.items()]
-        with open(credentials.with_name("credentials.tmp"), "w", newline="") as f:
-            csv.writer(f).writerows(rows)
-        os.chmod(credentials.with_name("credentials.tmp"), 0o600)
-        os.replace(credentials.with_name("credentials.tmp"), credentials)
+        _write_credentials(credentials, rows + [[name, password] for name, password in fresh.items()])
     return fresh
 
 
@@ -88,14 +92,12 @@ def reset_password(name: str, state: Path) -> str:
     _write_private(hashes_file, json.dumps(hashes, indent=1, sort_keys=True))
     credentials = state / "credentials.csv"
     rows = [row for row in csv.reader(credentials.read_text().splitlines()) if row and row[0] != name]
-    with open(credentials.with_name("credentials.tmp"), "w", newline="") as f:
-        csv.writer(f).writerows(rows + [[name, password]])
-    os.chmod(credentials.with_name("credentials.tmp"), 0o600)
-    os.replace(credentials.with_name("credentials.tmp"), credentials)
+    _write_credentials(credentials, rows + [[name, password]])
     return password
 
 
-def _exists(name: str) -> bool:
+def account_exists(name: str) -> bool:
+    """Whether the OS has an account called ``name``."""
     try:
         pwd.getpwnam(name)
         return True
@@ -109,7 +111,7 @@ def create_users(members: Iterable[Member], state: Path, home_base: Path) -> lis
     created = created_file.read_text().split() if created_file.exists() else []
     new = []
     for m in members:
-        if not _exists(m.name):
+        if not account_exists(m.name):
             home = home_base / m.name
             subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash",
                             "--user-group", "--comment", "course learner", m.name], check=True)
@@ -129,10 +131,10 @@ def remove_users(state: Path) -> list[str]:
         return []
     removed = []
     for name in created_file.read_text().split():
-        if _exists(name):
+        if account_exists(name):
             subprocess.run(["pkill", "-KILL", "-u", name], check=False)
             subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
-            if _exists(name):
+            if account_exists(name):
                 raise RuntimeError(f"could not remove the account {name!r}")
             removed.append(name)
     created_file.unlink()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
-import pwd
 import secrets
 import shutil
 import signal
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import requests
 
+from classroom.accounts import account_exists
 from classroom.cli import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,14 +43,6 @@ class TrialClass:
         from classroom.student import Student
 
         return Student(self.url, name, self.passwords[name])
-
-
-def _exists(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-        return True
-    except KeyError:
-        return False
 
 
 @contextlib.contextmanager
@@ -99,7 +91,7 @@ def trial_class(students: int, serve_args: Sequence[str] = (), start_timeout: fl
         log.close()
         subprocess.run([sys.executable, "-m", "classroom", "remove", "--prefix", str(prefix), "--everything"],
                        cwd=ROOT, check=False, timeout=120, capture_output=True)
-        left = [name for name in (*names, teacher) if _exists(name)]
+        left = [name for name in (*names, teacher) if account_exists(name)]
         for name in left:  # the command failed: clean up anyway, then say so
             subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
         shutil.rmtree(top, ignore_errors=True)

@@ -55,14 +55,19 @@ class Choice(str, enum.Enum):
 def one_of(value: object, kind: type[Choice], name: str) -> Choice:
     """``value`` as a member of ``kind`` (a member or its name); anything else is refused by ``name``
     with the list of known names."""
-    known = [m.value for m in kind]
     if isinstance(value, kind):
         return value
+    return kind(name_in(value, [m.value for m in kind], name))
+
+
+def name_in(value: object, known: Sequence[str], name: str) -> str:
+    """``value`` when it is one of the names ``known`` (a list that can grow, like the real models');
+    anything else is refused by ``name`` with the list."""
     if not isinstance(value, str):
-        raise TypeError(f"{name}: expected one of {known}, got {value!r}")
+        raise TypeError(f"{name}: expected one of {list(known)}, got {value!r}")
     if value not in known:
-        raise ValueError(f"{name}: expected one of {known}, got {value!r}")
-    return kind(value)
+        raise ValueError(f"{name}: expected one of {list(known)}, got {value!r}")
+    return value
 
 
 EPS = float(np.finfo(float).eps)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .. import store
+from .. import _checks, store
 
 T = TypeVar("T")
 
@@ -103,11 +103,7 @@ def real_model(name: str | RealModel) -> RealModel:
     """The record of the model called ``name``; an unknown name is refused with the known ones."""
     if isinstance(name, RealModel):
         return name
-    if not isinstance(name, str):
-        raise TypeError(f"model: expected one of {list(MODELS)}, got {name!r}")
-    if name not in MODELS:
-        raise ValueError(f"model: expected one of {list(MODELS)}, got {name!r}")
-    return MODELS[name]
+    return MODELS[_checks.name_in(name, list(MODELS), "model")]
 
 
 def model_files(model: str | RealModel) -> list[Path]:
