@@ -19,6 +19,19 @@ timeout, and the whole class is stopped and its accounts removed even after an e
 
 The study store lives in ``--store`` (default ``/var/tmp/isotropy-store``) and is kept between
 runs, so a second run measures a warm store (the first fills it: minutes).
+
+Each learner's client behaves as the browser does: the start request answers at once (202) and the
+client follows the hub's progress events until the server is up (``Student.start_server``). Options:
+
+- ``--startup-only``: every learner only logs in and starts their server (to try 60 at once);
+- ``--slow one-core``: the class server (hub, proxy, every server and kernel) runs on one core
+  (``taskset``'s affinity, set before it starts and inherited), a machine half as fast again and more;
+  ``--slow neighbour``: a CPU-bound process per core runs beside the class all along;
+- ``--hostile N``: N more learners attack while the others work: each starts 40 busy processes in
+  new sessions, eight processes that allocate 400 MB each (past their 3 GB memory limit), and fills
+  /tmp and /dev/shm until refused; the summary is the honest learners' only;
+- ``--results FILE``: the summary as JSON (default ``benchmarks/results/classroom-N[-startup]
+  [-slow][-hostile].json``), with ``kernels_lost`` and ``errors``.
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ import argparse
 import json
 import os
 import pwd
+import subprocess
 import sys
 import threading
 import time
@@ -103,15 +117,48 @@ class Sampler(threading.Thread):
             self.stop.wait(0.5)
 
 
-def learner(student: Student, t0: float, slider_seconds: int, start_line: threading.Barrier) -> dict:
+ATTACK = """
+import subprocess, sys
+busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'], start_new_session=True) for _ in range(40)]
+hog = 'b = bytearray(400 * 2**20)\\nimport time\\ntime.sleep(3600)'
+hogs = [subprocess.Popen([sys.executable, '-c', hog], start_new_session=True) for _ in range(8)]
+fill = 'import sys\\nchunk = bytes(2**20)\\ntry:\\n    f = open(sys.argv[1], "wb")\\n    while True: f.write(chunk); f.flush()\\nexcept OSError: pass'
+fills = [subprocess.Popen([sys.executable, '-c', fill, path], start_new_session=True) for path in ('/tmp/fill', '/dev/shm/fill')]
+print(len(busy) + len(hogs) + len(fills))
+"""
+
+
+def attacker(student: Student, stop: threading.Event) -> dict:
+    """A hostile learner: logs in, starts their server, launches the attack and keeps it up until ``stop``."""
+    result: dict = {"name": student.name, "error": "", "hostile": True}
+    try:
+        if not student.log_in():
+            raise RuntimeError("log-in refused")
+        student.get_token()
+        student.start_server(timeout=900)
+        kernel = student.kernel()
+        result["processes"] = int(kernel.execute(ATTACK, timeout=300).stdout.strip() or 0)
+        stop.wait(timeout=7200)
+        kernel.close(shutdown=False)
+    except Exception as error:  # noqa: BLE001
+        result["error"] = f"{type(error).__name__}: {error}"[:300]
+    return result
+
+
+def learner(student: Student, t0: float, slider_seconds: int, start_line: threading.Barrier,
+            startup_only: bool = False) -> dict:
     result: dict = {"name": student.name, "lost": 0, "slider": [], "error": ""}
     kernels: list[Kernel] = []
     try:
         if not student.log_in():
             raise RuntimeError("log-in refused")
+        result["logged_in"] = time.perf_counter() - t0
         student.get_token()
-        student.start_server(timeout=600)
+        result["start_answered_s"] = student.start_server(timeout=1200)
         result["server_ready"] = time.perf_counter() - t0
+        if startup_only:
+            result["finished"] = result["server_ready"]
+            return result
         for notebook in reversed([m.notebook for m in real_models()]):  # 07's explorer is moved last
             kernel = student.kernel(f"notebooks/{notebook}")
             kernels.append(kernel)
@@ -125,6 +172,8 @@ def learner(student: Student, t0: float, slider_seconds: int, start_line: thread
     except Exception as error:  # noqa: BLE001 (a failed learner is counted, the class goes on)
         result["error"] = f"{type(error).__name__}: {error}"[:300]
         result["lost"] = 1
+    if startup_only:
+        return result
     start_line.wait(timeout=3600)  # the sliders move while the whole class is there
     if not result["lost"]:
         try:
@@ -157,27 +206,66 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=Path("/var/tmp/isotropy-store"))
     parser.add_argument("--memory", default="3G", help="each learner process's address-space limit")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "classroom")
+    parser.add_argument("--startup-only", action="store_true", help="only log in and start the servers")
+    parser.add_argument("--slow", choices=("one-core", "neighbour"), help="slow the machine down on purpose")
+    parser.add_argument("--hostile", type=int, default=0, help="this many more learners attack the class")
+    parser.add_argument("--results", type=Path, help="where the summary JSON goes")
     args = parser.parse_args()
     if not 1 <= args.students <= 60:
         parser.error("--students: from 1 to 60")
+    if not 0 <= args.hostile <= 10:
+        parser.error("--hostile: from 0 to 10")
+    tags = ["startup"] * args.startup_only + ["slow"] * bool(args.slow) + ["hostile"] * bool(args.hostile)
+    results_file = args.results or ROOT / "benchmarks" / "results" / "-".join([f"classroom-{args.students}", *tags])
+    results_file = results_file.with_suffix(".json") if not args.results else results_file
 
     baseline, load_before = machine_used(), os.getloadavg()[0]
-    with trial_class(args.students, ["--store", str(args.store), "--memory", args.memory]) as room:
-        uids = {pwd.getpwnam(name).pw_uid for name in room.students}
-        sampler = Sampler(uids)
-        sampler.start()
-        start_line = threading.Barrier(args.students)
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(args.students) as pool:
-            results = list(pool.map(lambda n: learner(room.student(n), t0, args.slider_seconds, start_line), room.students))
-        sampler.stop.set()
-        sampler.join()
+    neighbours: list[subprocess.Popen] = []
+    everything = os.sched_getaffinity(0)
+    if args.slow == "one-core":
+        os.sched_setaffinity(0, {min(everything)})  # the class server started below inherits it
+    elif args.slow == "neighbour":
+        neighbours = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in everything]
+    try:
+        with trial_class(args.students + args.hostile, ["--store", str(args.store), "--memory", args.memory]) as room:
+            os.sched_setaffinity(0, everything)  # the client itself is not the machine under test
+            honest, hostile = room.students[:args.students], room.students[args.students:]
+            uids = {pwd.getpwnam(name).pw_uid for name in honest}
+            sampler = Sampler(uids)
+            sampler.start()
+            start_line = threading.Barrier(args.students)
+            stop = threading.Event()
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(args.students + args.hostile) as pool:
+                attacks = [pool.submit(attacker, room.student(n), stop) for n in hostile]
+                if attacks:
+                    time.sleep(30)  # the attack is under way before the class starts
+                results = list(pool.map(lambda n: learner(room.student(n), t0, args.slider_seconds, start_line,
+                                                          args.startup_only), honest))
+                stop.set()
+                attack_results = [a.result() for a in attacks]
+            sampler.stop.set()
+            sampler.join()
+    finally:
+        for neighbour in neighbours:
+            neighbour.kill()
+            neighbour.wait()
 
     slider = np.array([t for r in results for t in r["slider"]]) * 1000
     finished = [r["finished"] for r in results if "finished" in r]
+    ready = [r["server_ready"] for r in results if "server_ready" in r]
+    answered = [r["start_answered_s"] for r in results if "start_answered_s" in r]
+    ran = finished and not args.startup_only
     summary = {
         "students": args.students,
+        "hostile": args.hostile,
+        "slow": args.slow,
+        "startup_only": args.startup_only,
         "cores": os.cpu_count(),
+        "servers_started": len(ready),
+        "start_request_s_max": round(max(answered), 2) if answered else None,
+        "server_ready_s_median": round(float(np.median(ready)), 1) if ready else None,
+        "server_ready_s_max": round(max(ready), 1) if ready else None,
         "peak_machine_gb": round(sampler.peak_machine / 1e9, 2),
         "peak_above_idle_gb": round((sampler.peak_machine - baseline) / 1e9, 2),
         "per_student_pss_gb": round(float(np.mean(list(sampler.peak_user.values()))) / 1e9, 2),
@@ -186,7 +274,7 @@ def main() -> int:
         "server_pss_at_rest_mb": round(float(np.median([k["server"] for k in sampler.last.values()])) / 1e6),
         "kernels_pss_at_rest_mb": round(float(np.median([k["kernel"] for k in sampler.last.values()])) / 1e6),
         "all_runs_done_s": round(max(finished), 1) if len(finished) == len(results) else None,
-        **{f"{kind}_{nb}_s_median": round(float(np.median([r[key] for r in results if key in r])), 1) if finished else None
+        **{f"{kind}_{nb}_s_median": round(float(np.median([r[key] for r in results if key in r])), 1) if ran else None
            for nb in reversed([m.stem[:2] for m in real_models()]) for kind, key in (("run", nb), ("cpu", f"{nb}_cpu"))},
         "load_average_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "slider_p50_ms": round(float(np.percentile(slider, 50)), 1) if slider.size else None,
@@ -194,22 +282,31 @@ def main() -> int:
         "slider_moves": int(slider.size),
         "kernels_lost": sum(r["lost"] for r in results),
         "errors": [f"{r['name']}: {r['error']}" for r in results if r["error"]],
+        "attackers": [{k: v for k, v in a.items() if k != "hostile"} for a in attack_results],
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"benchmark-{args.students}.json").write_text(json.dumps({"summary": summary, "learners": results}, indent=1))
-    print("| learners | peak memory (above idle) | per learner (PSS): peak / at rest (server + 2 kernels) "
-          "| all runs done | 09 / 07 median (kernel CPU) | slider p50 / p95 | kernels lost | load before / after |")
-    print("|---|---|---|---|---|---|---|---|")
-    print(f"| {summary['students']} | {summary['peak_machine_gb']} GB ({summary['peak_above_idle_gb']} GB) "
-          f"| {summary['per_student_pss_gb']} GB / {summary['per_student_pss_at_rest_gb']} GB "
-          f"({summary['server_pss_at_rest_mb']} + {summary['kernels_pss_at_rest_mb']} MB) | {summary['all_runs_done_s']} s "
-          f"| {summary['run_09_s_median']} s / {summary['run_07_s_median']} s "
-          f"({summary['cpu_09_s_median']} s / {summary['cpu_07_s_median']} s) "
-          f"| {summary['slider_p50_ms']} / {summary['slider_p95_ms']} ms | {summary['kernels_lost']} "
-          f"| {summary['load_average_1min'][0]} / {summary['load_average_1min'][1]} |")
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    results_file.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"summary: {results_file}")
+    if args.startup_only:
+        print(f"{summary['servers_started']} of {args.students} servers started; start request answered within "
+              f"{summary['start_request_s_max']} s; ready after {summary['server_ready_s_median']} s (median), "
+              f"{summary['server_ready_s_max']} s (last)")
+    else:
+        print("| learners | peak memory (above idle) | per learner (PSS): peak / at rest (server + 2 kernels) "
+              "| all runs done | 09 / 07 median (kernel CPU) | slider p50 / p95 | kernels lost | load before / after |")
+        print("|---|---|---|---|---|---|---|---|")
+        print(f"| {summary['students']} | {summary['peak_machine_gb']} GB ({summary['peak_above_idle_gb']} GB) "
+              f"| {summary['per_student_pss_gb']} GB / {summary['per_student_pss_at_rest_gb']} GB "
+              f"({summary['server_pss_at_rest_mb']} + {summary['kernels_pss_at_rest_mb']} MB) | {summary['all_runs_done_s']} s "
+              f"| {summary['run_09_s_median']} s / {summary['run_07_s_median']} s "
+              f"({summary['cpu_09_s_median']} s / {summary['cpu_07_s_median']} s) "
+              f"| {summary['slider_p50_ms']} / {summary['slider_p95_ms']} ms | {summary['kernels_lost']} "
+              f"| {summary['load_average_1min'][0]} / {summary['load_average_1min'][1]} |")
     for error in summary["errors"]:
         print("error:", error)
-    return 1 if summary["kernels_lost"] else 0
+    return 1 if summary["kernels_lost"] or summary["errors"] else 0
 
 
 if __name__ == "__main__":

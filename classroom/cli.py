@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from classroom import accounts, install
+from classroom import accounts, install, limits
 from classroom.roster import read_roster
 from classroom.settings import SETTINGS
 
@@ -62,6 +62,11 @@ def setup(args: argparse.Namespace) -> Path:
     _need_root()
     members = read_roster(args.roster)
     prefix = args.prefix.resolve()
+    folders = [(prefix, "--prefix"), (args.home_base.resolve(), "--home-base")]
+    for path, option in folders + ([(args.store.resolve(), "--store")] if args.store else []):
+        if args.tmp_size and any(path.is_relative_to(hidden) for hidden in limits.PRIVATE):
+            raise ValueError(f"{option} {path}: each learner's server gets a private {' and '.join(limits.PRIVATE)} "
+                             "of its own, which would hide it; choose a folder elsewhere (or --tmp-size 0)")
     prefix.mkdir(parents=True, exist_ok=True)
     os.chmod(prefix, 0o755)
     state = _state(prefix)
@@ -84,7 +89,8 @@ def setup(args: argparse.Namespace) -> Path:
         "store": str(store) if store else None, "start_script": str(start), "runtime_root": str(runtime_root),
         "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
         "ip": args.ip, "port": args.port, "hub_port": free_port(), "proxy_api_port": free_port(),
-        "address_space": args.memory, "max_processes": 256, "idle_timeout": args.idle_timeout,
+        "address_space": args.memory, "learner_memory": args.learner_memory, "tmp_size": args.tmp_size,
+        "max_processes": 256, "idle_timeout": args.idle_timeout,
         "ssl_key": str(args.ssl_key) if args.ssl_key else None, "ssl_cert": str(args.ssl_cert) if args.ssl_cert else None,
     }
     path = state / "classroom.json"
@@ -132,6 +138,9 @@ def remove(args: argparse.Namespace) -> int:
     _need_root()
     prefix = args.prefix.resolve()
     removed = accounts.remove_users(_state(prefix))
+    if limits.available():
+        for name in removed:  # a hub that was killed leaves its learners' control groups behind
+            limits.LearnerGroup(name).remove()
     print(f"classroom: removed the accounts {', '.join(removed) or '(none)'} and their homes")
     if args.everything:
         shutil.rmtree(prefix)
@@ -151,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--ip", default="127.0.0.1", help="address the hub listens on (default: this machine only)")
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--memory", type=_bytes, default=_bytes("3G"), help="address space of each process of a learner (default 3G)")
+    s.add_argument("--learner-memory", type=_bytes, default=_bytes("3G"),
+                   help="memory of all of a learner's processes together (a control group; default 3G)")
+    s.add_argument("--tmp-size", type=_bytes, default=_bytes("512M"),
+                   help="size of each learner's private /tmp and /dev/shm (default 512M; 0: the machine's, shared)")
     s.add_argument("--idle-timeout", type=int, default=3600, help="seconds before an idle server is stopped")
     s.add_argument("--ssl-key", type=Path)
     s.add_argument("--ssl-cert", type=Path)

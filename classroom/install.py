@@ -15,6 +15,7 @@ Under the prefix (``/opt/isotropy`` by default):
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -80,12 +81,32 @@ def make_readable(path: Path) -> None:
     os.chmod(path, 0o755)
 
 
+def safe_kernel_spec(venv: Path) -> Path:
+    """Make the environment's Python kernel (``python3``, the one every notebook names) start Python
+    with a safe path (``-P``): nothing is imported from the notebook's folder, so a file a learner left
+    there (``numpy.py``, ``ipykernel_launcher.py``, ``shared/``) never runs in the kernel of whoever
+    opens the notebook, the teacher included. The toolkit is installed in the environment, so the
+    course still imports it. The file is written anew and renamed over the old one: the environment's
+    files are hard links into uv's cache, and an edit in place would change every environment."""
+    spec = venv / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    kernel = json.loads(spec.read_text()) if spec.exists() else {
+        "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+    kernel["argv"] = [str(venv / "bin" / "python"), "-P", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    fresh = spec.with_name(f".kernel.json.{os.getpid()}")
+    fresh.write_text(json.dumps(kernel, indent=1) + "\n")
+    os.chmod(fresh, 0o644)
+    os.replace(fresh, spec)
+    return spec
+
+
 def install_environment(prefix: Path, python: Path | None = None) -> Path:
-    """The course's environment at ``prefix/venv`` from uv.lock; returns its path."""
+    """The course's environment at ``prefix/venv`` from uv.lock, its kernel on a safe path; returns its path."""
     venv = prefix / "venv"
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     env = dict(os.environ, UV_PROJECT_ENVIRONMENT=str(venv))
     subprocess.run([uv, *UV_SYNC[1:], "--python", str(python or shared_python())], cwd=ROOT, env=env, check=True)
+    safe_kernel_spec(venv)
     make_readable(venv)
     return venv
 

@@ -43,15 +43,15 @@ class Student:
     # --- the hub ---------------------------------------------------------------------------
     def log_in(self) -> bool:
         """The log-in form, as a browser posts it; True when the hub accepted the password."""
-        self.http.get(f"{self.hub}/hub/login", timeout=30).raise_for_status()
+        self.http.get(f"{self.hub}/hub/login", timeout=300).raise_for_status()
         xsrf = self.http.cookies.get("_xsrf", "")
-        response = self.http.post(f"{self.hub}/hub/login?next=", timeout=60, allow_redirects=False,
+        response = self.http.post(f"{self.hub}/hub/login?next=", timeout=300, allow_redirects=False,
                                   data={"username": self.name, "password": self.password, "_xsrf": xsrf})
         return response.status_code in (301, 302, 303) and "jupyterhub-session-id" in self.http.cookies
 
     def get_token(self) -> str:
         """An API token of the learner's own, asked for with the log-in cookie."""
-        response = self.http.post(f"{self.hub}/hub/api/users/{self.name}/tokens", timeout=30,
+        response = self.http.post(f"{self.hub}/hub/api/users/{self.name}/tokens", timeout=300,
                                   json={"note": "course client", "expires_in": 4 * 3600},
                                   headers={"X-XSRFToken": self.http.cookies.get("_xsrf", ""), "Referer": f"{self.hub}/hub/"})
         if response.status_code != 201:
@@ -64,21 +64,52 @@ class Student:
         headers = {"Authorization": f"token {self.token}", **kwargs.pop("headers", {})}
         return requests.request(method, f"{self.hub}{path}", headers=headers, timeout=kwargs.pop("timeout", 60), **kwargs)
 
-    def start_server(self, timeout: float = 180) -> None:
-        """Ask the hub for the learner's server and wait until it answers."""
-        response = self.api("POST", f"/hub/api/users/{self.name}/server")
-        if response.status_code not in (201, 202, 400):  # 400: already running
-            raise HubError(f"{self.name}: the hub refused the server ({response.status_code} {response.text[:200]})")
+    def start_server(self, timeout: float = 180) -> float:
+        """Ask the hub for the learner's server and wait until it is ready, as the browser's
+        spawn-pending page does: the request answers at once (202, pending), then the hub's progress
+        stream says when the server is up (or failed). A 502/503/504 from the proxy while the hub is
+        busy is retried, as the page's event source reconnects. Returns the seconds the request took."""
         deadline = time.monotonic() + timeout
+        while True:
+            asked = time.monotonic()
+            response = self.api("POST", f"/hub/api/users/{self.name}/server", timeout=timeout)
+            answered = time.monotonic() - asked
+            if response.status_code in (201, 202, 400):  # 400: already running or starting
+                break
+            if response.status_code not in (502, 503, 504) or time.monotonic() > deadline:
+                raise HubError(f"{self.name}: the hub refused the server ({response.status_code} {response.text[:200]})")
+            time.sleep(1)
         while time.monotonic() < deadline:
-            user = self.api("GET", f"/hub/api/users/{self.name}").json()
-            server = user.get("servers", {}).get("", {})
+            if self._follow_progress(deadline):
+                return answered
+            server = self.api("GET", f"/hub/api/users/{self.name}").json().get("servers", {}).get("", {})
             if server.get("ready"):
-                return
-            if not server.get("pending") and not server and response.status_code != 400:
+                return answered
+            if not server:
                 raise HubError(f"{self.name}: the server stopped while starting")
-            time.sleep(0.5)
+            time.sleep(1)
         raise HubError(f"{self.name}: the server did not start within {timeout} s")
+
+    def _follow_progress(self, deadline: float) -> bool:
+        """Read the hub's progress events until the server is ready (True), the stream ends (False)
+        or the server failed (raised)."""
+        try:
+            with requests.get(f"{self.hub}/hub/api/users/{self.name}/server/progress", stream=True,
+                              headers={"Authorization": f"token {self.token}", "Accept": "text/event-stream"},
+                              timeout=(30, max(1.0, deadline - time.monotonic()))) as stream:
+                if stream.status_code != 200:
+                    return False
+                for line in stream.iter_lines(decode_unicode=True):
+                    if not line or not line.startswith("data:"):
+                        continue
+                    event = json.loads(line[5:])
+                    if event.get("failed"):
+                        raise HubError(f"{self.name}: the server failed to start: {event.get('message', '')[:300]}")
+                    if event.get("ready"):
+                        return True
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
+            return False
+        return False
 
     def stop_server(self) -> None:
         self.api("DELETE", f"/hub/api/users/{self.name}/server")

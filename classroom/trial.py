@@ -50,7 +50,8 @@ def trial_class(students: int, serve_args: Sequence[str] = (), start_timeout: fl
     """A running class of ``students`` learners and one teacher (needs root)."""
     if os.geteuid() != 0:
         raise PermissionError("a trial class creates OS accounts: run as root")
-    top = Path(tempfile.mkdtemp(prefix="isotropy-class-", dir="/tmp"))
+    # not under /tmp: each learner's server sees a private /tmp of its own, which would hide it
+    top = Path(tempfile.mkdtemp(prefix="isotropy-class-", dir="/var/lib"))
     os.chmod(top, 0o755)  # the learners must reach the shared environment below it
     tag = secrets.token_hex(3)
     names = tuple(f"iso{tag}s{i}" for i in range(students))

@@ -55,6 +55,44 @@ def running(hub: TrialClass):
 
 
 @pytest.mark.classroom
+def test_a_slow_start_is_answered_at_once_and_followed_until_ready(hub: TrialClass) -> None:
+    """With every server taking 25 s to start (as thirty at once do on a slow machine), the start
+    request still answers at once, 202 (before, the hub held it for its 10 s slow-spawn wait, and a
+    busy hub behind the proxy's 20 s timeout answered 503); the hub keeps answering meanwhile, and
+    the client, following the hub's progress events as the browser's spawn-pending page does, gets
+    the server when it is up."""
+    script = hub.prefix / "bin" / "start-server"
+    original = script.read_text()
+    slowed = script.with_name("start-server.slow")
+    slowed.write_text(original.replace("set -eu\n", "set -eu\nsleep 25\n", 1))
+    slowed.chmod(0o755)
+    os.replace(slowed, script)  # a new file renamed over: the running servers keep theirs
+    teacher = hub.student(hub.teacher)
+    try:
+        assert teacher.log_in()
+        teacher.get_token()
+        start = time.monotonic()
+        asked = teacher.api("POST", f"/hub/api/users/{teacher.name}/server")
+        answered = time.monotonic() - start
+        assert asked.status_code == 202, asked.text
+        assert answered < 8, f"the start request took {answered:.1f} s"
+        pending = teacher.api("GET", f"/hub/api/users/{teacher.name}", timeout=10).json()
+        assert pending["servers"][""]["pending"] == "spawn" and not pending["servers"][""]["ready"]
+        teacher.start_server(timeout=300)  # 400 (already starting), then the progress stream
+        assert time.monotonic() - start >= 25
+        assert teacher.server("GET", "contents").status_code == 200
+    finally:
+        restore = script.with_name("start-server.restore")
+        restore.write_text(original)
+        restore.chmod(0o755)
+        os.replace(restore, script)
+        teacher.stop_server()
+        deadline = time.monotonic() + 60
+        while teacher.api("GET", f"/hub/api/users/{teacher.name}").json()["servers"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+
+
+@pytest.mark.classroom
 def test_accounts_homes_and_secrets_are_private(hub: TrialClass) -> None:
     names = (*hub.students, hub.teacher)
     assert len({hub.passwords[n] for n in names}) == len(names), "two accounts share a password"

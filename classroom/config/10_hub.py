@@ -1,7 +1,9 @@
 # The hub: where it listens, who may log in, the proxy it starts, where it keeps its state.
+import logging
 import sys
 from pathlib import Path
 
+from classroom.logcap import RateFilter
 from classroom.settings import load
 
 s = load()
@@ -15,7 +17,8 @@ c.JupyterHub.hub_port = s["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{s['proxy_api_port']}"
 # the pure-Python configurable-http-proxy, from the same environment as the hub (no Node.js), with
 # its HTTP client allowed more than 10 requests at once (classroom/proxy.py says why)
-c.ConfigurableHTTPProxy.command = [sys.executable, "-m", "classroom.proxy"]
+# (and its wait for the hub or a server sized for a class that logs in at once: 5 minutes, not 20 s)
+c.ConfigurableHTTPProxy.command = [sys.executable, "-m", "classroom.proxy", "--proxy-timeout", "300000"]
 if s.get("ssl_key") and s.get("ssl_cert"):
     c.JupyterHub.ssl_key = s["ssl_key"]
     c.JupyterHub.ssl_cert = s["ssl_cert"]
@@ -31,3 +34,6 @@ c.Authenticator.admin_users = set(s["teachers"])
 c.Authenticator.allow_all = False
 c.Authenticator.allow_existing_users = False  # the roster, not the database, says who may log in
 c.JupyterHub.shutdown_on_logout = False
+
+# what anyone can make the hub write to its log is bounded (classroom/logcap.py)
+logging.getLogger("tornado.access").addFilter(RateFilter())

@@ -19,8 +19,12 @@ c.Spawner.args = [
     "--KernelManager.transport=ipc",
 ]
 c.CourseSpawner.runtime_root = s["runtime_root"]
-c.Spawner.start_timeout = 120
-c.Spawner.http_timeout = 120
+# A class logs in at once: the start request answers at once (202, pending) and the learner's page
+# follows the progress, instead of the request waiting up to 10 s for the server (slow_spawn_timeout)
+# and the proxy giving up on it; the servers start in a queue, so a late one is not failed at 2 min.
+c.JupyterHub.tornado_settings = {"slow_spawn_timeout": 0}
+c.Spawner.start_timeout = 900
+c.Spawner.http_timeout = 900
 threads = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 c.Spawner.environment = {
     **threads,
@@ -33,3 +37,5 @@ c.Spawner.environment = {
 }
 c.CourseSpawner.address_space = s["address_space"]
 c.CourseSpawner.max_processes = s["max_processes"]
+c.CourseSpawner.learner_memory = s.get("learner_memory", s["address_space"])
+c.CourseSpawner.tmp_size = s.get("tmp_size", 512 * 1024**2)

@@ -1,0 +1,168 @@
+"""Limits per learner, not per process: a control group for each learner, and a private /tmp.
+
+Each learner's server and everything it starts (kernels, terminals, processes in new sessions)
+run in a control group of that learner's, :class:`LearnerGroup`:
+
+- **memory**: at most ``memory`` bytes for all of the learner's processes together (page cache
+  and tmpfs pages they write included); past it the kernel's OOM killer picks a process *inside*
+  that group, never another learner's;
+- **CPU**: the learners' groups sit under one parent, ``isotropy-class``, whose weight equals one
+  process of the hub's (1024), and share it equally: a learner with 60 busy processes gets one
+  learner's share, however many sessions they open (``nice`` is per session under autogroup
+  scheduling, which is why it does not do this);
+- **processes**: at most ``processes`` tasks (threads included) in the group.
+
+On cgroup v1 (this project's test machines) the groups are ``/sys/fs/cgroup/{memory,cpu,pids}/
+isotropy-class/NAME``; on cgroup v2 (a unified hierarchy at ``/sys/fs/cgroup``) it is
+``/sys/fs/cgroup/isotropy-class/NAME`` with ``memory.max``, ``cpu.weight`` and ``pids.max``. Where
+systemd runs the machine, jupyterhub-systemdspawner gives the same per-user units instead.
+
+:func:`private_tmp` gives the process tree a mount namespace of its own in which ``/tmp`` and
+``/dev/shm`` are tmpfs of ``size`` bytes each, private to the learner: pages there count against the
+learner's memory limit too, so a learner filling them fills only their own. (``/var/tmp`` stays the
+machine's: the study store may live there.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import signal
+import time
+from pathlib import Path
+
+CGROUP = Path("/sys/fs/cgroup")
+PRIVATE = ("/tmp", "/dev/shm")  # each learner's server sees a tmpfs of its own there
+PARENT = "isotropy-class"
+V1 = ("memory", "cpu", "pids")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS, MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x20000, 0x2, 0x4, 0x4000, 1 << 18
+
+
+def unified() -> bool:
+    """Whether the machine has cgroup v2 alone (a unified hierarchy with its controllers)."""
+    return (CGROUP / "cgroup.controllers").exists()
+
+
+def available() -> bool:
+    """Whether this machine lets root make the groups (v2, or v1 with the three controllers)."""
+    if unified():
+        return os.access(CGROUP, os.W_OK)
+    return all(os.access(CGROUP / c, os.W_OK) for c in V1)
+
+
+class LearnerGroup:
+    """The control group(s) of one learner."""
+
+    def __init__(self, name: str, root: Path = CGROUP) -> None:
+        self.name, self.root = name, root
+        if unified():
+            self.dirs = [root / PARENT / name]
+        else:
+            self.dirs = [root / c / PARENT / name for c in V1]
+
+    def create(self, memory: int, processes: int, cpu_weight: int = 1024) -> None:
+        """Make the group(s) (again, if a previous server left them) and set the limits."""
+        if unified():
+            parent = self.root / PARENT
+            parent.mkdir(exist_ok=True)
+            _write(self.root / "cgroup.subtree_control", "+memory +cpu +pids")
+            _write(parent / "cgroup.subtree_control", "+memory +cpu +pids")
+            _write(parent / "cpu.weight", "100")  # the default: one process of the hub's weighs as much
+            group = self.dirs[0]
+            group.mkdir(exist_ok=True)
+            _write(group / "memory.max", str(memory))
+            _write(group / "memory.swap.max", "0", missing_ok=True)
+            _write(group / "pids.max", str(processes))
+            _write(group / "cpu.weight", str(max(1, cpu_weight * 100 // 1024)))
+            return
+        for controller, group in zip(V1, self.dirs):
+            group.mkdir(parents=True, exist_ok=True)
+            if controller == "memory":
+                _write(group / "memory.limit_in_bytes", str(memory))
+                _write(group / "memory.memsw.limit_in_bytes", str(memory), missing_ok=True)
+            elif controller == "cpu":
+                _write(group.parent / "cpu.shares", "1024")  # the whole class: one hub process's weight
+                _write(group / "cpu.shares", str(cpu_weight))
+            else:
+                _write(group / "pids.max", str(processes))
+
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for d in self.dirs:
+            with contextlib.suppress(FileNotFoundError):
+                found |= {int(p) for p in (d / "cgroup.procs").read_text().split()}
+        return found
+
+    def kill_all(self, timeout: float = 10) -> None:
+        """SIGKILL every process in the group, until none is left (or ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while (pids := self.pids()) and time.monotonic() < deadline:
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the group(s) (and the parent, once empty)."""
+        self.kill_all()
+        for d in self.dirs:
+            for path in (d, d.parent):
+                try:
+                    path.rmdir()
+                except FileNotFoundError:
+                    pass
+                except OSError as error:  # busy: a sibling still there, or a process not yet reaped
+                    if error.errno not in (errno.EBUSY, errno.ENOTEMPTY):
+                        raise
+
+    def memory_events(self) -> dict[str, int]:
+        """Out-of-memory kills inside the group so far (``oom_kill``), as the kernel counts them."""
+        d = self.dirs[0]
+        text = (d / ("memory.events" if unified() else "memory.oom_control")).read_text()
+        return {k: int(v) for k, v in (line.split() for line in text.splitlines())}
+
+
+def _write(path: Path, value: str, missing_ok: bool = False) -> None:
+    try:
+        path.write_text(value)
+    except FileNotFoundError:
+        if not missing_ok:
+            raise
+    except PermissionError:  # memsw without swap accounting, say
+        if not missing_ok:
+            raise
+
+
+def join(procs_files: list[str]) -> None:
+    """Move the calling process into the groups (called in the child before it drops to the learner)."""
+    pid = str(os.getpid()).encode()
+    for path in procs_files:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, pid)
+        finally:
+            os.close(fd)
+
+
+def private_tmp(size: int, uid: int, gid: int) -> None:
+    """A mount namespace of the calling process's own, with private, size-capped tmpfs on
+    :data:`PRIVATE` owned by ``uid`` (called in the child, as root, before dropping)."""
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"{what}: {os.strerror(code)}")
+
+    check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    options = f"size={size},mode=0700,uid={uid},gid={gid}".encode()
+    for target in PRIVATE:
+        if os.path.isdir(target):
+            check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount tmpfs on {target}")

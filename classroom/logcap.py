@@ -1,0 +1,88 @@
+"""A bound on what a learner can add to the hub's log.
+
+Two ways in, each with a token bucket (a burst, then a steady rate; the excess is dropped and
+counted in one line when the bucket refills):
+
+- what a learner's server prints (its requests, its warnings, anything its processes write to
+  the server's output) reaches the hub's log through :func:`forward`, a reader the spawner attaches
+  to that server's output: at most :data:`SERVER_BURST` bytes at once and :data:`SERVER_RATE`
+  bytes a second per learner;
+- the hub's own request lines (a 403 or 404 per request anyone sends) pass :class:`RateFilter`, at
+  most :data:`ACCESS_BURST` lines at once and :data:`ACCESS_RATE` a second for the whole hub.
+
+Failed log-ins are logged once per throttled name or address (:mod:`classroom.auth`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+
+SERVER_BURST, SERVER_RATE = 64 * 1024, 1024  # bytes
+ACCESS_BURST, ACCESS_RATE = 200, 20  # lines
+
+
+class Bucket:
+    """A token bucket: ``take(n)`` is True while ``n`` tokens are there (``burst`` at most, refilled at ``rate`` a second)."""
+
+    def __init__(self, burst: float, rate: float, clock=time.monotonic) -> None:
+        self.burst, self.rate, self.clock = burst, rate, clock
+        self.tokens, self.last, self.dropped = float(burst), clock(), 0
+
+    def take(self, n: float = 1) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= n:
+            self.tokens -= n
+            return True
+        self.dropped += 1
+        return False
+
+
+_servers: dict[str, Bucket] = {}
+
+
+class RateFilter(logging.Filter):
+    """Lets :data:`ACCESS_BURST` records through, then :data:`ACCESS_RATE` a second; says how many it dropped."""
+
+    def __init__(self, burst: float = ACCESS_BURST, rate: float = ACCESS_RATE) -> None:
+        super().__init__()
+        self.bucket = Bucket(burst, rate)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        dropped = self.bucket.dropped
+        if not self.bucket.take():
+            return False
+        if dropped:
+            self.bucket.dropped = 0
+            record.msg = f"({dropped} request lines dropped: too many) {record.msg}"
+        return True
+
+
+async def forward(fd: int, name: str, log: logging.Logger, burst: int = SERVER_BURST, rate: int = SERVER_RATE) -> None:
+    """Read the server's output from ``fd`` until it closes; log each line as ``[name] line`` while
+    the bucket allows, and drop the rest (the server never blocks on a full pipe)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**16, loop=loop)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0))
+    bucket = _servers.setdefault(name, Bucket(burst, rate))  # kept across restarts: a restart refills nothing
+    try:
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError:  # a line longer than the reader's limit: the reader dropped it
+                bucket.dropped += 1
+                continue
+            if not line:
+                break
+            dropped = bucket.dropped
+            if bucket.take(len(line)):
+                if dropped:
+                    bucket.dropped = 0
+                    log.warning("[%s] (%d lines of this server's output dropped: too many)", name, dropped)
+                log.info("[%s] %s", name, line.decode(errors="replace").rstrip()[:2000])
+    finally:
+        transport.close()

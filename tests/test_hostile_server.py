@@ -1,0 +1,345 @@
+"""The class server against its own learners: each kind of attack a learner can try on the hub, on
+another learner or on the teacher, and what stops it.
+
+The tests marked ``classroom`` start a class of two learners and a teacher (as root, on 127.0.0.1,
+like tests/test_classroom.py) with small limits, so that reaching them is quick: 1 GiB of memory
+per learner and a 64 MiB private /tmp and /dev/shm. ``.ci/run`` runs them as root with
+``uv run --group classroom pytest -m classroom -n 0 tests/test_hostile_server.py``. The tests
+without the mark check the log-in check and the log's bound without a hub (in the default run).
+
+Time is asserted only as a bound that the attack would break by far (another learner's reply within
+15 s while 40 busy processes run; before per-learner groups it was 48 s with 60), never as a target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import pwd
+import statistics
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from classroom.trial import TrialClass
+
+ROOT = Path(__file__).resolve().parent.parent
+STORE = Path("/var/tmp/isotropy-store")
+MEMORY, TMP = 1024**3, 64 * 1024**2
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[TrialClass]:
+    if os.geteuid() != 0:
+        pytest.skip("the class server creates OS accounts: run as root (CI does)")
+    from classroom import limits
+    from classroom.trial import trial_class
+
+    if not limits.available():
+        pytest.skip("this machine lets no one make control groups")
+    with trial_class(2, ["--store", str(STORE), "--learner-memory", str(MEMORY), "--tmp-size", str(TMP)]) as room:
+        yield room
+
+
+@pytest.fixture(scope="module")
+def learners(hub: TrialClass):
+    out = {}
+    for name in (*hub.students, hub.teacher):
+        s = hub.student(name)
+        assert s.log_in(), name
+        s.get_token()
+        s.start_server()
+        out[name] = s
+    return out
+
+
+def _group(name: str):
+    from classroom.limits import LearnerGroup
+
+    return LearnerGroup(name)
+
+
+# --- 1. a learner's files never run under another account ------------------------------------------
+
+PLANTED = ("numpy", "ipykernel_launcher", "matplotlib", "sitecustomize", "usercustomize", "shared/__init__",
+           "ipykernel/__init__", "IPython/__init__", "traitlets", "ipython_config", "ipython_kernel_config")
+
+
+@pytest.mark.classroom
+def test_hostile_modules_named_like_imports_do_not_run_in_the_teachers_kernel(hub: TrialClass, learners) -> None:
+    """A learner's folder, as a submission arrives in the teacher's course, holds modules named like
+    those Jupyter, numpy and the course import (and IPython's config files); the teacher opens a
+    notebook there and runs it: none of them runs, and the course imports its own toolkit."""
+    teacher = learners[hub.teacher]
+    home = Path(pwd.getpwnam(hub.teacher).pw_dir)
+    folder = home / "isotropy" / "submitted" / hub.students[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / "RAN"
+    for module in PLANTED:
+        path = folder / f"{module}.py"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"open({str(marker)!r}, 'a').write({module!r} + '\\n')\n"
+                        "raise SystemExit('a planted module ran')\n")
+    notebook = folder / "01_sphere_vs_cone.ipynb"
+    notebook.write_bytes((ROOT / "notebooks" / "01_sphere_vs_cone.ipynb").read_bytes())
+    subprocess.run(["chown", "-R", f"{hub.teacher}:", str(home / "isotropy" / "submitted")], check=True)
+    kernel = teacher.kernel(f"submitted/{hub.students[0]}/01_sphere_vs_cone.ipynb")  # the server's root is ~/isotropy
+    try:
+        where = kernel.execute("import os, sys, numpy, shared, matplotlib\n"
+                               "print(os.getcwd()); print(numpy.__file__); print(shared.__file__); print(matplotlib.__file__)")
+        assert where.status == "ok", where
+        cwd, *files = where.stdout.split()
+        assert Path(cwd) == folder
+        venv = str(hub.prefix / "venv")
+        assert all(f.startswith(venv) for f in files), files
+        kernel.run_notebook(ROOT / "notebooks" / "01_sphere_vs_cone.ipynb")
+    finally:
+        kernel.close()
+    assert not marker.exists(), f"planted modules ran as the teacher: {marker.read_text()}"
+    spec = json.loads((hub.prefix / "venv" / "share" / "jupyter" / "kernels" / "python3" / "kernel.json").read_text())
+    assert spec["argv"][1] == "-P"
+
+
+# --- 5. limits per learner, not per process ----------------------------------------------------------
+
+@pytest.mark.classroom
+def test_hostile_busy_processes_in_new_sessions_stay_in_their_learners_group(hub: TrialClass, learners) -> None:
+    """Forty busy processes, each in a new session (so ``nice``'s per-session grouping does not hold
+    them), are all in their learner's control group, whose CPU weight is one learner's; another
+    learner's kernel keeps answering, and stopping the attacker's server ends every one of them."""
+    a, b = (learners[n] for n in hub.students)
+    attacker, other = a.kernel(), b.kernel()
+    try:
+        started = attacker.execute(
+            "import subprocess, sys\n"
+            "busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'], start_new_session=True) for _ in range(40)]\n"
+            "print(' '.join(str(p.pid) for p in busy))")
+        assert started.status == "ok", started
+        pids = [int(p) for p in started.stdout.split()]
+        time.sleep(3)
+        group = _group(a.name)
+        assert set(pids) <= group.pids(), "a process in a new session left its learner's group"
+        assert len({os.getsid(p) for p in pids}) == 40
+        cpu = Path(f"/sys/fs/cgroup/cpu/isotropy-class/{a.name}/cpu.shares")
+        if cpu.exists():
+            assert int(cpu.read_text()) < 1024  # below one process of the hub's
+        replies = [other.execute(f"print({i} + 1)", timeout=60) for i in range(5)]
+        assert [r.stdout.strip() for r in replies] == ["1", "2", "3", "4", "5"]
+        slowest = max(r.seconds for r in replies)
+        assert slowest < 15, f"another learner's kernel took {slowest:.1f} s to answer under the attack"
+    finally:
+        attacker.close(shutdown=False)
+        other.close()
+    a.stop_server()
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(_alive(p) for p in pids), "processes in new sessions outlived their learner's server"
+    a.start_server()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.classroom
+def test_hostile_memory_hog_kills_only_its_own_learners_processes(hub: TrialClass, learners) -> None:
+    """Four 400 MB processes of one learner (1.6 GB, each far below the per-process address-space
+    limit) pass that learner's 1 GiB: the OOM killer kills inside their group, and another learner's
+    kernel, holding memory of its own, lives on."""
+    a, b = (learners[n] for n in hub.students)
+    other = b.kernel()
+    hog = a.kernel()
+    try:
+        assert other.execute("import numpy as np\nkeep = np.ones(2**24)\nprint(keep.sum())").status == "ok"
+        before = _group(a.name).memory_events().get("oom_kill", 0)
+        reply = hog.execute(
+            "import subprocess, sys\n"
+            "code = 'b = bytearray(400 * 2**20)\\nimport time\\ntime.sleep(30)'\n"
+            "hogs = [subprocess.Popen([sys.executable, '-c', code], start_new_session=True) for _ in range(4)]\n"
+            "print([h.wait() for h in hogs])", timeout=120)
+        assert reply.status == "ok", reply
+        codes = json.loads(reply.stdout.strip())
+        assert -9 in codes, codes
+        assert _group(a.name).memory_events()["oom_kill"] > before
+        assert other.execute("print(keep.sum())").stdout.strip() == str(float(2**24))
+        assert b.server("GET", f"kernels/{other.id}").json()["execution_state"] != "dead"
+    finally:
+        hog.close()
+        other.close()
+
+
+@pytest.mark.classroom
+def test_hostile_tmp_fill_is_bounded_and_private(hub: TrialClass, learners) -> None:
+    """Writing /tmp and /dev/shm until they refuse stops at the learner's own cap; the machine's
+    /tmp does not grow, and another learner sees none of it."""
+    a, b = (learners[n] for n in hub.students)
+    attacker, other = a.kernel(), b.kernel()
+    try:
+        for folder in ("/tmp", "/dev/shm"):
+            code = (f"import os\nwritten = 0\nchunk = b'x' * 2**20\n"
+                    f"try:\n    with open('{folder}/fill-{a.name}', 'wb') as f:\n"
+                    f"        for _ in range(4096):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
+                    f"except OSError as e:\n    print(e.errno)\nprint(written)")
+            reply = attacker.execute(code, timeout=120)
+            *errno, written = reply.stdout.split()
+            assert errno, f"{folder}: 4 GiB written without refusal"
+            assert int(written) <= TMP, (folder, written)
+            assert not Path(f"{folder}/fill-{a.name}").exists(), f"the fill reached the machine's {folder}"
+            seen = other.execute(f"import os; print(os.path.exists('{folder}/fill-{a.name}'))")
+            assert seen.stdout.strip() == "False"
+    finally:
+        attacker.execute("import os\nfor d in ('/tmp', '/dev/shm'):\n    os.remove(f'{d}/fill-" + a.name + "')")
+        attacker.close()
+        other.close()
+
+
+@pytest.mark.classroom
+def test_hostile_log_growth_is_bounded(hub: TrialClass, learners) -> None:
+    """A learner sends 3000 requests that each make a log line (404s to their own server and to the
+    hub): the hub's log grows by no more than the two buckets allow over that time, and says it dropped lines."""
+    from classroom import logcap
+
+    a = learners[hub.students[0]]
+    size = hub.log.stat().st_size
+    start = time.monotonic()
+    import requests
+
+    session = requests.Session()
+    headers = {"Authorization": f"token {a.token}"}
+    for i in range(1500):
+        session.get(f"{hub.url}/user/{a.name}/api/contents/no-such-file-{i}", headers=headers, timeout=30)
+        session.get(f"{hub.url}/hub/api/users/no-such-user-{i}", headers=headers, timeout=30)
+    time.sleep(2)
+    seconds = time.monotonic() - start
+    grown = hub.log.stat().st_size - size
+    line = 400  # bytes: a generous size for one line as the hub writes it
+    bound = (logcap.SERVER_BURST + logcap.SERVER_RATE * seconds) * 1.5 + (logcap.ACCESS_BURST + logcap.ACCESS_RATE * seconds) * line
+    assert grown <= bound, f"the hub's log grew by {grown} bytes in {seconds:.0f} s (bound {bound:.0f})"
+    assert "dropped: too many" in hub.log.read_text()[size:]
+
+
+# --- 6. log-in -------------------------------------------------------------------------------------------
+
+@pytest.mark.classroom
+def test_hostile_login_timing_and_throttle(hub: TrialClass) -> None:
+    """A roster name with a wrong password and a name off the roster take about as long to refuse
+    (within 2x at the median; a roster name took 4x longer before); a sixth failure in a row for one
+    name is refused even with the right password, and a little later that password works."""
+    from classroom.student import Student
+
+    roster, unknown = [], []
+    for i in range(4):
+        for name, into in ((hub.students[1], roster), (f"nobody{i}x", unknown)):
+            start = time.perf_counter()
+            assert not Student(hub.url, name, "wrong password").log_in()
+            into.append(time.perf_counter() - start)
+    ratio = statistics.median(roster) / statistics.median(unknown)
+    assert 0.5 < ratio < 2, (roster, unknown)
+    name = hub.students[1]
+    assert not Student(hub.url, name, "wrong again").log_in()  # the fifth failure
+    assert not Student(hub.url, name, hub.passwords[name]).log_in(), "no slowing after five failures"
+    time.sleep(2.5)
+    assert hub.student(name).log_in(), "the real learner is still locked out"
+
+
+# --- other users' paths ------------------------------------------------------------------------------------
+
+@pytest.mark.classroom
+def test_hostile_other_users_paths_and_own_limits_are_closed(hub: TrialClass, learners) -> None:
+    """From a kernel: another learner's runtime folder, home, processes' environment and control
+    group are closed, and the learner cannot raise their own limits."""
+    a, b = (learners[n] for n in hub.students)
+    kernel = a.kernel()
+    b_pid = next(iter(_group(b.name).pids()))
+    try:
+        for code in (f"os.listdir({str(hub.prefix / 'run' / b.name)!r})",
+                     f"os.listdir({pwd.getpwnam(b.name).pw_dir!r})",
+                     f"open('/proc/{b_pid}/environ').read()",
+                     f"open('/sys/fs/cgroup/memory/isotropy-class/{a.name}/memory.limit_in_bytes', 'w').write('-1')",
+                     f"open('/sys/fs/cgroup/pids/isotropy-class/{b.name}/cgroup.procs', 'w').write(str(os.getpid()))",
+                     f"os.kill({b_pid}, 9)",
+                     "import resource; resource.setrlimit(resource.RLIMIT_AS, (-1, -1))"):
+            reply = kernel.execute("import os\n" + code)
+            assert reply.status == "error" and reply.error.split(":")[0] in ("PermissionError", "ValueError", "OSError"), (code, reply)
+    finally:
+        kernel.close()
+    assert _alive(b_pid)
+
+
+# --- without a hub (the default run) ---------------------------------------------------------------
+
+def test_hostile_unknown_names_cost_a_full_password_check(tmp_path: Path, monkeypatch) -> None:
+    """A name off the roster runs the same scrypt, with the same costs, as a roster name with a wrong
+    password: the roster cannot be read off the refusal times."""
+    pytest.importorskip("jupyterhub")
+    from classroom import accounts
+    from classroom.auth import RosterAuthenticator, client_address
+
+    hashes = tmp_path / "passwords.json"
+    hashes.write_text(json.dumps({"ada": accounts.hash_password("right")}))
+    calls = []
+    real = hashlib.scrypt
+    monkeypatch.setattr(accounts.hashlib, "scrypt", lambda *a, **k: calls.append(k) or real(*a, **k))
+    auth = RosterAuthenticator(password_file=str(hashes))
+
+    class Handler:
+        class request:  # noqa: N801
+            remote_ip = "192.0.2.1"
+            headers = {"X-Real-Ip": "198.51.100.7", "X-Forwarded-For": "203.0.113.9, 192.0.2.1"}
+
+    for name in ("ada", "nobody"):
+        calls.clear()
+        assert asyncio.run(auth.authenticate(Handler, {"username": name, "password": "wrong"})) is None
+        assert [(c["n"], c["r"], c["p"]) for c in calls] == [(accounts.N, accounts.R, accounts.P)], name
+    assert asyncio.run(auth.authenticate(Handler, {"username": "ada", "password": "right"})) == "ada"
+    assert client_address(Handler) == "192.0.2.1"  # what the proxy appended, not what the client claims
+
+
+def test_hostile_repeated_failures_are_slowed_per_name_and_address_within_a_bound() -> None:
+    from classroom.auth import Throttle
+
+    now = [0.0]
+    names = Throttle(free=5, clock=lambda: now[0])
+    for _ in range(5):
+        assert names.wait("ada") == 0
+        names.failed("ada")
+    waits = []
+    for _ in range(12):
+        waits.append(names.wait("ada"))
+        names.failed("ada")
+    assert waits[0] > 0 and waits == sorted(waits) and max(waits) == Throttle.longest
+    assert names.wait("grace") == 0  # one name's failures do not slow another
+    now[0] += Throttle.longest
+    assert names.wait("ada") == 0  # never locked out for longer than the bound
+    now[0] += Throttle.forget + 1
+    assert names.wait("ada") == 0 and "ada" not in names.failures
+    names.failed("x")
+    names.succeeded("x")
+    assert names.wait("x") == 0
+    for i in range(Throttle.keys + 10):
+        names.failed(f"n{i}")
+    assert len(names.failures) == Throttle.keys
+
+
+def test_hostile_log_bucket_bounds_what_passes() -> None:
+    from classroom.logcap import Bucket
+
+    now = [0.0]
+    bucket = Bucket(100, 10, clock=lambda: now[0])
+    passed = 0
+    for step in range(1000):  # 1000 lines in 10 s
+        now[0] = step / 100
+        passed += bucket.take()
+    assert passed <= 100 + 10 * 10 + 1
+    assert bucket.dropped == 1000 - passed
