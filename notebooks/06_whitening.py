@@ -506,10 +506,10 @@ print(f"Gaussian, 3,000 x 50, same labels, five seeds: every contestant's held-o
 # %%
 print(f"{'cloud B, noise spectrum j^-a':29s}{'ratio, k=1':>13s}{'peak ratio':>13s}{'at k':>6s}{'chosen k':>9s}"
       f"{'all-but-the-top':>17s}{'whitening':>13s}{'difference':>17s}  all-but-the-top wins")
-for decay in (0.0, 2.0, 3.0):
+for dim, decay, seeds in [(50, 0.0, 5), (50, 2.0, 5), (50, 3.0, 5), (100, 2.0, 10)]:
     rows = []
-    for seed in range(5):
-        planted = make_planted(3000, 50, rng=100 + seed, noise_decay=decay, **three_clouds["B"])
+    for seed in range(seeds):
+        planted = make_planted(3000, dim, rng=100 + seed, noise_decay=decay, **three_clouds["B"])
         peak, at = peak_label_variance_ratio(planted.X[:1000], planted.signal)
         if decay == 0:  # cloud B itself: already fitted, chosen and scored in the table above
             k, abtt, white = choices["B"][2][seed], choices["B"][5][seed], choices["B"][6][seed]
@@ -518,11 +518,12 @@ for decay in (0.0, 2.0, 3.0):
             k, abtt, white = c.k, c.abtt_auc, c.whitening_auc
         rows.append((label_variance_ratio(planted.X[:1000], planted.signal, 1), peak, at, k, abtt, white))
     r = np.array(rows).T
-    print(f"{f'a = {decay:g}' + (' (cloud B)' if decay == 0 else ''):29s}{f'{r[0].min():.3f}-{r[0].max():.3f}':>13s}"
+    label = f"a = {decay:g}" + (" (cloud B)" if decay == 0 else "" if dim == 50 else f", d = {dim}, {seeds} seeds")
+    print(f"{label:29s}{f'{r[0].min():.3f}-{r[0].max():.3f}':>13s}"
           f"{f'{r[1].min():.3f}-{r[1].max():.3f}':>13s}{','.join(str(k) for k in sorted(set(r[2].astype(int)))):>6s}"
           f"{','.join(str(k) for k in sorted(set(r[3].astype(int)))):>9s}{f'{r[4].min():.3f}-{r[4].max():.3f}':>17s}"
           f"{f'{r[5].min():.3f}-{r[5].max():.3f}':>13s}{f'{min(r[4] - r[5]):+.3f} to {max(r[4] - r[5]):+.3f}':>17s}"
-          f"  {np.sum(r[4] > r[5])} of 5")
+          f"  {np.sum(r[4] > r[5])} of {seeds}")
 steep = make_planted(2000, 50, rng=8, noise_decay=3.0, **three_clouds["B"])  # cloud B's draw, noise spectrum j^-3
 sweeps["B, noise spectrum j^-3"] = steep_sweep = sweep_remedies(steep.X[first_half], steep.labels[first_half],
                                                                 steep.X[second_half], steep.labels[second_half])
@@ -554,12 +555,16 @@ for name, clouds_ in [("cloud A", [make_planted(3000, 50, rng=100 + seed) for se
 # the clouds above it peaks at $k = 1$ wherever a label direction is strong (cloud A, the mixed
 # cloud), so there it is the ratio already printed. **The rule, for the spectra tried here:** take the
 # pooled ratio after the removal that favours the labels most, within the range all-but-the-top may
-# remove. Below about one half whitening won in every seed tried; above about three quarters
-# all-but-the-top did; in between, on the mixed cloud's band seeds, either can win, by a few
+# remove. Below about one half whitening won in every seed tried; in these 50-dimensional clouds,
+# above about three quarters all-but-the-top did; in between, on the mixed cloud's band seeds, either can win, by a few
 # hundredths, while at $a = 2$ (up to 0.711) whitening won every seed by 0.017 to 0.075 and on
 # cloud "B, noise 0.3" (ratio after one removal from 0.545; its peak is not printed) all-but-the-top won every seed. The peak sat at the edge, $k = 5$,
 # in every run at $a = 2$ and 3, and the peak is taken over $k \le 5$ only (the sweep goes to 10): a spectrum
 # with more than four strong noise directions needs the peak taken over a wider range of $k$.
+# **The band moves with the dimension.** At $d = 100$ with $a = 2$ (the last row, ten seeds)
+# whitening won every seed, by 0.035 to 0.074, with peak ratios up to 0.754: "about three
+# quarters" is where the verdict turned in 50 dimensions, not a constant of the rule. Below about
+# one half whitening won at both dimensions.
 #
 # **It also looks better on the points it was fitted to.** Whitening fitted on a set of points makes
 # that set perfectly isotropic by construction. Cloud A's held-out half, transformed by the same

@@ -435,8 +435,8 @@ print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.parap
 #   Whitening that keeps every direction *raises* the trap AUC at layer 0 in 20 of 20 splits
 #   ($+0.059$ to $+0.241$), never near 0.5: a move towards chance as the paraphrase pairs lose
 #   their lead (AUC $-0.169$ to $-0.299$), not a gain.
-# * **Retrieval:** at layer 3 every whitening lowers top-1 in 20 of 20 splits, and in every split
-#   at the other two fit shares below.
+# * **Retrieval:** at layer 3 every whitening lowers top-1 in 20 of 20 splits, and in each of the 8
+#   splits at the other two fit shares below (mean pooling, these splits only).
 #
 # **Takeaway.** Here the remedies change little, and at the output they do not help against hard
 # negatives. Full-rank whitening from 338 sentences suffers from its estimator: it lowers layer-3
@@ -503,7 +503,10 @@ row("layer 3, top-1 with no remedy",
 # * **Same-topic negatives.** Every whitening lowers this AUC at layers 3 and 6 in every split at
 #   a quarter and at a half, and in 7 of 8 at three quarters: "in every split" holds up to half of
 #   the corpus.
-# * **Retrieval at layer 3** falls under every whitening in every split at all three shares. The
+# * **Retrieval at layer 3** falls under every whitening in each split tried at all three shares
+#   (20 at a half, 8 at a quarter and at three quarters, sentences pooled by their mean). That is a
+#   statement about these splits and this pooling: with 8 splits a share where a whitening gains
+#   in one split in ten could show none, and first-token pooling is not run here. The
 #   loss from full-rank whitening is $-0.282$ to $-0.415$ at a half (about as many fit sentences
 #   as dimensions), $-0.190$ to $-0.272$ with 510 fit sentences and $-0.149$ to $-0.275$ with
 #   166, fewer than the dimensions (whitening then keeps only the directions they span). The

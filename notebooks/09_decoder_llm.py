@@ -589,9 +589,12 @@ print("attention on position 0, blocks 1-30, 300-token inputs: " + " ".join(f"{a
 #   to 50.0, and no later token reaches Sun et al.'s 1,000-times rule (the largest, "must", is 150 times
 #   the median).
 # * **Long inputs.** On two 300-token inputs only 7 of the 27 blocks from block 4 on put more than
-#   half of their attention on position 0, against 24 on the corpus's short sentences. The sink
-#   is still there (the share is many times the 0.016 of evenly spread attention), but "most
-#   blocks, more than half" is a statement about short inputs.
+#   half of their attention on position 0, against 24 on the corpus's short sentences and 24 on
+#   the outside text's. The sink is still there (the share is many times the 0.016 of evenly
+#   spread attention), but "most blocks, more than half" held on the short sentences of two
+#   kinds of text and not on one long input of one of them. That does not show that length alone
+#   decides: other kinds of text (lists of numbers, code) at other lengths are not run here and
+#   may sink in about half the blocks, or in most.
 # * **After the final RMSNorm** the mean cosine is $+0.436$ on the corpus and $+0.595$ to
 #   $+0.706$ on the outside text: the top of the decoder depends on the text, and in no setting
 #   does it reach GPT-2's published 0.978.

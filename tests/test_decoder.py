@@ -391,7 +391,7 @@ def test_one_later_massive_token_brings_the_effective_rank_back_to_one_direction
     assert plus.largest_token[int(np.argmax(plus.largest_rest[11:30])) + 11] == "Ġand"
 
 
-def test_most_blocks_sink_into_the_first_token_only_on_short_inputs(settings):
+def test_most_blocks_sink_into_the_first_token_on_the_short_sentences_of_both_texts_not_on_the_long_inputs(settings):
     for name, row in settings.items():
         count = int(np.sum(row.first_attention[3:] > 0.5))
         if "300-token" in name:

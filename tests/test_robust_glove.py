@@ -163,16 +163,23 @@ def test_fitted_on_the_rare_rows_alone_all_but_the_top_lowers_relatedness(benchm
     assert changes["WordSim-353"].high < 0 and changes["SimLex-999"].change < 0
 
 
-@pytest.mark.exhaustive  # long: refits all-but-the-top on seven sets of rows, up to the whole file; .ci/run runs it
+def test_similarity_gains_clearly_from_a_fit_on_150000_rows(benchmark_vectors):
+    """Notebook 08's second table: fitted on the first 150,000 rows, D = 2, the SimLex-999 interval is
+    clear of 0 (+0.014 measured), as on 200,000 and 400,000; on 100,000 it is not."""
+    assert _changes(benchmark_vectors, 0, 150_000, 2, resamples=1000)["SimLex-999"].low > 0.005
+    assert _changes(benchmark_vectors, 0, 100_000, 2, resamples=1000)["SimLex-999"].low < 0
+
+
+@pytest.mark.exhaustive  # long: refits all-but-the-top on eight sets of rows, up to the whole file; .ci/run runs it
 @pytest.mark.parametrize("seed", range(3))
 def test_relatedness_gains_on_every_first_n_fit_and_similarity_on_all_but_the_50000_row_one(benchmark_vectors, seed):
-    for last in (5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 400_000):
+    for last in (5_000, 10_000, 20_000, 50_000, 100_000, 150_000, 200_000, 400_000):
         changes = _changes(benchmark_vectors, 0, last, 2, seed=seed)
         assert changes["WordSim-353"].change > 0.05, last  # the change itself does not depend on the seed
         if last >= 20_000:  # the smallest fits' intervals reach within 0.01 of 0, so a seed may touch it
             assert changes["WordSim-353"].low > 0, last
         assert (changes["SimLex-999"].change < 0) == (last == 50_000), last
-        if last >= 200_000:
+        if last >= 150_000:
             assert changes["SimLex-999"].low > 0, last
 
 
