@@ -106,7 +106,7 @@ def test_a_meter_declared_in_two_edits_appears_in_the_report_its_table_notebook_
 def test_a_meter_of_the_raw_vectors_declared_in_two_edits_shows_a_value_in_the_report_and_notebook_01s_table(
         baseline, known):
     # edit 1: the function (a meter of the raw vectors: the mean vector's length over the mean row norm)
-    def mean_length_ratio(X: np.ndarray) -> float:
+    def test_mean_length(X: np.ndarray) -> float:
         X = np.asarray(X, dtype=float)
         return float(np.linalg.norm(X.mean(axis=0)) / np.linalg.norm(X, axis=1).mean())
 
@@ -116,7 +116,7 @@ def test_a_meter_of_the_raw_vectors_declared_in_two_edits_shows_a_value_in_the_r
     before = [m.name for m in table_meters()]
     declare_meter(label, ".3f", formula="||mean x|| / mean ||x||", range="[0, 1]",
                   invariances=("rotation", "scale", "row order"), rule="at most above", amount=0.2, sees="offset",
-                  gaussian=(lambda n, d: 1.0 / np.sqrt(n)) if known else None)(mean_length_ratio)
+                  gaussian=(lambda n, d: 1.0 / np.sqrt(n)) if known else None)(test_mean_length)
     try:
         X = make_cone(600, 8, 3)
         # notebook 01's table: the value, the Gaussian's, and cells wide enough for the label
@@ -124,31 +124,34 @@ def test_a_meter_of_the_raw_vectors_declared_in_two_edits_shows_a_value_in_the_r
         header, gaussian_row, cone_row = table.splitlines()[:3]
         assert header.endswith(f"  {label}  failure")
         cells, failure = cone_row.split("  cone")
-        assert cells.endswith(f"{mean_length_ratio(X):.3f} ✗") and failure == " + collapsed spread"
+        assert cells.endswith(f"{test_mean_length(X):.3f} ✗") and failure == " + collapsed spread"
         assert len(header.removesuffix("  failure")) == len(gaussian_row) == len(cells)
         # the streamed report: the value on its sample of rows (all 600 here, so exact), the Gaussian's
         report = isotropy_report(X, 0, chunk_rows=128, baseline=baseline)
-        assert np.isclose(report.meters.mean_length_ratio, mean_length_ratio(X), rtol=1e-12)
-        gaussian = report.baseline.mean_length_ratio
+        assert np.isclose(report.meters.test_mean_length, test_mean_length(X), rtol=1e-12)
+        gaussian = report.baseline.test_mean_length
         if known:
             assert gaussian == 1.0 / np.sqrt(600)
         else:  # a N(0, I) sample of the same size: about 1/sqrt(n)
             assert 0.2 / np.sqrt(600) < gaussian < 5.0 / np.sqrt(600)
         (line,) = [v for v in report.meter_lines() if v.meter == label]
-        assert line.isotropic is False and line.value == report.meters.mean_length_ratio
+        assert line.isotropic is False and line.value == report.meters.test_mean_length
         top, gaussian_line, matrix_line = report.table().splitlines()[1:4]
         assert f"  {label}" in top and len(top) == len(gaussian_line) == len(matrix_line)
-        assert f"{gaussian:.3f}" in gaussian_line and f"{mean_length_ratio(X):.3f} ✗" in matrix_line
+        assert f"{gaussian:.3f}" in gaussian_line and f"{test_mean_length(X):.3f} ✗" in matrix_line
         assert f" {label} " in report.details()
-        assert "a shared offset moves all four" in " ".join(report.details().split())
+        offset = sum(m.sees is Sees.OFFSET for m in table_meters())  # four, with the course's meters
+        words = "zero one two three four five six seven eight nine ten eleven twelve".split()
+        assert f"a shared offset moves all {words[offset]};" in " ".join(report.details().split())
         # a sample of the rows when there are more than uniformity_rows: the meter on those rows
         sampled = isotropy_report(X, 0, uniformity_rows=100, baseline=baseline)
-        assert np.isfinite(sampled.meters.mean_length_ratio) and np.isfinite(sampled.baseline.mean_length_ratio)
-        assert sampled.meters.mean_length_ratio != report.meters.mean_length_ratio
+        assert np.isfinite(sampled.meters.test_mean_length) and np.isfinite(sampled.baseline.test_mean_length)
+        assert sampled.meters.test_mean_length != report.meters.test_mean_length
+        assert f"({label}: on 100 random rows)" in sampled.table() and f"{label}: on every row" in report.details()
     finally:
-        unregister("mean_length_ratio")
+        unregister("test_mean_length")
     assert [m.name for m in table_meters()] == before
-    assert "mean_length_ratio" not in isotropy_report(X, 0).meters
+    assert "test_mean_length" not in isotropy_report(X, 0).meters
 
 
 def test_a_declaration_that_would_break_the_table_is_refused():

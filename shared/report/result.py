@@ -59,7 +59,9 @@ class IsotropyReport:
     is the same). ``partition_note`` says why partition isotropy is ``nan`` (empty when it is defined).
     The mean cosine is exact (all ``n_nonzero (n_nonzero - 1)`` ordered pairs of distinct non-zero
     rows); uniformity is estimated from ``uniformity_rows`` random non-zero rows, all pairs among them,
-    with standard error ``uniformity_se`` (0 when every row was used, so the value is exact).
+    with standard error ``uniformity_se`` (0 when every row was used, so the value is exact). A meter
+    of the raw vectors without a pass of its own (``on_sample``, by label) is read on the rows drawn
+    for uniformity as they are (``sample_rows`` of them, zero rows included): exact when they are all.
     """
 
     n: int
@@ -79,6 +81,8 @@ class IsotropyReport:
     seed: int | None
     mean: np.ndarray = field(repr=False)
     eigs: np.ndarray = field(repr=False)
+    on_sample: tuple[str, ...] = ()  # the labels of the meters read on a sample of rows
+    sample_rows: int = 0  # how many: the rows drawn for uniformity, zero rows included
 
     def meter_lines(self) -> tuple[MeterLine, ...]:
         """Notebook 01's ✓/✗ for each meter against the same-size Gaussian (empty without a baseline)."""
@@ -137,6 +141,8 @@ class IsotropyReport:
         lines += textwrap.wrap(f"verdict: {self.diagnosis()}", width=110)
         if self.uniformity_sampled:
             lines.append(f"(uniformity: all pairs of {self.uniformity_rows:,} random rows, ± its standard error)")
+        if self.on_sample and self.sample_rows < self.n:
+            lines.append(f"({', '.join(self.on_sample)}: on {self.sample_rows:,} random rows)")
         if self.baseline is not None:
             lines.append("(✓ = isotropic by notebook 01's rules; report.details() shows them and how the baseline was drawn)")
         return "\n".join(lines)
@@ -201,7 +207,12 @@ class IsotropyReport:
             how = f"{self.uniformity_rows:,} random rows ({seed}), all pairs, ± jackknife standard error"
         else:
             how = "every row, all pairs (exact)"
-        return f"mean cosine: exact over all {nonzero * (nonzero - 1):,} ordered pairs; uniformity: {how}{zero}."
+        sampled = ""
+        if self.on_sample:
+            rows = f"{self.sample_rows:,} random rows" if self.sample_rows < self.n else "every row (exact)"
+            sampled = f"; {', '.join(self.on_sample)}: on {rows}, as they are"
+        return (f"mean cosine: exact over all {nonzero * (nonzero - 1):,} ordered pairs; uniformity: {how}{zero}"
+                f"{sampled}.")
 
     def __str__(self) -> str:
         return self.table()

@@ -157,6 +157,8 @@ def isotropy_report(
         seed=seed,
         mean=np.ldexp(moments.mean, moments.exponent),
         eigs=eigs,
+        on_sample=tuple(meter.label for meter in sampled),
+        sample_rows=len(sample_idx),
     )
 
 
