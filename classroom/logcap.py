@@ -22,6 +22,7 @@ import os
 import time
 
 SERVER_BURST, SERVER_RATE = 64 * 1024, 1024  # bytes
+READ_RATE = 64 * 1024  # bytes a second read from each server's output, at most
 ACCESS_BURST, ACCESS_RATE = 200, 10  # lines
 LONGEST = 1000  # characters of one line
 HUB_LOGGERS = ("JupyterHub", "tornado.access", "tornado.application", "tornado.general")
@@ -83,27 +84,30 @@ def limit_proxy_log() -> RateFilter:
     return limit
 
 
-async def forward(fd: int, name: str, log: logging.Logger, burst: int = SERVER_BURST, rate: int = SERVER_RATE) -> None:
+async def forward(fd: int, name: str, log: logging.Logger, burst: int = SERVER_BURST, rate: int = SERVER_RATE,
+                  read_rate: int = READ_RATE) -> None:
     """Read the server's output from ``fd`` until it closes; log each line as ``[name] line`` while
-    the bucket allows, and drop the rest (the server never blocks on a full pipe)."""
+    the learner's bucket allows, and drop the rest. The pipe is read at most ``read_rate`` bytes a
+    second: a server that writes faster waits on its own full pipe, and the hub's event loop spends
+    a bounded time on it whatever it writes."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**16, loop=loop)
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0))
     bucket = _servers.setdefault(name, Bucket(burst, rate))  # kept across restarts: a restart refills nothing
+    pending = b""
     try:
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError:  # a line longer than the reader's limit: the reader dropped it
-                bucket.dropped += 1
-                continue
-            if not line:
-                break
-            dropped = bucket.dropped
-            if bucket.take(len(line)):
+        while data := await reader.read(2**16):
+            lines = (pending + data).split(b"\n")
+            pending = lines.pop()[-LONGEST:]  # a line without its end yet (kept short)
+            for i, line in enumerate(lines):
+                dropped = bucket.dropped
+                if not bucket.take(len(line) + 1):
+                    bucket.dropped += len(lines) - i - 1  # the rest of this chunk, in one go
+                    break
                 if dropped:
                     bucket.dropped = 0
                     log.warning("[%s] (%d log lines of this server's output dropped: too many)", name, dropped)
-                log.info("[%s] %s", name, line.decode(errors="replace").rstrip()[:2000])
+                log.info("[%s] %s", name, line[:LONGEST].decode(errors="replace").rstrip())
+            await asyncio.sleep(len(data) / read_rate)
     finally:
         transport.close()

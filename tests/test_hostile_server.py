@@ -352,3 +352,41 @@ def test_hostile_log_bucket_bounds_what_passes() -> None:
         passed += bucket.take()
     assert passed <= 100 + 10 * 10 + 1
     assert bucket.dropped == 1000 - passed
+
+
+def test_hostile_server_output_flood_is_read_slowly_and_logged_within_the_bucket() -> None:
+    """A server that writes short lines as fast as it can for 2 s: the hub reads at most its read
+    rate (the writer waits on its own full pipe) and logs at most the bucket's bytes."""
+    import io
+    import logging
+
+    from classroom import logcap
+
+    out = io.StringIO()
+    log = logging.getLogger("hostile-flood")
+    log.addHandler(logging.StreamHandler(out))
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+    async def flood() -> tuple[int, float]:
+        read_end, write_end = os.pipe()
+        reader = asyncio.ensure_future(logcap.forward(read_end, "flooder", log, burst=1000, rate=100, read_rate=64 * 1024))
+
+        def write() -> int:
+            start, n = time.monotonic(), 0
+            with os.fdopen(write_end, "wb", 0) as f:
+                while time.monotonic() - start < 2:
+                    n += f.write(b"x\n" * 4096)
+            return n
+
+        start = time.monotonic()
+        written = await asyncio.to_thread(write)
+        await reader
+        return written, time.monotonic() - start
+
+    written, seconds = asyncio.run(flood())
+    assert written <= 64 * 1024 * (seconds + 1) + 2**20, written  # the pipe's buffer, then the read rate
+    logged = 2 * out.getvalue().count("[flooder] x\n")  # bytes of the server's lines that reached the log
+    assert logged <= 1000 + 100 * seconds, logged
+    assert "dropped: too many" in out.getvalue()
+    logcap._servers.pop("flooder", None)
