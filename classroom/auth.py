@@ -8,8 +8,9 @@ A name off the roster is checked against a hash made up at start (same costs), s
 long to refuse as a roster name with a wrong password: the roster cannot be read off the timings.
 The check runs in a worker thread, off the hub's event loop (30 learners log in at once).
 
-Failed attempts are counted per name and per address (:class:`Throttle`): after 5 failures of a
-name (50 of an address: a class may share one), each further attempt must wait ``2**k`` seconds after the last
+Failed attempts are counted per name (from one address: someone failing on a name elsewhere does
+not slow its learner) and per address (:class:`Throttle`): after 5 failures of a name (50 of an
+address: a class may share one), each further attempt must wait ``2**k`` seconds after the last
 failure (k counting the failures beyond the free ones), at most :data:`Throttle.longest`; an attempt
 that comes too early is refused without looking at the password. A success, or
 :data:`Throttle.forget` seconds without a failure, clears the count: the real learner is slowed by at
@@ -84,16 +85,17 @@ class RosterAuthenticator(Authenticator):
         name = self.normalize_username((data or {}).get("username", ""))[:64]
         password = (data or {}).get("password", "")
         address = client_address(handler)
-        if self.names.wait(name) > 0 or self.addresses.wait(address) > 0:
+        attempt = f"{name}@{address}"  # someone else's failures elsewhere never slow the real learner
+        if self.names.wait(attempt) > 0 or self.addresses.wait(address) > 0:
             self.addresses.failed(address)  # hammering on adds to the address's wait, not to the name's
             return None
         stored = json.loads(Path(self.password_file).read_text()).get(name)
         good = await asyncio.to_thread(check_password, password, stored or self._dummy)
         if stored is None or not password or not good:
-            self.names.failed(name)
+            self.names.failed(attempt)
             self.addresses.failed(address)
             self.log.warning("Failed log-in for %r from %s", name, address)
             return None
-        self.names.succeeded(name)
+        self.names.succeeded(attempt)
         self.addresses.succeeded(address)
         return name

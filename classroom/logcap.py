@@ -7,10 +7,11 @@ counted in one line when the bucket refills):
   the server's output) reaches the hub's log through :func:`forward`, a reader the spawner attaches
   to that server's output: at most :data:`SERVER_BURST` bytes at once and :data:`SERVER_RATE`
   bytes a second per learner;
-- the hub's own request lines (a 403 or 404 per request anyone sends) pass :class:`RateFilter`, at
-  most :data:`ACCESS_BURST` lines at once and :data:`ACCESS_RATE` a second for the whole hub.
-
-Failed log-ins are logged once per throttled name or address (:mod:`classroom.auth`).
+- everything the hub and its proxy log themselves (a request line per request anyone sends, a
+  permission warning per refused API call, a line per failed log-in) passes :class:`RateFilter`
+  (:func:`limit_hub_log`, :func:`limit_proxy_log`): at most :data:`ACCESS_BURST` lines at once and
+  :data:`ACCESS_RATE` a second for the hub, as many again for the proxy, each line cut at
+  :data:`LONGEST` characters; errors always pass (and use up the allowance).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import os
 import time
 
 SERVER_BURST, SERVER_RATE = 64 * 1024, 1024  # bytes
-ACCESS_BURST, ACCESS_RATE = 200, 20  # lines
+READ_RATE = 64 * 1024  # bytes a second read from each server's output, at most
+ACCESS_BURST, ACCESS_RATE = 200, 10  # lines
+LONGEST = 1000  # characters of one line
+HUB_LOGGERS = ("JupyterHub", "tornado.access", "tornado.application", "tornado.general")
 
 
 class Bucket:
@@ -46,7 +50,8 @@ _servers: dict[str, Bucket] = {}
 
 
 class RateFilter(logging.Filter):
-    """Lets :data:`ACCESS_BURST` records through, then :data:`ACCESS_RATE` a second; says how many it dropped."""
+    """Lets :data:`ACCESS_BURST` records through, then :data:`ACCESS_RATE` a second (errors always),
+    each cut at :data:`LONGEST` characters; says how many it dropped."""
 
     def __init__(self, burst: float = ACCESS_BURST, rate: float = ACCESS_RATE) -> None:
         super().__init__()
@@ -54,35 +59,55 @@ class RateFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         dropped = self.bucket.dropped
-        if not self.bucket.take():
+        if not self.bucket.take() and record.levelno < logging.ERROR:
             return False
+        message = record.getMessage()
         if dropped:
             self.bucket.dropped = 0
-            record.msg = f"({dropped} request lines dropped: too many) {record.msg}"
+            message = f"({dropped} log lines dropped: too many) {message}"
+        record.msg, record.args = message[:LONGEST], ()
         return True
 
 
-async def forward(fd: int, name: str, log: logging.Logger, burst: int = SERVER_BURST, rate: int = SERVER_RATE) -> None:
+def limit_hub_log() -> RateFilter:
+    """One :class:`RateFilter` on every logger the hub writes through."""
+    limit = RateFilter()
+    for name in HUB_LOGGERS:
+        logging.getLogger(name).addFilter(limit)
+    return limit
+
+
+def limit_proxy_log() -> RateFilter:
+    """A :class:`RateFilter` on the proxy's logger (a line per request it forwards)."""
+    limit = RateFilter()
+    logging.getLogger("configurable_http_proxy").addFilter(limit)
+    return limit
+
+
+async def forward(fd: int, name: str, log: logging.Logger, burst: int = SERVER_BURST, rate: int = SERVER_RATE,
+                  read_rate: int = READ_RATE) -> None:
     """Read the server's output from ``fd`` until it closes; log each line as ``[name] line`` while
-    the bucket allows, and drop the rest (the server never blocks on a full pipe)."""
+    the learner's bucket allows, and drop the rest. The pipe is read at most ``read_rate`` bytes a
+    second: a server that writes faster waits on its own full pipe, and the hub's event loop spends
+    a bounded time on it whatever it writes."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**16, loop=loop)
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0))
     bucket = _servers.setdefault(name, Bucket(burst, rate))  # kept across restarts: a restart refills nothing
+    pending = b""
     try:
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError:  # a line longer than the reader's limit: the reader dropped it
-                bucket.dropped += 1
-                continue
-            if not line:
-                break
-            dropped = bucket.dropped
-            if bucket.take(len(line)):
+        while data := await reader.read(2**16):
+            lines = (pending + data).split(b"\n")
+            pending = lines.pop()[-LONGEST:]  # a line without its end yet (kept short)
+            for i, line in enumerate(lines):
+                dropped = bucket.dropped
+                if not bucket.take(len(line) + 1):
+                    bucket.dropped += len(lines) - i - 1  # the rest of this chunk, in one go
+                    break
                 if dropped:
                     bucket.dropped = 0
-                    log.warning("[%s] (%d lines of this server's output dropped: too many)", name, dropped)
-                log.info("[%s] %s", name, line.decode(errors="replace").rstrip()[:2000])
+                    log.warning("[%s] (%d log lines of this server's output dropped: too many)", name, dropped)
+                log.info("[%s] %s", name, line[:LONGEST].decode(errors="replace").rstrip())
+            await asyncio.sleep(len(data) / read_rate)
     finally:
         transport.close()

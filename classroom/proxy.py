@@ -16,12 +16,16 @@ import sys
 
 from tornado.httpclient import AsyncHTTPClient
 
+from classroom.logcap import limit_proxy_log
+
 CONCURRENT = 1024  # requests forwarded at once: far above a class's (each learner has a handful)
 
 
 def configure() -> None:
-    """Let the proxy's HTTP client forward :data:`CONCURRENT` requests at once."""
+    """Let the proxy's HTTP client forward :data:`CONCURRENT` requests at once; bound what it logs
+    (a line per request: :func:`classroom.logcap.limit_proxy_log`)."""
     AsyncHTTPClient.configure(None, max_clients=CONCURRENT)
+    limit_proxy_log()
 
 
 def main() -> int:

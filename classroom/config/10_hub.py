@@ -1,9 +1,8 @@
 # The hub: where it listens, who may log in, the proxy it starts, where it keeps its state.
-import logging
 import sys
 from pathlib import Path
 
-from classroom.logcap import RateFilter
+from classroom.logcap import limit_hub_log
 from classroom.settings import load
 
 s = load()
@@ -36,4 +35,4 @@ c.Authenticator.allow_existing_users = False  # the roster, not the database, sa
 c.JupyterHub.shutdown_on_logout = False
 
 # what anyone can make the hub write to its log is bounded (classroom/logcap.py)
-logging.getLogger("tornado.access").addFilter(RateFilter())
+limit_hub_log()
