@@ -186,9 +186,11 @@ def _thirds(X: np.ndarray, y: np.ndarray):
 
 @pytest.mark.exhaustive
 def test_random_06_below_half_the_peak_ratio_whitening_wins():
-    """The peak-ratio rule's lower end: wherever the peak ratio is below one half, whitening wins.
-    Noise spectra j^-a with a in 0-3.5, 40-120 dimensions, 1,500-3,000 points, random seeds. Above
-    three quarters the winner is recorded, not checked: the band moves with the dimension."""
+    """The peak-ratio rule away from its band: wherever the peak ratio is below one half whitening
+    wins, wherever it is far above one (1.2) all-but-the-top wins. Noise spectra j^-a with a in
+    0-3.5, 40-120 dimensions, 1,500-3,000 points, random seeds. Between, the winner is recorded,
+    not checked: "about three quarters" moves with the dimension (a draw at d = 87 with a peak
+    ratio of 0.768 went to whitening)."""
     rng = _rng("06 rule")
     for _ in range(10):
         d, n = int(rng.integers(40, 121)), 3 * int(rng.integers(500, 1001))
@@ -198,7 +200,7 @@ def test_random_06_below_half_the_peak_ratio_whitening_wins():
         c = _thirds(planted.X, planted.labels)
         if peak < 0.5:
             assert c.winner == "whitening", (d, n, decay, peak, c)
-        if peak > 1.2 and d <= 60:
+        if peak > 1.2:
             assert c.winner == "all-but-the-top", (d, n, decay, peak, c)
 
 
