@@ -101,9 +101,9 @@ for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
 #
 # **Your turn · 01.1 · Implement.** Write the effective rank yourself: centre the cloud (subtract
 # each column's mean), take the eigenvalues $\lambda_k$ of its covariance, and return
-# $(\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$. The check runs your function on five clouds (a sphere,
-# a shifted sphere, a cone, a line, fewer points than dimensions) against the toolkit's
-# `effective_rank(cov_eigs(X))`, and names the usual mistakes.
+# $(\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$. The check runs your function on six clouds (a sphere,
+# a shifted sphere, a cone, a line, fewer points than dimensions, and a tiny cloud whose entries are
+# about $10^{-9}$) against the toolkit's `effective_rank(cov_eigs(X))`, and names the usual mistakes.
 
 # %%
 def my_effective_rank(X: np.ndarray) -> float:

@@ -123,8 +123,8 @@ print(f"residual: norm about sigma sqrt(d) = 0.1 sqrt(50) = {0.1 * np.sqrt(50):.
 # **Your turn · 02.1 · Implement.** The toolkit samples random pairs; the exact mean over *all*
 # pairs of distinct points is just as easy to write. Normalise every row to unit length, then
 # average $\cos(x_i, x_j) = u_i^\top u_j$ over the $n(n-1)$ ordered pairs with $i \ne j$. The check
-# compares your function with the toolkit's `mean_cosine` on four clouds, among them two points
-# and points of very different lengths.
+# compares your function with the toolkit's `mean_cosine` on four clouds (an isotropic Gaussian, a
+# Gaussian shifted by +2, two points, and points of very different lengths).
 
 # %%
 def my_mean_cosine(X: np.ndarray) -> float:

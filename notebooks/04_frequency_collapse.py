@@ -197,7 +197,8 @@ check("04.1", answer)
 # states `H` (row $c$ is $h_c$), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the pair
 # probabilities `P[c, w]` $= P(c, w)$ (so $p_c$ is the sum of row $c$ of `P`), return the matrix
 # whose row $w$ is $\sum_c G_{cw}\, h_c$. The check compares it with the toolkit's training code on
-# three small models.
+# three small models (6 tokens with Zipf exponent 1, 10 tokens with exponent 2, and 8 tokens of
+# equal frequency).
 
 # %%
 def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:

@@ -64,8 +64,8 @@ d = 50
 # already dominate), not a model of a real optimiser.
 #
 # **Your turn · 05.1 · Implement.** Write one step of the loop. The check compares your function
-# with the toolkit's `rich_get_richer_step` on four spectra, including a flat one and one whose
-# mean is not 1.
+# with the toolkit's `rich_get_richer_step` on four spectra (a nearly flat one of 50 directions, one
+# whose mean is 7, a flat one, and one stepped with $\eta = 0$).
 
 # %%
 def my_rich_step(lam: np.ndarray, eta: float) -> np.ndarray:

@@ -74,8 +74,9 @@ from shared.meters import WHITENED_BASES, isotropy_or_range
 #
 # **Your turn · 06.1 · Implement.** Write all-but-the-top: centre the cloud, find the top $k$
 # principal directions of the centred cloud, and subtract each point's projection on them. The
-# check compares your function with the toolkit's `all_but_the_top` on four clouds and names the
-# usual mistakes (numpy's `eigh` returns eigenvalues in *ascending* order).
+# check compares your function with the toolkit's `all_but_the_top` on four clouds (a shifted
+# uneven Gaussian with $k = 1$, the same with $k = 3$, a narrow cone with $k = 2$, and $k = 0$ to
+# centre only) and names the usual mistakes (numpy's `eigh` returns eigenvalues in *ascending* order).
 
 # %%
 def my_all_but_the_top(X: np.ndarray, k: int) -> np.ndarray:

@@ -177,7 +177,8 @@ print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.nor
 # **Your turn · 07.1 · Implement.** Write Ethayarajh's baseline for a set of tokens: the mean
 # cosine over all pairs of tokens that come from *different* sentences, where `groups[i]` is the
 # sentence of token `i`. The check compares your function with the toolkit's exact formula on four
-# small sets, among them sentences of unequal length.
+# small sets (three sentences of five tokens, sentences of unequal length, every token its own
+# sentence, and tokens of very different lengths).
 
 # %%
 def mean_cosine_across(X: np.ndarray, groups: np.ndarray) -> float:

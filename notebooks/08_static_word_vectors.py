@@ -222,7 +222,9 @@ print(f"cosine between the two mean directions: {cosine:+.3f}")
 # of $X^\top X$ (not of the covariance: the mean stays in), $\log Z(c) = \log \sum_i e^{c^\top x_i}$
 # computed with log-sum-exp, for every $c$ *and* $-c$ (an eigenvector's sign is an arbitrary choice
 # of the library), then $I = \min Z / \max Z$. No rescaling. The check compares your function with
-# `partition_isotropy(X, rescale=False)` on four clouds and names the usual mistakes.
+# `partition_isotropy(X, rescale=False)` on five clouds (an uneven Gaussian with a small offset, a
+# cone of short vectors, a cloud of tiny vectors, an offset along no principal axis, and long
+# vectors on which a plain `np.exp` overflows) and names the usual mistakes.
 
 # %%
 def my_partition_isotropy(X: np.ndarray) -> float:

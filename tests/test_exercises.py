@@ -53,7 +53,7 @@ def test_unanswered_and_wrong_answers_get_a_hint_not_the_answer(exercise, capsys
 
 
 def test_answers_of_the_wrong_kind():
-    assert verdict("01.3", "d") == (False, "Exercise 01.3: answer with one of a, b, c.")
+    assert verdict("01.3", "d") == (False, "Exercise 01.3: answer with one of a, b, c (the letter of the option).")
     assert verdict("01.2", "ten") == (False, "Exercise 01.2: answer with a number.")
     assert verdict("01.2", True)[0] is False
     assert verdict("01.3", " (C) ")[0] is True
@@ -109,12 +109,12 @@ def made_by(model):
     return mistaken
 
 
-@pytest.mark.parametrize("exercise, mistake", MISTAKES, ids=[f"{e}: {m[:40]}" for e, m in MISTAKES])
+@pytest.mark.parametrize("exercise, mistake", MISTAKES, ids=[f"{e}: {m}" for e, m in MISTAKES])
 def test_a_typical_mistake_gets_its_own_message(exercise, mistake):
     impl = IMPLEMENTATIONS[exercise]
-    ok, out = verdict(exercise, made_by(impl.mistakes[mistake]))
+    ok, out = verdict(exercise, made_by(impl.mistakes[mistake].model))
     assert not ok
-    assert f"Likely mistake: {mistake}." in out, out
+    assert f"Likely mistake: {impl.mistakes[mistake].says}." in out, out
     assert re.search(r"On .*, " + impl.name + r" returned .*(, expected | instead of )", out)
 
 
@@ -224,7 +224,8 @@ def test_nan_is_blamed_on_exp_only_where_the_exercise_has_an_exp():
     assert "NaN or inf" in out and "exp" not in out
 
 
-@pytest.mark.parametrize("answer", ["a.", "A.", " (a) ", "'a'", "a"])
+@pytest.mark.parametrize("answer", ["a.", "A.", " (a) ", "'a'", "a", "A", "a)", "(a) every unit vector is an eigenvector",
+                                    "a) every unit vector", "A. every unit vector", "(A)"])
 def test_a_choice_may_carry_a_full_stop_brackets_or_capitals(answer):
     exercise = next(name for name in ANSWERS if EXERCISES[name].choices and EXERCISES[name].reference() == "a")
     assert verdict(exercise, answer)[0] is True
@@ -241,6 +242,21 @@ def multiple_choice_options() -> dict[str, dict[str, str]]:
             parts = re.split(r"\(([a-z])\) ", options)[1:]
             items[name] = {letter: text.strip() for letter, text in zip(parts[::2], parts[1::2])}
     return items
+
+
+@pytest.mark.parametrize("answer", ["a shared offset", "ab", "option a", "(a) or (b)", ""])
+def test_a_word_is_not_read_as_a_letter(answer):
+    exercise = next(name for name in ANSWERS if EXERCISES[name].choices)
+    ok, out = verdict(exercise, answer)
+    assert not ok and "answer with one of" in out, out
+
+
+@pytest.mark.parametrize("name", sorted(n for n, ex in EXERCISES.items() if isinstance(ex, Exercise) and ex.choices))
+def test_each_option_typed_whole_as_the_notebook_states_it_is_read_as_its_letter(name):
+    options = multiple_choice_options()[name]
+    for letter, text in options.items():
+        for typed in (f"({letter}) {text}", f"{letter}) {text}", letter.upper()):
+            assert verdict(name, typed)[0] is (letter == EXERCISES[name].reference()), typed
 
 
 def test_the_right_option_cannot_be_guessed_from_its_length():
@@ -352,7 +368,7 @@ def test_answers_that_get_no_hint_do_not_walk_the_steps(fresh_hints, capsys):
     impl = IMPLEMENTATIONS["03.1"]
     check("03.1", None)  # not answered yet
     check("03.1", _stub)  # not implemented yet
-    check("03.1", made_by(impl.mistakes["beta is missing from the scores"]))  # a diagnosis, not a hint
+    check("03.1", made_by(impl.mistakes["no_beta"].model))  # a diagnosis, not a hint
     check("03.2", "d")  # not one of the options
     out = capsys.readouterr().out
     assert "Hint" not in out and "Likely mistake: beta is missing" in out
@@ -611,6 +627,59 @@ def my_rms_norm(x, gain, eps):
 def my_rms_norm(x, gain, eps):
     return x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps) * gain
 """, "the standard deviation (np.std, np.var) was used"),
+    "01.1 correlation matrix": ("01.1", """
+def my_effective_rank(X):
+    lam = np.linalg.eigvalsh(np.corrcoef(X, rowvar=False))
+    return lam.sum() ** 2 / np.sum(lam ** 2)
+""", "the correlation matrix (np.corrcoef)"),
+    "01.1 norms of the columns": ("01.1", """
+def my_effective_rank(X):
+    Xc = X - X.mean(axis=0)
+    lam = np.linalg.norm(Xc, axis=0) ** 2 / len(X)
+    return lam.sum() ** 2 / np.sum(lam ** 2)
+""", "the lengths (or variances) of the columns"),
+    "01.1 eps that changes the answer": ("01.1", """
+def my_effective_rank(X):
+    Xc = X - X.mean(axis=0)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X)) + 1e-3
+    return lam.sum() ** 2 / np.sum(lam ** 2)
+""", "an eps large enough to change the answer"),
+    "03.1 1/sqrt(d) instead of beta": ("03.1", """
+def my_attention_step(X, beta, alpha):
+    S = X @ X.T / np.sqrt(X.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    A = W / W.sum(axis=1, keepdims=True)
+    return X + alpha * (A @ X - X)
+""", "scaled by 1/sqrt(d)"),
+    "03.1 a constant added to the weights": ("03.1", """
+def my_attention_step(X, beta, alpha):
+    S = beta * X @ X.T
+    W = np.exp(S - S.max(axis=1, keepdims=True)) + 1e-3
+    A = W / W.sum(axis=1, keepdims=True)
+    return X + alpha * (A @ X - X)
+""", "a constant was added to the weights"),
+    "04.2 probabilities over the wrong axis": ("04.2", """
+def output_gradient(H, Q, P):
+    p_c = P.sum(axis=0)
+    return (p_c[:, None] * Q - P).T @ H
+""", "summed over the wrong axis"),
+    "04.2 divided by the number of contexts": ("04.2", """
+def output_gradient(H, Q, P):
+    G = P.sum(axis=1)[:, None] * Q - P
+    return G.T @ H / len(P)
+""", "divided by the number of contexts"),
+    "08.1 eigenvectors read as rows": ("08.1", """
+def my_partition_isotropy(X):
+    C = np.linalg.eigh(X.T @ X)[1]
+    P = np.hstack([X @ C.T, -X @ C.T])
+    top = P.max(axis=0)
+    log_z = top + np.log(np.exp(P - top).sum(axis=0))
+    return np.exp(log_z.min() - log_z.max())
+""", "the eigenvectors were read as rows"),
+    "09.1 axis=1, right on 2-D only": ("09.1", """
+def my_rms_norm(x, gain, eps):
+    return x / np.sqrt(np.mean(x ** 2, axis=1, keepdims=True) + eps) * gain
+""", "the mean was taken over axis=1"),
 }
 
 
@@ -619,6 +688,44 @@ def test_each_mistake_a_learner_makes_is_named(case, fresh_hints):
     exercise, source, words = LEARNER_MISTAKES[case]
     ok, out = verdict(exercise, learner(source))
     assert not ok and "Likely mistake: " in out and words in out.split("Likely mistake: ")[1], out
+
+
+def test_a_constant_added_to_the_scores_themselves_changes_nothing_and_passes():
+    """Softmax divides each row by its own sum, so a constant added before np.exp is no mistake."""
+    ok, out = verdict("03.1", learner("""
+def my_attention_step(X, beta, alpha):
+    S = beta * X @ X.T + 3.0
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return X + alpha * (W / W.sum(axis=1, keepdims=True) @ X - X)
+"""))
+    assert ok, out
+
+
+def test_every_mistake_has_a_stable_id():
+    from shared.exercises.common import MISTAKE_ID, Mistake
+
+    for name, ex in EXERCISES.items():
+        for key, mistake in ex.mistakes.items():
+            assert MISTAKE_ID.fullmatch(key), (name, key)
+            assert isinstance(mistake, Mistake) and mistake.says
+    assert set(IMPLEMENTATIONS["01.1"].mistakes) >= {"correlation_matrix", "column_norms", "eps_changes_answer"}
+    assert set(IMPLEMENTATIONS["03.1"].mistakes) >= {"sqrt_d_instead_of_beta", "constant_in_weights"}
+    assert set(IMPLEMENTATIONS["04.2"].mistakes) >= {"wrong_axis_probabilities", "divided_by_contexts"}
+    assert "eigenvectors_as_rows" in IMPLEMENTATIONS["08.1"].mistakes
+    with pytest.raises(ValueError, match="is not an id"):
+        Exercise(reference=lambda: 1.0, right="", hints=("a", "b"), mistakes={"Not an id": ("says", 2.0)})
+    with pytest.raises(ValueError, match="should be \\(what the check says, its model\\)"):
+        Exercise(reference=lambda: 1.0, right="", hints=("a", "b"), mistakes={"bare": 2.0})
+
+
+def test_the_verdict_carries_the_id_of_the_mistake_it_named():
+    from shared.exercises import EXERCISES as ALL
+    from shared.exercises.common import _verdict
+
+    exercise, source, _ = LEARNER_MISTAKES["01.1 correlation matrix"]
+    assert _verdict(ALL, exercise, learner(source), 0).mistake == "correlation_matrix"
+    assert _verdict(ALL, "01.2", 50, 0).mistake == "zeros_counted"
+    assert _verdict(ALL, "01.2", 30, 0).mistake == ""
 
 
 def test_row_centring_is_not_told_only_about_np_cov():
@@ -673,12 +780,30 @@ def test_every_computed_exercise_has_its_wrong_numbers_listed():
 
 @pytest.mark.parametrize("exercise", [name for name in ANSWERS if EXERCISES[name].mistakes])
 def test_a_named_wrong_number_is_rejected_and_named(exercise, fresh_hints):
-    for mistake, value in EXERCISES[exercise].mistakes.items():
+    for mistake, (says, value) in EXERCISES[exercise].mistakes.items():
         ok, out = verdict(exercise, value)
-        assert not ok and f"Likely mistake: {mistake}." in out and "Hint" not in out, out
+        assert not ok and f"Likely mistake: {says}." in out and "Hint" not in out, out
         assert value in WRONG_NUMBERS[exercise] or any(np.isclose(value, w) for w in WRONG_NUMBERS[exercise])
 
 
 def test_a_named_wrong_number_inside_the_tolerance_is_refused():
     with pytest.raises(ValueError, match="within the tolerance of the answer"):
-        Exercise(reference=lambda: 0.5, right="", hints=("a", "b"), abs_tol=0.02, mistakes={"d, not d - 1": 49 / 99})
+        Exercise(reference=lambda: 0.5, right="", hints=("a", "b"), abs_tol=0.02,
+                 mistakes={"d_not_d_minus_1": ("d, not d - 1", 49 / 99)})
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+@pytest.mark.parametrize("exercise", sorted(IMPLEMENTATIONS))
+def test_each_prompt_states_the_cases_its_check_runs(exercise):
+    """The prompt says how many cases the check runs and lists them, one item per case."""
+    path = next((ROOT / "notebooks").glob(f"{exercise[:2]}_*.py"))
+    prompt = re.search(rf"\*\*Your turn · {re.escape(exercise)} · Implement\.\*\*(.*?)\n\n", path.read_text(), re.S)
+    assert prompt, f"{path.name}: no prompt for {exercise}"
+    text = re.sub(r"\s*\n#\s*", " ", prompt.group(1))
+    count = len(IMPLEMENTATIONS[exercise].cases())
+    said = re.search(rf"\bon {NUMBER_WORDS[count]} [\w ]+?(?: \(|: )(.*?)(?:\)\.| and names|\.$)", text)
+    assert said, f"{exercise}: the prompt does not say 'on {NUMBER_WORDS[count]} ...' ({count} cases): {text}"
+    items = re.split(r",\s+(?:and\s+)?|\s+and\s+(?=a |an |rows |one |every |tokens |points |\d|\$k)", said.group(1))
+    assert len(items) == count, f"{exercise}: the prompt lists {len(items)} cases, the check runs {count}: {items}"

@@ -63,17 +63,23 @@ EXERCISES: dict[str, Exercise | Implementation] = {
              dict(X=(make_isotropic(200, 5, 3) + 1.0) * np.geomspace(0.1, 100.0, 200)[:, None])),
         ],
         mistakes={
-            "each point was paired with itself too (n^2 pairs); pairs of distinct points exclude the "
-            "diagonal": with_the_diagonal,
-            "the pairs i != j were summed but divided by n^2; there are n(n-1) of them": over_n_squared,
-            "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products,
-            "the columns were normalised instead of the rows (axis=0 instead of axis=1)": columns_normalised,
-            "each pair was counted twice but divided by the number of unordered pairs": counted_twice,
-            "np.triu(..., k=0) (or np.triu_indices(n, k=0)) keeps the diagonal, each point paired with itself; "
-            "the pairs of distinct points above it start at k=1": upper_triangle_with_diagonal,
-            "the cloud was centred first: that removes the shared offset, which is exactly what the mean cosine "
-            "must see; take the vectors as they are": centred_first,
-            "the pairs were counted as (n - 1)(n - 2); n points make n(n - 1) ordered pairs i != j": pairs_miscounted,
+            "diagonal_kept": ("each point was paired with itself too (n^2 pairs); pairs of distinct points exclude "
+                              "the diagonal", with_the_diagonal),
+            "over_n_squared": ("the pairs i != j were summed but divided by n^2; there are n(n-1) of them",
+                               over_n_squared),
+            "not_normalised": ("the rows were not normalised: that is the mean dot product, not the mean cosine",
+                               dot_products),
+            "columns_normalised": ("the columns were normalised instead of the rows (axis=0 instead of axis=1)",
+                                   columns_normalised),
+            "counted_twice": ("each pair was counted twice but divided by the number of unordered pairs",
+                              counted_twice),
+            "triu_with_diagonal": ("np.triu(..., k=0) (or np.triu_indices(n, k=0)) keeps the diagonal, each point "
+                                   "paired with itself; the pairs of distinct points above it start at k=1",
+                                   upper_triangle_with_diagonal),
+            "centred_first": ("the cloud was centred first: that removes the shared offset, which is exactly what "
+                              "the mean cosine must see; take the vectors as they are", centred_first),
+            "pairs_miscounted": ("the pairs were counted as (n - 1)(n - 2); n points make n(n - 1) ordered pairs "
+                                 "i != j", pairs_miscounted),
         },
         right="Normalise the rows, then average u_i . u_j over the n(n-1) ordered pairs i != j; the sum of "
         "the unit vectors gives it in O(n d).",
@@ -100,9 +106,10 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
         rel_tol=0.15,
         mistakes={
-            "that is 1/d, the variance of the cosine; its standard deviation is the square root of that":
-                1 / 200,
-            "that is the spread in 50 dimensions; with four times as many coordinates it is smaller": 1 / 50**0.5,
+            "variance_not_sd": ("that is 1/d, the variance of the cosine; its standard deviation is the square root "
+                                "of that", 1 / 200),
+            "spread_at_50": ("that is the spread in 50 dimensions; with four times as many coordinates it is "
+                             "smaller", 1 / 50**0.5),
         },
     ),
     "02.3": Exercise(

@@ -55,14 +55,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             ("eta 0", dict(lam=np.array([3.0, 1.0, 0.5]), eta=0.0)),
         ],
         mistakes={
-            "the spectrum was not renormalised: divide by its mean afterwards": not_renormalised,
-            "renormalised by the sum instead of the mean": renormalised_by_the_sum,
-            "renormalised by the largest value instead of the mean: the mean must come back to 1":
-                renormalised_by_the_max,
-            "the growth was added, lambda_k + eta d (its share); it multiplies: lambda_k (1 + eta d (its share)), "
-            "so a direction grows in proportion to what it holds": additive_growth,
-            "each direction grows by its share lambda_k / sum(lambda), not by lambda_k itself": grows_by_lambda,
-            "the factor d is missing: 1 + eta d lambda_k / sum(lambda)": no_factor_d,
+            "not_renormalised": ("the spectrum was not renormalised: divide by its mean afterwards", not_renormalised),
+            "renormalised_by_sum": ("renormalised by the sum instead of the mean", renormalised_by_the_sum),
+            "renormalised_by_max": ("renormalised by the largest value instead of the mean: the mean must come back "
+                                    "to 1", renormalised_by_the_max),
+            "additive_growth": ("the growth was added, lambda_k + eta d (its share); it multiplies: lambda_k (1 + eta "
+                                "d (its share)), so a direction grows in proportion to what it holds", additive_growth),
+            "grows_by_lambda": ("each direction grows by its share lambda_k / sum(lambda), not by lambda_k itself",
+                                grows_by_lambda),
+            "no_factor_d": ("the factor d is missing: 1 + eta d lambda_k / sum(lambda)", no_factor_d),
         },
         right="Each direction grows by 1 + eta d (its share), then the mean is brought back to 1: a flat spectrum "
         "stays flat, and any edge compounds.",
@@ -92,11 +93,12 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         rel_tol=0.0,
         abs_tol=0.002,  # 49/98 = 0.5; 49/99 (d instead of d - 1) is wrong
         mistakes={
-            "d instead of d - 1 in the denominator: besides the stretched coordinate there are d - 1 = 49 others":
-                49 / 99,
-            "g instead of g^2: multiplying a coordinate by g multiplies its variance by g^2": 7 / (7 + 49),
-            "that is the stretched coordinate's variance against one other coordinate's, g^2 / 1, or its share "
-            "without the gain; the share is its variance over the total of all d": 1 / 50,
+            "d_not_d_minus_1": ("d instead of d - 1 in the denominator: besides the stretched coordinate there are "
+                                "d - 1 = 49 others", 49 / 99),
+            "g_not_g_squared": ("g instead of g^2: multiplying a coordinate by g multiplies its variance by g^2",
+                                7 / (7 + 49)),
+            "no_gain": ("that is the stretched coordinate's variance against one other coordinate's, g^2 / 1, or its "
+                        "share without the gain; the share is its variance over the total of all d", 1 / 50),
         },
     ),
     "05.3": Exercise(

@@ -66,18 +66,21 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             ("k = 0 (centring only)", dict(X=gaussian_cloud(100, 4, 3, shift=2.0), k=0)),
         ],
         mistakes={
-            "at k = 0, V[:, -k:] is V[:, 0:], every column (-0 is 0), so everything was removed; take the top "
-            "k as V[:, d - k:], or sort the eigenvectors in descending order and take V[:, :k]": negative_slice,
-            "the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in ascending order, so the "
-            "top ones are the last columns": bottom_directions,
-            "the top k directions were kept instead of removed": kept_the_top,
-            "the mean was not removed: centre first, then project out the top directions": not_centred,
-            "the uncentred vectors were projected, as in the last step of the paper's Algorithm 1; the course "
-            "projects the centred ones, so the result has zero mean": projected_uncentred,
-            "the eigenvectors were taken as rows: np.linalg.eigh returns them as the columns of V, so the top k are "
-            "V[:, d - k:], not V.T[:, d - k:]": rows_as_eigenvectors,
-            "the principal directions were taken as the columns of np.linalg.svd's Vt; they are its rows, so the "
-            "top k are Vt[:k].T, not Vt[:, :k]": right_singular_vectors_as_columns,
+            "negative_slice_at_0": ("at k = 0, V[:, -k:] is V[:, 0:], every column (-0 is 0), so everything was "
+                                    "removed; take the top k as V[:, d - k:], or sort the eigenvectors in descending "
+                                    "order and take V[:, :k]", negative_slice),
+            "bottom_directions": ("the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in "
+                                  "ascending order, so the top ones are the last columns", bottom_directions),
+            "kept_the_top": ("the top k directions were kept instead of removed", kept_the_top),
+            "not_centred": ("the mean was not removed: centre first, then project out the top directions",
+                            not_centred),
+            "projected_uncentred": ("the uncentred vectors were projected, as in the last step of the paper's "
+                                    "Algorithm 1; the course projects the centred ones, so the result has zero mean",
+                                    projected_uncentred),
+            "eigenvectors_as_rows": ("the eigenvectors were taken as rows: np.linalg.eigh returns them as the columns "
+                                     "of V, so the top k are V[:, d - k:], not V.T[:, d - k:]", rows_as_eigenvectors),
+            "svd_vt_columns": ("the principal directions were taken as the columns of np.linalg.svd's Vt; they are "
+                               "its rows, so the top k are Vt[:k].T, not Vt[:, :k]", right_singular_vectors_as_columns),
         },
         right="Centre, find the top k principal directions of the centred cloud, subtract each point's "
         "projection on them: the mean and the dominant directions are gone, the rest is untouched.",
@@ -104,8 +107,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
         abs_tol=0.7,
         mistakes={
-            "that is d / 10; the rule removes about d / 100 components": 76.8,
-            "that is d / 1000; the rule removes about d / 100 components": 0.768,
+            "d_over_10": ("that is d / 10; the rule removes about d / 100 components", 76.8),
+            "d_over_1000": ("that is d / 1000; the rule removes about d / 100 components", 0.768),
         },
     ),
     "06.3": Exercise(

@@ -45,12 +45,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
              dict(X=(make_isotropic(16, 4, 4) + 1.0) * np.geomspace(0.1, 50, 16)[:, None], groups=np.arange(16) % 4)),
         ],
         mistakes={
-            "pairs from the same sentence were counted too: only tokens from different sentences pair up":
-                same_sentence_counted,
-            "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products_across,
-            "a token was paired with itself: the diagonal belongs to the same sentence": paired_with_itself,
-            "the mean was taken sentence by sentence and those means averaged, which weighs a short sentence's "
-            "pairs as much as a long one's; average over all kept pairs at once": sentence_by_sentence,
+            "same_sentence_counted": ("pairs from the same sentence were counted too: only tokens from different "
+                                      "sentences pair up", same_sentence_counted),
+            "not_normalised": ("the rows were not normalised: that is the mean dot product, not the mean cosine",
+                               dot_products_across),
+            "paired_with_itself": ("a token was paired with itself: the diagonal belongs to the same sentence",
+                                   paired_with_itself),
+            "sentence_by_sentence": ("the mean was taken sentence by sentence and those means averaged, which weighs "
+                                     "a short sentence's pairs as much as a long one's; average over all kept pairs "
+                                     "at once", sentence_by_sentence),
         },
         right="Average the cosine over the pairs whose tokens come from different sentences, Ethayarajh's "
         "baseline: a shared offset counts, the similarity of a sentence's own tokens does not.",

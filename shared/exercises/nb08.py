@@ -52,6 +52,10 @@ def one_sign(X: np.ndarray) -> float:
     return ratio(logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1]))
 
 
+def eigenvectors_as_rows(X: np.ndarray) -> float:
+    return original_isotropy(X, np.linalg.eigh(X.T @ X)[1].T)
+
+
 def covariance_eigenvectors(X: np.ndarray) -> float:
     return original_isotropy(X, np.linalg.eigh(np.cov(X.T))[1])
 
@@ -78,17 +82,22 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         reference=reference_original,
         cases=isotropy_cases,
         mistakes={
-            "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
-            "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": one_sign,
-            "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
-            "eigenvectors of X^T X, uncentred": covariance_eigenvectors,
-            "the cloud was centred before Z was computed; the shared offset is what the estimator must see":
-                centred_first,
-            "the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal": inverted,
-            "the rows were normalised first; the estimator takes the vectors as they are, lengths included":
-                rows_normalised,
-            "the cloud was divided by its root-mean-square entry: that is the course's rescaled estimator, "
-            "partition_isotropy(X); the original takes Z at the vectors' own scale": rescaled,
+            "one_sign": ("only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not "
+                         "centred, and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c",
+                         one_sign),
+            "eigenvectors_as_rows": ("the eigenvectors were read as rows: np.linalg.eigh returns them as the columns "
+                                     "of its second result, so the directions are C[:, j], and X @ C projects on all "
+                                     "of them at once (not X @ C.T)", eigenvectors_as_rows),
+            "covariance_eigenvectors": ("the eigenvectors of the covariance (the centred cloud) were used; the "
+                                        "estimator takes the eigenvectors of X^T X, uncentred",
+                                        covariance_eigenvectors),
+            "centred_first": ("the cloud was centred before Z was computed; the shared offset is what the estimator "
+                              "must see", centred_first),
+            "inverted": ("the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal", inverted),
+            "rows_normalised": ("the rows were normalised first; the estimator takes the vectors as they are, "
+                                "lengths included", rows_normalised),
+            "rescaled": ("the cloud was divided by its root-mean-square entry: that is the course's rescaled "
+                         "estimator, partition_isotropy(X); the original takes Z at the vectors' own scale", rescaled),
         },
         right="Eigenvectors of X^T X, log Z(c) by log-sum-exp for every c and -c, then exp(min - max): Mu & "
         "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
