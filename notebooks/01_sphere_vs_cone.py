@@ -206,12 +206,12 @@ print(meter_table(clouds))
 # **Compare with your guess**: which meters flagged the shifted Gaussian? Before reading what the
 # table teaches, one question it can answer:
 #
-# **01.3 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
+# **01.2 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("01.3", answer)
-# solution("01.3")  # the worked solution, folded: uncomment after a real try
+check("01.2", answer)
+# solution("01.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What the table teaches.**
@@ -269,16 +269,16 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. After a real try, `solution("01.2")` (commented out in the cell) shows the
+# which idea to revisit. After a real try, `solution("01.3")` (commented out in the cell) shows the
 # worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (The other question was
 # asked above, before the prose that explains the table.)
 #
-# **01.2 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
+# **01.3 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
 
 # %%
 answer = None  # your number
-check("01.2", answer)
-# solution("01.2")  # the worked solution, folded: uncomment after a real try
+check("01.3", answer)
+# solution("01.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** A cone makes unrelated vectors look similar. Notebook

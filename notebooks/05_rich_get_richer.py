@@ -113,14 +113,14 @@ RichGetRicherView(history)
 # Before the yardstick, one question. Replace `None` with your answer and run the cell: the check
 # says whether you got it, and if not, which idea to revisit.
 #
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Has the loop made a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: a covariance spectrum fixes the spread, not the mean, so the loop gives the points no shared offset
+# **05.2 · Explain.** After 60 steps the effective rank is 1.0. Has the loop made a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: a covariance spectrum fixes the spread, not the mean, so the loop gives the points no shared offset
 #
 # Answer first, then read on: the next section draws points with this spectrum and measures them.
 
 # %%
 answer = None  # one of "a", "b"
-check("05.3", answer)
-# solution("05.3")  # the worked solution, folded: uncomment after a real try
+check("05.2", answer)
+# solution("05.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## The yardstick: a cone, or a collapsed spread?
@@ -230,12 +230,12 @@ for n in (2000, 1000, 500, 250):
 # %% [markdown]
 # Before the next section, a computation to do on paper:
 #
-# **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before reading on.
+# **05.3 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before reading on.
 
 # %%
 answer = None  # your number
-check("05.2", answer)
-# solution("05.2")  # the worked solution, folded: uncomment after a real try
+check("05.3", answer)
+# solution("05.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## A dominant coordinate in a real architecture: LayerNorm's two vectors

@@ -114,12 +114,12 @@ print(f"{'all-but-the-top (k=1)':22s}: partition I = {partition_isotropy(X_abtt1
 # notebook will report it as a range over bases, not as one number. Before the next section says
 # why, one question:
 #
-# **06.3 · Explain.** Why is the partition isotropy of the whitened cone a range, not a number? (a) every unit vector is an eigenvector, so the estimator's basis is arbitrary (b) sampling noise of the random pairs, which changes from one draw to the next (c) whitening is random, because its rotation is drawn afresh on every call
+# **06.2 · Explain.** Why is the partition isotropy of the whitened cone a range, not a number? (a) every unit vector is an eigenvector, so the estimator's basis is arbitrary (b) sampling noise of the random pairs, which changes from one draw to the next (c) whitening is random, because its rotation is drawn afresh on every call
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("06.3", answer)
-# solution("06.3")  # the worked solution, folded: uncomment after a real try
+check("06.2", answer)
+# solution("06.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## The whitened cloud has no "eigenvectors"
@@ -294,12 +294,12 @@ TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak di
 # %% [markdown]
 # Read cloud B's panels, then one question before the explanation:
 #
-# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) whitening removes the mean, while all-but-the-top keeps the shared offset in place (b) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better (c) whitening gives every direction the same variance, so the weak label directions grow to the noise's size
+# **06.3 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) whitening removes the mean, while all-but-the-top keeps the shared offset in place (b) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better (c) whitening gives every direction the same variance, so the weak label directions grow to the noise's size
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("06.4", answer)
-# solution("06.4")  # the worked solution, folded: uncomment after a real try
+check("06.3", answer)
+# solution("06.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
@@ -633,16 +633,16 @@ explore(lambda cloud: (sweeps[cloud], cloud), TradeoffView, title="Explorer: wha
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. After a real try, `solution("06.2")` (commented out in the cell) shows the
+# which idea to revisit. After a real try, `solution("06.4")` (commented out in the cell) shows the
 # worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (Two more questions were
 # asked above, each before the prose that explains it.)
 #
-# **06.2 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
+# **06.4 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
 
 # %%
 answer = None  # your number
-check("06.2", answer)
-# solution("06.2")  # the worked solution, folded: uncomment after a real try
+check("06.4", answer)
+# solution("06.4")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** [07 · A real Transformer](07_real_transformer.ipynb) puts every toy's claim,

@@ -167,12 +167,12 @@ for n, r in reports.items():
 # **Compare with your guess**: does the cone weaken, strengthen, or neither, as rows are added? Then
 # one question before the explanation:
 #
-# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
+# **08.1 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("08.2", answer)
-# solution("08.2")  # the worked solution, folded: uncomment after a real try
+check("08.1", answer)
+# solution("08.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Neither: the cone is strongest for the 10,000 most frequent words (mean cosine
@@ -218,7 +218,7 @@ print(f"cosine between the two mean directions: {cosine:+.3f}")
 # on the 50,000 rows and measure the result with both estimators: the course's (rescaled, both
 # signs of every direction) and the original (at the vectors' own scale, `rescale=False`).
 #
-# **Your turn · 08.1 · Implement.** Write Mu & Viswanath's original estimator: the eigenvectors $c$
+# **Your turn · 08.2 · Implement.** Write Mu & Viswanath's original estimator: the eigenvectors $c$
 # of $X^\top X$ (not of the covariance: the mean stays in), $\log Z(c) = \log \sum_i e^{c^\top x_i}$
 # computed with log-sum-exp, for every $c$ *and* $-c$ (an eigenvector's sign is an arbitrary choice
 # of the library), then $I = \min Z / \max Z$. No rescaling. The check compares your function with
@@ -232,8 +232,8 @@ def my_partition_isotropy(X: np.ndarray) -> float:
     raise NotImplementedError  # replace this line with your code
 
 
-check("08.1", my_partition_isotropy)
-# solution("08.1")  # the worked solution, folded: uncomment after a real try
+check("08.2", my_partition_isotropy)
+# solution("08.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Predict first.** Removing more directions removes more of what makes the vectors uneven. Will
@@ -563,7 +563,7 @@ explore(lambda: (eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origin
 #
 # This notebook asks its questions in the text, each before the prose that explains it (sections
 # 2, 3 and 6, and the function in section 3). If you read past one, go back and answer it there.
-# After a real try, `solution("08.1")` (commented out in each exercise cell) shows the worked
+# After a real try, `solution("08.2")` (commented out in each exercise cell) shows the worked
 # solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]

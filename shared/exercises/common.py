@@ -21,6 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .watch import ran_message, toolkit_ran
+
 
 #: A blank in a code skeleton, for the learner to fill.
 BLANK = "____"
@@ -106,6 +108,14 @@ class Implementation:
     #: What to say when the function returns NaN or inf where the toolkit does not, for exercises
     #: where a likely cause is known (an exp that overflows); empty where it is not.
     nonfinite: str = ""
+    #: The toolkit's functions that compute this exercise's answer, by dotted name. While the learner's
+    #: function runs, any code of their modules that executes, however it was reached (a name, a module
+    #: looked up at run time, getattr, a table, a callable object, a wrapper), or their source executed
+    #: again, is reported: see :func:`shared.exercises.watch.toolkit_ran`.
+    toolkit: tuple[str, ...] = ()
+    #: numpy and scipy functions that do (part of) this exercise's work, by dotted name, with what to
+    #: say when one runs inside the learner's function; an empty text means it is accepted.
+    libraries: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 3)
@@ -374,14 +384,18 @@ def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tri
         return Verdict(False, f"Exercise {exercise}: not yet. {misnamed}")
     for description, kwargs in cases:
         inputs = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
-        try:
-            got = fn(**inputs)
-        except NotImplementedError:
+        got, seen = toolkit_ran(impl.toolkit, impl.libraries, fn, inputs)
+        ran = ran_message(exercise, impl.name, impl.libraries, seen)
+        if ran:
+            return Verdict(False, ran)
+        if isinstance(got, NotImplementedError):
             return Verdict(False, f"Exercise {exercise}: not implemented yet. Write the body of {impl.name} in "
                            "place of `raise NotImplementedError` and run the cell again.")
-        except Exception as error:  # the learner's code: report whatever it raised, by case
+        if isinstance(got, Exception):  # the learner's code: report whatever it raised, by case
             return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} raised "
-                           f"{type(error).__name__}: {error}. {hint}", hinted=True)
+                           f"{type(got).__name__}: {got}. {hint}", hinted=True)
+        if isinstance(got, BaseException):  # KeyboardInterrupt, SystemExit: not the check's to swallow
+            raise got
         if any(isinstance(v, np.ndarray) and not np.array_equal(v, kwargs[k]) for k, v in inputs.items()):
             return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
                            "array in place; compute on a copy (X - m makes a new array, X -= m does not).")

@@ -92,6 +92,7 @@ def sum_over_largest(X: np.ndarray) -> float:
 EXERCISES: dict[str, Exercise | Implementation] = {
     "01.1": Implementation(
         name="my_effective_rank",
+        toolkit=("shared.meters.spectrum.effective_rank", "shared.meters.spectrum.cov_eigs"),
         reference=reference_effective_rank,
         cases=cloud_cases,
         mistakes={
@@ -131,24 +132,23 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "The participation ratio asks how many directions share the spread. It is read from the variances "
             "along the principal directions, which are the eigenvalues of the covariance of the centred cloud: "
             "the square of their total, over the total of their squares.",
-            "Centre each coordinate (subtract the mean of each column, over the points), and make the covariance "
-            "d x d: the points are the rows, so the variables are the columns. The eigenvalues of a symmetric "
-            "matrix come from np.linalg.eigvalsh; they are variances already, so do not square them before the "
-            "ratio.",
-            "Fill the blanks:\n"
-            "    Xc = X - X.mean(axis=____)        # each coordinate minus its mean over the points\n"
-            "    lam = np.linalg.eigvalsh(____)    # the d x d covariance of Xc\n"
-            "    return ____ / ____                # (sum of lam)^2 over the sum of lam^2",
+            "Decide from the shapes. X has one row per point and one column per coordinate; the covariance you "
+            "want has one row and one column per coordinate, so what you subtract has one entry per coordinate, "
+            "and the matrix you hand to the eigensolver is d x d, not n x n.",
+            "Fill the blanks, checking each line's shape as you go:\n"
+            "    Xc = X - ____                     # shape (d,) is what you subtract\n"
+            "    lam = np.linalg.eigvalsh(____)    # a d x d matrix made from Xc\n"
+            "    return ____                       # the ratio the prompt states, from lam",
         ),
     ),
-    "01.2": Exercise(
+    "01.3": Exercise(
         reference=lambda: 10.0,
         right="k equal eigenvalues give a participation ratio of exactly k.",
         hints=(
             "The participation ratio counts how many directions share the variance evenly. What should it say "
             "when some directions share it equally and the rest carry none?",
-            "Write PR = (sum of eigenvalues)^2 / (sum of squares) for k equal values c and zeros elsewhere: what "
-            "cancels?",
+            "Try it on a smaller spectrum you can add up in your head, two equal values and one zero, then ask "
+            "what changes when there are more of each.",
         ),
         abs_tol=0.05,
         mistakes={
@@ -158,7 +158,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
                               "directions in use count", 50.0),
         },
     ),
-    "01.3": Exercise(
+    "01.2": Exercise(
         reference=lambda: "c",
         right="Only the mean cosine: the plane has no shared offset, so random pairs average a cosine of 0, as "
         "for the centred line in the table. Both ranks and IsoScore see that two directions of 50 carry all the "

@@ -52,8 +52,10 @@ def pairs_miscounted(X: np.ndarray) -> float:
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
-    "02.1": Implementation(
+    "02.3": Implementation(
         name="my_mean_cosine",
+        toolkit=("shared.meters.cosines.mean_cosine",),
+        libraries={name: "pdist and cdist compute every pair's cosine distance for you; this exercise is to normalise the rows and count the pairs of distinct points yourself." for name in ("scipy.spatial.distance.pdist", "scipy.spatial.distance.cdist")},
         reference=mean_cosine,
         cases=lambda: [
             ("an isotropic Gaussian (300 x 8)", dict(X=make_isotropic(300, 8, 1))),
@@ -86,23 +88,22 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hints=(
             "A cosine is the dot product of two directions: first turn every point into a unit vector, then "
             "average the cosine over every pair of two different points.",
-            "Divide each row by its own length (the norm along each row, not down each column), and leave out "
-            "each point paired with itself: n points make n(n-1) ordered pairs, not n^2.",
+            "Work out two counts for three points by hand: how many ordered pairs of distinct points there are, "
+            "and what the matrix of all dot products of unit vectors holds on its diagonal.",
             "Fill the blanks:\n"
-            "    U = X / np.linalg.norm(X, axis=____, keepdims=True)   # unit rows\n"
-            "    C = U @ U.T                                           # every cosine\n"
-            "    n = len(X)\n"
-            "    return (C.sum() - ____) / ____    # leave out each point paired with itself",
+            "    U = X / ____                      # one length per point, shaped to divide its own row\n"
+            "    C = U @ U.T                       # every cosine, each point with itself included\n"
+            "    return ____                       # the mean over the pairs of distinct points only",
         ),
     ),
-    "02.2": Exercise(
+    "02.1": Exercise(
         reference=lambda: 1.0 / math.sqrt(200),
         right="About 1/sqrt(d): in high dimension random vectors are nearly orthogonal.",
         hints=(
             "The cosine of two independent random directions is a sum of d small products with random signs, "
             "divided by the lengths. How does the typical size of such a sum change as d grows?",
-            "For d = 50 this notebook measures 0.143 a few cells further down. The spread scales as 1 over the "
-            "square root of d: what do four times as many coordinates do to it?",
+            "Variances of independent terms add up, and each of the d products, once divided by the two "
+            "lengths, has a variance of about 1/d^2. Go from the variance of the sum to its standard deviation.",
         ),
         rel_tol=0.15,
         mistakes={
@@ -112,7 +113,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
                              "smaller", 1 / 50**0.5),
         },
     ),
-    "02.3": Exercise(
+    "02.2": Exercise(
         reference=lambda: "c",
         right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
         "says nothing about meaning, nor about how the variance is spread.",

@@ -52,6 +52,8 @@ def no_beta(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:  # noqa: AR
 EXERCISES: dict[str, Exercise | Implementation] = {
     "03.1": Implementation(
         name="my_attention_step",
+        toolkit=("shared.mechanisms.attention.attention_step", "shared.mechanisms.attention.softmax_rows"),
+        libraries={"scipy.special.softmax": "it computes the softmax, the step this exercise asks you to write (subtract each row's maximum, exponentiate, divide by the row's sum)."},
         reference=attention_step,
         cases=lambda: [
             ("300 tokens in 2-D, beta 0.6, alpha 0.09", dict(X=make_isotropic(300, 2, 3) + [0.6, 0.36], beta=0.6,
@@ -86,15 +88,14 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Each token becomes a weighted average of all the tokens of its sequence: the weights come from its "
             "dot products with them, sharpened by beta and turned into positive weights that sum to one. Then the "
             "token moves only a fraction alpha of the way toward that average.",
-            "One token's weights are one row of the score matrix: the softmax runs along each row (axis 1). "
-            "Subtract each row's largest score before np.exp: the weights do not change, and large scores cannot "
-            "overflow. The step goes toward the average, X + alpha (average - X), not X + alpha times the "
-            "average.",
-            "Fill the blanks:\n"
-            "    S = beta * ____                                   # n x n scores\n"
-            "    W = np.exp(S - S.max(axis=____, keepdims=True))  # exp that cannot overflow\n"
-            "    A = W / W.sum(axis=____, keepdims=True)           # each row of weights sums to 1\n"
-            "    return X + alpha * (____ - ____)                  # a step toward the average",
+            "Decide what one row of the score matrix is: the scores of one token against every token. The "
+            "weights of one token are what must sum to one, so pick the softmax's axis from that; the largest "
+            "score you subtract before np.exp must come from the same place.",
+            "Fill the blanks; the last line must give X itself at alpha = 0 and the average A @ X at alpha = 1:\n"
+            "    S = beta * ____                               # n x n scores\n"
+            "    W = np.exp(S - S.max(axis=____, keepdims=True))\n"
+            "    A = W / ____                                  # the weights of each token sum to 1\n"
+            "    return ____",
         ),
         nonfinite="Likely mistake: exp overflowed on large scores; subtract each row's maximum before np.exp.",
     ),

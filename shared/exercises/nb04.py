@@ -70,6 +70,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
     ),
     "04.2": Implementation(
         name="output_gradient",
+        toolkit=("shared.mechanisms.frequency.logit_gradient",),
         reference=reference_gradient,
         cases=lambda: [
             ("6 tokens in 3-D, Zipf exponent 1", lm_case(6, 3, 1, 1.0)),
@@ -102,13 +103,13 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "occurs and how likely the model made that token, and pulls the true targets toward it, in proportion "
             "to how often the pair occurs. One output vector's gradient adds up push minus pull over the "
             "contexts, each times the context's state.",
-            "How often context c occurs is the sum of its row of P, not 1: weight each row of Q by it. Then the "
-            "sum runs over contexts, down the rows: output vector w collects column w of G, so the result has one "
-            "row per token and one column per dimension.",
-            "Fill the blanks:\n"
-            "    p_c = P.sum(axis=____)            # how often each context occurs\n"
-            "    G = p_c[:, None] * ____ - ____    # push minus pull, one row per context\n"
-            "    return ____ @ H                   # one row per output token",
+            "How often context c occurs is read from P, which holds the probability of each (context, token) "
+            "pair: decide which of P's two sums gives one number per context, and check that those numbers add "
+            "up to 1.",
+            "Fill the blanks; the result has one row per output token and one column per dimension:\n"
+            "    p_c = ____                        # one number per context\n"
+            "    G = ____                          # push minus pull, one row per context\n"
+            "    return ____                       # shape (number of tokens, d)",
         ),
     ),
     "04.3": Exercise(
@@ -130,7 +131,8 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hints=(
             "The pull multiplies each token by a factor that depends on its frequency relative to the most "
             "frequent token's. With Zipf exponent 1, how frequent is the 100th token compared with the first?",
-            "Evaluate 1 - gamma * sqrt(f / f_max) with f / f_max = 1/100.",
+            "Find the factor in Part 1's description of the pull and notice how the relative frequency enters "
+            "it (not as it is). Then put in the ratio you found and gamma.",
         ),
         rel_tol=0.0,
         abs_tol=0.002,  # 0.91 to three decimals; 0.90 and 0.92 are wrong

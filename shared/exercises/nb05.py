@@ -46,6 +46,7 @@ def no_factor_d(lam: np.ndarray, eta: float) -> np.ndarray:
 EXERCISES: dict[str, Exercise | Implementation] = {
     "05.1": Implementation(
         name="my_rich_step",
+        toolkit=("shared.mechanisms.richer.rich_get_richer_step",),
         reference=rich_get_richer_step,
         cases=lambda: [
             ("a nearly flat spectrum of 50, eta 0.18", dict(lam=1.0 + 0.05 * np.random.default_rng(5).standard_normal(50),
@@ -71,24 +72,23 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Every direction grows in proportion to the share of the total variance it already holds, so the "
             "larger ones grow faster; afterwards the whole spectrum is rescaled so that its average is back to "
             "one.",
-            "The share of direction k is lambda_k over the sum of all of them, and its growth factor is 1 + eta d "
-            "times that share (d the number of directions, so a flat spectrum grows by 1 + eta). Rescale by the "
-            "mean, not the sum: the mean must come back to 1.",
+            "Test your growth factor on a flat spectrum of d directions: every share is then 1/d, and each "
+            "direction must grow by exactly 1 + eta. What must multiply the share for that to hold?",
             "Fill the blanks:\n"
-            "    share = lam / ____                        # each direction's share of the total\n"
-            "    new = lam * (1 + eta * ____ * share)      # the rich grow faster\n"
-            "    return new / ____                         # bring the mean back to 1",
+            "    share = ____                      # the shares add up to 1\n"
+            "    new = lam * (1 + eta * ____)      # a flat spectrum grows by 1 + eta\n"
+            "    return ____                       # np.mean of the result is 1",
         ),
     ),
-    "05.2": Exercise(
+    "05.3": Exercise(
         reference=lambda: 49 / (49 + 49),  # g^2 / (g^2 + d - 1) with g = 7, d = 50
         right="g^2 / (g^2 + d - 1) = 49 / 98, a half: one gain entry of 7 gives its coordinate as much variance as "
         "the 49 others together, a collapsed spread that no offset comes with.",
         hints=(
             "After the normalisation every coordinate of a token carries about the same variance, and the gain "
             "multiplies one coordinate. How does multiplying a coordinate by g change its variance?",
-            "The stretched coordinate carries g^2 times the variance of each of the other d - 1: its share is its "
-            "variance over the total of all d.",
+            "Count variance in units of one ordinary coordinate's: how many units does the stretched coordinate "
+            "carry, and how many do all the coordinates carry together?",
         ),
         rel_tol=0.0,
         abs_tol=0.002,  # 49/98 = 0.5; 49/99 (d instead of d - 1) is wrong
@@ -101,7 +101,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
                         "share without the gain; the share is its variance over the total of all d", 1 / 50),
         },
     ),
-    "05.3": Exercise(
+    "05.2": Exercise(
         reference=lambda: "b",
         right="A collapsed spread is notebook 01's centred line: the ranks see it, the mean cosine does not. "
         "A cone is a shared offset, and the toy's centred clouds have none.",

@@ -58,6 +58,8 @@ def right_singular_vectors_as_columns(X: np.ndarray, k: int) -> list[np.ndarray]
 EXERCISES: dict[str, Exercise | Implementation] = {
     "06.1": Implementation(
         name="my_all_but_the_top",
+        toolkit=("shared.remedies.transforms.all_but_the_top", "shared.geometry.pca.principal_axes"),
+        libraries={"scipy.linalg.eigh": ""},  # an eigensolver is allowed, as numpy's is
         reference=all_but_the_top,
         cases=lambda: [
             ("an uneven Gaussian shifted by +3, k = 1", dict(X=gaussian_cloud(300, 6, 1, shift=3.0), k=1)),
@@ -87,23 +89,24 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         hints=(
             "Remove the shared mean, then find the few directions in which the centred cloud varies most and take "
             "away each point's component along them; everything else stays.",
-            "The top directions are the eigenvectors of the centred cloud's covariance with the largest "
-            "eigenvalues: np.linalg.eigh returns them as columns, in ascending order, so the largest are the "
-            "last. Check k = 0 too: it must remove the mean and nothing else.",
+            "np.linalg.eigh gives the eigenvalues in ascending order, with the eigenvectors as the columns of its "
+            "second result. Decide which columns are the top k, and check your choice at k = 0, where it must "
+            "select no column at all.",
             "Fill the blanks:\n"
             "    Xc = X - ____\n"
-            "    V = np.linalg.eigh(np.cov(Xc.T))[1]   # columns, eigenvalues ascending\n"
-            "    U = V[:, ____:]                        # the top k columns (mind k = 0)\n"
-            "    return Xc - ____ @ U.T                 # each point's part along them, removed",
+            "    V = np.linalg.eigh(np.cov(Xc.T))[1]\n"
+            "    U = ____                          # shape (d, k), also at k = 0\n"
+            "    return Xc - ____                  # each point's part along the columns of U, removed",
         ),
     ),
-    "06.2": Exercise(
+    "06.4": Exercise(
         reference=lambda: 7.68,
         right="768 / 100 = 7.68, so 7 or 8 components; the rule was tuned on 300-d static vectors, so treat "
         "it as a starting point to check against a task.",
         hints=(
             "The rule of thumb ties the number of components to the width of the embeddings.",
-            "Mu & Viswanath's rule scales with the dimension d: divide.",
+            "The rule is in the question; all it needs is the width of these embeddings. Round the result to a "
+            "whole number of components only after you have it.",
         ),
         abs_tol=0.7,
         mistakes={
@@ -111,7 +114,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "d_over_1000": ("that is d / 1000; the rule removes about d / 100 components", 0.768),
         },
     ),
-    "06.3": Exercise(
+    "06.2": Exercise(
         reference=lambda: "a",
         right="After whitening X^T X = nI: the eigenbasis is any orthonormal basis.",
         hints=(
@@ -121,7 +124,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
         choices=("a", "b", "c"),
     ),
-    "06.4": Exercise(
+    "06.3": Exercise(
         reference=lambda: "c",
         right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
         "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",

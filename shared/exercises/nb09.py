@@ -67,6 +67,7 @@ def norm_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
 EXERCISES: dict[str, Exercise | Implementation] = {
     "09.1": Implementation(
         name="my_rms_norm",
+        toolkit=("shared.real.decoder.rms_norm",),  # its module is imported when the check runs
         reference=reference_rms_norm,
         cases=rms_cases,
         mistakes={
@@ -91,11 +92,12 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "RMSNorm divides each token by the root of the mean of its squared entries (a small eps added inside "
             "the root keeps it finite), then scales each coordinate by its gain; unlike LayerNorm it subtracts no "
             "mean.",
-            "The mean of squares is per token: over the last axis (the coordinates of one row), kept as a column "
-            "so that it divides its own row. eps goes inside the square root; multiply by gain after dividing.",
+            "The mean square belongs to one vector, so it runs over that vector's own coordinates, whatever the "
+            "number of axes of x (a batch of sequences is 3-D, a single vector 1-D). Pick the axis that is "
+            "right in all three cases, and keep it so that the result divides its own vector.",
             "Fill the blanks:\n"
-            "    ms = np.mean(____, axis=____, keepdims=True)   # the mean square of each row\n"
-            "    return x / np.sqrt(____) * ____",
+            "    ms = np.mean(____, axis=____, keepdims=True)   # one mean square per vector\n"
+            "    return ____ * gain",
         ),
     ),
     "09.2": Exercise(
