@@ -33,7 +33,7 @@
 # rest of the course asks where cones come from, what they do to cosine similarity, and how to
 # undo them.
 #
-# **Time:** about 45 minutes. **After this notebook you can** build both geometries, read isotropy
+# **Time:** about 45 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** build both geometries, read isotropy
 # off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
 #
 # **Theory:** [§1 Isotropy and the narrow cone](../research/03-isotropy-anisotropy.md#1-isotropy-anisotropy-and-the-narrow-cone)

@@ -21,7 +21,7 @@
 # **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
 # does a high score still mean there?
 #
-# **Time:** about 35 minutes. **After this notebook you can** measure the random-pair cosine
+# **Time:** about 35 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** measure the random-pair cosine
 # baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
 # every cosine.
 #

@@ -22,7 +22,7 @@
 # sequence, what do forty such layers do to the angles between tokens, and does that give the
 # tokens of *different* sequences a shared cone?
 #
-# **Time:** about 50 minutes. **After this notebook you can** write a bare self-attention update,
+# **Time:** about 50 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** write a bare self-attention update,
 # explain why averaging can only contract a sequence, tell Dong et al.'s rank collapse from the
 # course's collapsed spread, classify the end state with notebook 01's meter table, and name a
 # component (position embeddings) that gives different sequences a shared cone.

@@ -22,7 +22,7 @@
 # does a nearly flat spectrum collapse onto a single direction, and which of notebook 01's two
 # failures is that?
 #
-# **Time:** about 50 minutes. **After this notebook you can** run a positive-feedback update on a
+# **Time:** about 50 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a positive-feedback update on a
 # spectrum, track its effective rank, explain why a tiny initial imbalance decides the winner, and
 # tell a collapsed spread from a cone with the meter table.
 #

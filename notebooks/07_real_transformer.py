@@ -22,7 +22,7 @@
 # Transformer show them: a cone in its embeddings, anisotropy that grows with depth, rogue
 # coordinates, a norm that depends on word frequency, and remedies that help?
 #
-# **Time:** about 70 minutes. **After this notebook you can** run a small BERT encoder offline
+# **Time:** about 70 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a small BERT encoder offline
 # in plain numpy, measure its layers with the course's meters, compare them with published
 # curves, and say where the toy experiments predict a real model and where they do not.
 #

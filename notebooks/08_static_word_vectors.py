@@ -22,7 +22,7 @@
 # and Mu & Viswanath's post-processing say about them, and how much does the answer depend on
 # which words we measure?
 #
-# **Time:** about 65 minutes. **After this notebook you can** measure a real embedding file that is
+# **Time:** about 65 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** measure a real embedding file that is
 # too large for notebook 01's table with the streaming report, explain why its verdict changes with
 # the number of words, run Mu & Viswanath's all-but-the-top, set its result beside their figures
 # and say where the course's estimator disagrees with theirs, and relate the top directions and the norms of word
@@ -498,11 +498,10 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
 #
 # ## 6 · Norm and frequency
 #
-# Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy gave
-# the most frequent tokens the longest vectors (with the shortest in the middle band, not the
-# rarest), and notebook 07's real Transformer, in its input embeddings, had norm rising with
-# frequency over most of the range, except for the hundred or so most frequent words. What does
-# GloVe say? Answer before you run the measurement:
+# Notebook 04's frequency pull assumed that frequent words end up *short*; notebook 04's trained
+# toy and notebook 07's real Transformer each measured whether they do. GloVe was trained neither
+# way: by counts of words seen together, not by predicting the next token. What does it say?
+# Answer before you run the measurement, and then compare with what 04 and 07 found:
 #
 # **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) about zero: norm does not follow frequency at all (c) negative: frequent words are longer
 

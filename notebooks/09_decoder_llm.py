@@ -23,7 +23,7 @@
 # vectors (notebook 08). What does a real decoder LLM show: how tight is its cone, which tokens and
 # coordinates carry it, what does the first token do, and which of the toy mechanisms can be seen?
 #
-# **Time:** about 80 minutes. **After this notebook you can** run a small Llama-style decoder
+# **Time:** about 80 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a small Llama-style decoder
 # offline in numpy, measure its token embeddings per word type and its layers in Ethayarajh's
 # setting, find its massive coordinates and its attention sink, and say how much of the mean
 # cosine each carries.

@@ -106,7 +106,7 @@ EXPLAINED_BY = {
     "05.3": ("which then holds a share $g_k^2 / (g_k^2 + d - 1)$", None),
     "05.2": ("A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is", None),
     "06.2": ("every unit vector is an eigenvector, and the ones a LAPACK routine returns", "X_white = zca_whiten(X_cone)"),
-    "06.3": ("**Cloud B: whitening helps.**", 'TradeoffView(sweeps["B: labels in weak directions"]'),
+    "06.3": ("### Why whitening hurts cloud A, and helps cloud B", 'TradeoffView(sweeps["B: labels in weak directions"]'),
     "07.3": ("**What you see.** Centring takes the held-out mean cosine to about 0", "for layer in (3, 6):"),
     "07.2": ("**What you see.** Two opposite answers.", "NormFrequencyView(freq)"),
     "07.4": ("On this split, cut to 128 directions, shrunk, or fitted on all", "def sentence_variants(layer: int)"),
@@ -128,6 +128,24 @@ def test_a_question_comes_before_the_prose_that_explains_it_and_after_its_data(n
     assert asked < text.index(explained), f"{name} is asked after the prose that explains it"
     if data is not None:
         assert text.index(data) < asked, f"{name} is asked before the output it reads"
+
+
+# Phrases that answered a question from above it, before it was moved or the prose reworded: none may
+# come before the question again.
+ANSWERED_ABOVE = {
+    "04.1": ["direction untouched", "norms, not directions", "changes only lengths"],
+    "06.3": ["Whitening gives every direction unit variance", "the weak label directions",
+             "whitening raises the share", "whitening amplifies noise"],
+    "08.4": ["had norm rising with", "the most frequent tokens the longest vectors"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED_ABOVE))
+def test_no_prose_above_a_question_gives_its_answer(name):
+    path = next(p for p in NOTEBOOKS if p.name.startswith(name[:2]))
+    text = "\n".join(source(cell) for cell in cells(path))
+    above = text[: text.index(f"**{name} · ")]
+    assert not [phrase for phrase in ANSWERED_ABOVE[name] if phrase in above], f"{name} is answered above it"
 
 
 def test_every_question_has_its_explanation_placed():
