@@ -1,4 +1,7 @@
-"""How long each notebook takes a learner, against the time its header claims.
+"""How long each notebook takes a learner, estimated, against the estimate its header states.
+
+Every time here and in the headers is an *estimate* from the model below, not a measurement: no
+learner has been timed. What is measured is only the running time of the cells (``--measure``).
 
 Run with ``uv run python benchmarks/reading_time.py`` (the recorded running times) or with
 ``--measure`` (each notebook executed afresh by ``benchmarks/notebooks.py``, which takes minutes).
@@ -162,7 +165,7 @@ def main(argv: list[str]) -> int:
     print(f"model: {WORDS_PER_MINUTE:.0f} words a minute of prose and printed output, {MINUTES_PER_QUESTION:.0f} min a"
           f" question, {MINUTES_PER_IMPLEMENTATION:.0f} min a function to write, {MINUTES_PER_PREDICTION:.0f} min a"
           f" prediction, {MINUTES_PER_PROMPT:.0f} min a Try-this prompt, plus the running time; a claim should be"
-          f" within {TOLERANCE:.0%} of the estimate")
+          f" within {TOLERANCE:.0%} of the estimate. These are estimates from a model, not times measured on learners.")
     return 1 if failed else 0
 
 

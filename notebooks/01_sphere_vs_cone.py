@@ -33,7 +33,7 @@
 # rest of the course asks where cones come from, what they do to cosine similarity, and how to
 # undo them.
 #
-# **Time:** about 45 minutes. **After this notebook you can** build both geometries, read isotropy
+# **Time:** about 45 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** build both geometries, read isotropy
 # off a covariance spectrum, compute three isotropy meters, and say which clouds fool which meter.
 #
 # **Theory:** [§1 Isotropy and the narrow cone](../research/03-isotropy-anisotropy.md#1-isotropy-anisotropy-and-the-narrow-cone)
@@ -101,9 +101,9 @@ for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
 #
 # **Your turn · 01.1 · Implement.** Write the effective rank yourself: centre the cloud (subtract
 # each column's mean), take the eigenvalues $\lambda_k$ of its covariance, and return
-# $(\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$. The check runs your function on five clouds (a sphere,
-# a shifted sphere, a cone, a line, fewer points than dimensions) against the toolkit's
-# `effective_rank(cov_eigs(X))`, and names the usual mistakes.
+# $(\sum_k \lambda_k)^2 / \sum_k \lambda_k^2$. The check runs your function on six clouds (a sphere,
+# a shifted sphere, a cone, a line, fewer points than dimensions, and a tiny cloud whose entries are
+# about $10^{-9}$) against the toolkit's `effective_rank(cov_eigs(X))`, and names the usual mistakes.
 
 # %%
 def my_effective_rank(X: np.ndarray) -> float:
@@ -206,12 +206,12 @@ print(meter_table(clouds))
 # **Compare with your guess**: which meters flagged the shifted Gaussian? Before reading what the
 # table teaches, one question it can answer:
 #
-# **01.3 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
+# **01.2 · Explain.** A cloud in 50 dimensions lies flat in a plane through the origin: it is centred and spreads evenly over two directions, with no variance in the other 48. Which meter calls it isotropic? (a) effective rank, because both used directions carry the same variance, so its spectrum is even (b) IsoScore, because it centres the cloud first, and this cloud is already centred (c) mean random cosine, because with no shared offset the pairs' cosines average zero
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("01.3", answer)
-# solution("01.3")  # the worked solution, folded: uncomment after a real try
+check("01.2", answer)
+# solution("01.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What the table teaches.**
@@ -269,16 +269,16 @@ explore(sphere_and_cone, SphereConeView, title="Explorer: sphere vs cone",
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. After a real try, `solution("01.2")` (commented out in the cell) shows the
+# which idea to revisit. After a real try, `solution("01.3")` (commented out in the cell) shows the
 # worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (The other question was
 # asked above, before the prose that explains the table.)
 #
-# **01.2 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
+# **01.3 · Predict.** A 50-dimensional covariance spectrum has 10 equal eigenvalues and 40 zeros. What is its effective rank (participation ratio)? Work it out before computing anything.
 
 # %%
 answer = None  # your number
-check("01.2", answer)
-# solution("01.2")  # the worked solution, folded: uncomment after a real try
+check("01.3", answer)
+# solution("01.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** A cone makes unrelated vectors look similar. Notebook

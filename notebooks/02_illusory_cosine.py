@@ -21,7 +21,7 @@
 # **Question.** In a narrow cone, what cosine similarity do two *unrelated* vectors get, and what
 # does a high score still mean there?
 #
-# **Time:** about 35 minutes. **After this notebook you can** measure the random-pair cosine
+# **Time:** about 35 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** measure the random-pair cosine
 # baseline of a cloud, explain why a cone inflates it, and find a rogue coordinate that dominates
 # every cosine.
 #
@@ -39,12 +39,12 @@ from shared.figures import CosineView
 # Before reading on, a prediction to write down. Replace `None` with your answer and run the cell:
 # the check says whether you got it, and if not, which idea to revisit.
 #
-# **02.2 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
+# **02.1 · Predict.** Two independent Gaussian vectors live in 200 dimensions. What is the standard deviation of their cosine similarity, roughly?
 
 # %%
 answer = None  # your number
-check("02.2", answer)
-# solution("02.2")  # the worked solution, folded: uncomment after a real try
+check("02.1", answer)
+# solution("02.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # The cosine similarity of two vectors is the cosine of the angle between them,
@@ -82,12 +82,12 @@ CosineView(cos_iso, cos_cone)
 # **Compare with your guess**: how far is the cone's mean cosine from the isotropic cloud's? Before
 # the explanation, one question:
 #
-# **02.3 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar, because their angles are small (b) its variance is concentrated in one direction, like a thin line (c) it has a large shared offset: its points lean one way
+# **02.2 · Explain.** The mean random cosine of a cloud is 0.8. What can you conclude? (a) its points are semantically similar, because their angles are small (b) its variance is concentrated in one direction, like a thin line (c) it has a large shared offset: its points lean one way
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("02.3", answer)
-# solution("02.3")  # the worked solution, folded: uncomment after a real try
+check("02.2", answer)
+# solution("02.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
@@ -120,11 +120,11 @@ print(f"residual: norm about sigma sqrt(d) = 0.1 sqrt(50) = {0.1 * np.sqrt(50):.
 # size says nothing about meaning.
 # Notebook 06 removes the shared direction and brings the baseline back to 0.
 #
-# **Your turn · 02.1 · Implement.** The toolkit samples random pairs; the exact mean over *all*
+# **Your turn · 02.3 · Implement.** The toolkit samples random pairs; the exact mean over *all*
 # pairs of distinct points is just as easy to write. Normalise every row to unit length, then
 # average $\cos(x_i, x_j) = u_i^\top u_j$ over the $n(n-1)$ ordered pairs with $i \ne j$. The check
-# compares your function with the toolkit's `mean_cosine` on four clouds, among them two points
-# and points of very different lengths.
+# compares your function with the toolkit's `mean_cosine` on four clouds (an isotropic Gaussian, a
+# Gaussian shifted by +2, two points, and points of very different lengths).
 
 # %%
 def my_mean_cosine(X: np.ndarray) -> float:
@@ -132,8 +132,8 @@ def my_mean_cosine(X: np.ndarray) -> float:
     raise NotImplementedError  # replace this line with your code
 
 
-check("02.1", my_mean_cosine)
-# solution("02.1")  # the worked solution, folded: uncomment after a real try
+check("02.3", my_mean_cosine)
+# solution("02.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## Rogue dimensions: one coordinate that dominates every cosine
@@ -210,7 +210,7 @@ explore(random_pair_cosines, CosineView, title="Explorer: illusory cosine simila
 #
 # This notebook asks its questions in the text, each before the prose that explains it (one before
 # the first paragraph, one beside the histogram, the function after the explanation). If you read
-# past one, go back and answer it there. After a real try, `solution("02.1")` (commented out in
+# past one, go back and answer it there. After a real try, `solution("02.3")` (commented out in
 # each exercise cell) shows the worked solution, folded; all of them are in
 # [SOLUTIONS.md](SOLUTIONS.md).
 

@@ -22,7 +22,7 @@
 # sequence, what do forty such layers do to the angles between tokens, and does that give the
 # tokens of *different* sequences a shared cone?
 #
-# **Time:** about 50 minutes. **After this notebook you can** write a bare self-attention update,
+# **Time:** about 50 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** write a bare self-attention update,
 # explain why averaging can only contract a sequence, tell Dong et al.'s rank collapse from the
 # course's collapsed spread, classify the end state with notebook 01's meter table, and name a
 # component (position embeddings) that gives different sequences a shared cone.
@@ -68,7 +68,8 @@ from shared.figures import AttentionView
 # **Your turn · 03.1 · Implement.** Write one such layer: the scores $\beta X X^\top$, a softmax
 # along each row (subtract each row's maximum before `np.exp`, so large scores cannot overflow),
 # then $X + \alpha(AX - X)$. The check compares your function with the toolkit's `attention_step`
-# on four sequences, one of them with scores large enough to overflow a naive softmax.
+# on four sequences (300 tokens in 2-D, 40 tokens in 5-D, pure attention with $\alpha = 1$, and
+# tokens large enough that their scores overflow a naive softmax).
 
 # %%
 def my_attention_step(X: np.ndarray, beta: float, alpha: float) -> np.ndarray:

@@ -21,7 +21,7 @@
 # **Question.** Some tokens occur thousands of times more often than others. Does that alone
 # bend an embedding space into a cone, and if so, by what mechanism?
 #
-# **Time:** about 75 minutes. **After this notebook you can** tell a change of *norms* from a
+# **Time:** about 75 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** tell a change of *norms* from a
 # change of *directions* with notebook 01's meter table, train a tiny language model in numpy and
 # watch its rare tokens drift into a cone (the representation degeneration of Gao et al. 2019),
 # name the control that stops it, and say what frequency does to norms in a toy and in a real
@@ -58,7 +58,7 @@ from shared.real.encoder import word_embeddings
 from shared.real.frequency import frequency_words, static_norm_frequency
 
 # %% [markdown]
-# ## Part 1 · A frequency pull: norms, not directions
+# ## Part 1 · A frequency pull
 #
 # Word frequencies follow Zipf's law: the token of rank $r$ has probability proportional to
 # $r^{-s}$ with $s \approx 1$. The first toy asks what happens if frequent tokens are pulled toward
@@ -95,8 +95,8 @@ FrequencyView(freq, emb)
 #
 # **Is that a cone?** Notebook 01's yardstick answers: every meter for the pulled tokens, beside
 # the same tokens before the pull (the mechanism switched off) and a Gaussian of the same size.
-# A third row changes only lengths too, more wildly: each token's length is multiplied by a random
-# factor $e^z$, $z \sim \mathcal N(0, 1)$, its direction untouched.
+# A third row multiplies each token by a random factor of its own, $e^z$ with
+# $z \sim \mathcal N(0, 1)$, far more unevenly than the pull does.
 
 # %%
 lengths = np.exp(np.random.default_rng(41).standard_normal(len(start)))
@@ -106,7 +106,7 @@ factor = 1 - 0.9 * np.sqrt(freq / freq.max())  # what the pull multiplies each t
 print(f"tokens the pull shortens by more than a tenth: {np.sum(factor < 0.9)} of {len(freq):,}")
 
 # %% [markdown]
-# The third row is one draw of heavy-tailed lengths. Before reading its verdict, draw the lengths
+# The third row is one draw of heavy-tailed factors. Before reading its verdict, draw the factors
 # five times, at this size and at ten times the size:
 
 # %%
@@ -197,7 +197,8 @@ check("04.1", answer)
 # states `H` (row $c$ is $h_c$), the model's probabilities `Q[c, w]` $= q(w \mid c)$ and the pair
 # probabilities `P[c, w]` $= P(c, w)$ (so $p_c$ is the sum of row $c$ of `P`), return the matrix
 # whose row $w$ is $\sum_c G_{cw}\, h_c$. The check compares it with the toolkit's training code on
-# three small models.
+# three small models (6 tokens with Zipf exponent 1, 10 tokens with exponent 2, and 8 tokens of
+# equal frequency).
 
 # %%
 def output_gradient(H: np.ndarray, Q: np.ndarray, P: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@
 # does a nearly flat spectrum collapse onto a single direction, and which of notebook 01's two
 # failures is that?
 #
-# **Time:** about 50 minutes. **After this notebook you can** run a positive-feedback update on a
+# **Time:** about 50 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a positive-feedback update on a
 # spectrum, track its effective rank, explain why a tiny initial imbalance decides the winner, and
 # tell a collapsed spread from a cone with the meter table.
 #
@@ -66,8 +66,8 @@ d = 50
 # already dominate), not a model of a real optimiser.
 #
 # **Your turn · 05.1 · Implement.** Write one step of the loop. The check compares your function
-# with the toolkit's `rich_get_richer_step` on four spectra, including a flat one and one whose
-# mean is not 1.
+# with the toolkit's `rich_get_richer_step` on four spectra (a nearly flat one of 50 directions, one
+# whose mean is 7, a flat one, and one stepped with $\eta = 0$).
 
 # %%
 def my_rich_step(lam: np.ndarray, eta: float) -> np.ndarray:
@@ -115,14 +115,14 @@ RichGetRicherView(history)
 # Before the yardstick, one question. Replace `None` with your answer and run the cell: the check
 # says whether you got it, and if not, which idea to revisit.
 #
-# **05.3 · Explain.** After 60 steps the effective rank is 1.0. Has the loop made a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: a covariance spectrum fixes the spread, not the mean, so the loop gives the points no shared offset
+# **05.2 · Explain.** After 60 steps the effective rank is 1.0. Has the loop made a narrow cone? (a) yes: one direction holds all the variance, and a cone is exactly that kind of collapse (b) no: a covariance spectrum fixes the spread, not the mean, so the loop gives the points no shared offset
 #
 # Answer first, then read on: the next section draws points with this spectrum and measures them.
 
 # %%
 answer = None  # one of "a", "b"
-check("05.3", answer)
-# solution("05.3")  # the worked solution, folded: uncomment after a real try
+check("05.2", answer)
+# solution("05.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## The yardstick: a cone, or a collapsed spread?
@@ -268,12 +268,12 @@ for name, (draw, F) in START_DISTRIBUTIONS.items():
 #
 # Before the next section, a computation to do on paper:
 #
-# **05.2 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before reading on.
+# **05.3 · Compute.** A LayerNorm in 50 dimensions has gain 1 on every coordinate but one, where it is 7. About what share of the variance of its outputs does that coordinate hold? Work it out on paper before reading on.
 
 # %%
 answer = None  # your number
-check("05.2", answer)
-# solution("05.2")  # the worked solution, folded: uncomment after a real try
+check("05.3", answer)
+# solution("05.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## A dominant coordinate in a real architecture: LayerNorm's two vectors

@@ -22,7 +22,7 @@
 # 0, what can a meter honestly report for a cloud that has been whitened, and which remedy helps
 # which geometry?
 #
-# **Time:** about 70 minutes. **After this notebook you can** apply all-but-the-top and ZCA
+# **Time:** about 70 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** apply all-but-the-top and ZCA
 # whitening, read their effect on the meters, explain why the partition isotropy of a whitened
 # cloud is a distribution, not a number, and what sets its level, and choose a remedy by where the
 # label variance sits against the average variance, fitting, choosing and scoring on separate data.
@@ -74,8 +74,9 @@ from shared.meters import WHITENED_BASES, isotropy_or_range
 #
 # **Your turn · 06.1 · Implement.** Write all-but-the-top: centre the cloud, find the top $k$
 # principal directions of the centred cloud, and subtract each point's projection on them. The
-# check compares your function with the toolkit's `all_but_the_top` on four clouds and names the
-# usual mistakes (numpy's `eigh` returns eigenvalues in *ascending* order).
+# check compares your function with the toolkit's `all_but_the_top` on four clouds (a shifted
+# uneven Gaussian with $k = 1$, the same with $k = 3$, a narrow cone with $k = 2$, and $k = 0$ to
+# centre only) and names the usual mistakes (numpy's `eigh` returns eigenvalues in *ascending* order).
 
 # %%
 def my_all_but_the_top(X: np.ndarray, k: int) -> np.ndarray:
@@ -113,12 +114,12 @@ print(f"{'all-but-the-top (k=1)':22s}: partition I = {partition_isotropy(X_abtt1
 # notebook will report it as a range over bases, not as one number. Before the next section says
 # why, one question:
 #
-# **06.3 · Explain.** Why is the partition isotropy of the whitened cone a range, not a number? (a) every unit vector is an eigenvector, so the estimator's basis is arbitrary (b) sampling noise of the random pairs, which changes from one draw to the next (c) whitening is random, because its rotation is drawn afresh on every call
+# **06.2 · Explain.** Why is the partition isotropy of the whitened cone a range, not a number? (a) every unit vector is an eigenvector, so the estimator's basis is arbitrary (b) sampling noise of the random pairs, which changes from one draw to the next (c) whitening is random, because its rotation is drawn afresh on every call
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("06.3", answer)
-# solution("06.3")  # the worked solution, folded: uncomment after a real try
+check("06.2", answer)
+# solution("06.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # ## The whitened cloud has no "eigenvectors"
@@ -252,9 +253,23 @@ TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in stron
 # ($p = 0.6$) and falls to 0.615 at full ZCA, where IsoScore is near its highest (0.908). The most isotropic
 # settings are among the worst for the task. kNN accuracy tells a milder story (0.875 raw, 0.868 at
 # $k = 1$, 0.657 at $p = 1$): ranking the neighbours of one point at a time is not fooled by an
-# offset shared by all points, but it is still hurt when whitening amplifies noise or
-# all-but-the-top deletes label directions.
+# offset shared by all points, but it too falls at full whitening and once all-but-the-top deletes
+# label directions.
+
+# %%
+TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak directions", k=1, power=1.0)
+
+# %% [markdown]
+# Cloud B's sweep, drawn the same way: read its panels, then one question before the explanation:
 #
+# **06.3 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) whitening removes the mean, while all-but-the-top keeps the shared offset in place (b) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better (c) whitening gives every direction the same variance, so the weak label directions grow to the noise's size
+
+# %%
+answer = None  # one of "a", "b", "c"
+check("06.3", answer)
+# solution("06.3")  # the worked solution, folded: uncomment after a real try
+
+# %% [markdown]
 # ### Why whitening hurts cloud A, and helps cloud B
 #
 # Whitening gives every direction unit variance. Whether that helps depends on how large the label
@@ -286,19 +301,6 @@ for name, planted in clouds_with_labels.items():
 # stronger noise remain; whitening raises the share to 0.164, about the 0.160 of any 8 of 50
 # directions of a white cloud, and within those directions most of the variance is the class
 # separation.
-
-# %%
-TradeoffView(sweeps["B: labels in weak directions"], "cloud B: labels in weak directions", k=1, power=1.0)
-
-# %% [markdown]
-# Read cloud B's panels, then one question before the explanation:
-#
-# **06.4 · Explain.** In cloud B, full whitening gives the best held-out pair AUC while all-but-the-top barely helps. Why? (a) whitening removes the mean, while all-but-the-top keeps the shared offset in place (b) whitening makes a cloud isotropic, and an isotropic cloud always separates labels better (c) whitening gives every direction the same variance, so the weak label directions grow to the noise's size
-
-# %%
-answer = None  # one of "a", "b", "c"
-check("06.4", answer)
-# solution("06.4")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Cloud B: whitening helps.** Raw, cosines see only the nuisance direction (pair AUC 0.510).
@@ -639,16 +641,16 @@ explore(lambda cloud: (sweeps[cloud], cloud), TradeoffView, title="Explorer: wha
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check says whether you got it, and if not,
-# which idea to revisit. After a real try, `solution("06.2")` (commented out in the cell) shows the
+# which idea to revisit. After a real try, `solution("06.4")` (commented out in the cell) shows the
 # worked solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md). (Two more questions were
 # asked above, each before the prose that explains it.)
 #
-# **06.2 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
+# **06.4 · Compute.** Mu & Viswanath's rule of thumb removes $D \approx d/100$ components. About how many would it remove from 768-dimensional embeddings?
 
 # %%
 answer = None  # your number
-check("06.2", answer)
-# solution("06.2")  # the worked solution, folded: uncomment after a real try
+check("06.4", answer)
+# solution("06.4")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Where this leads.** [07 · A real Transformer](07_real_transformer.ipynb) puts every toy's claim,

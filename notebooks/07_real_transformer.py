@@ -22,7 +22,7 @@
 # Transformer show them: a cone in its embeddings, anisotropy that grows with depth, rogue
 # coordinates, a norm that depends on word frequency, and remedies that help?
 #
-# **Time:** about 70 minutes. **After this notebook you can** run a small BERT encoder offline
+# **Time:** about 70 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a small BERT encoder offline
 # in plain numpy, measure its layers with the course's meters, compare them with published
 # curves, and say where the toy experiments predict a real model and where they do not.
 #
@@ -177,7 +177,8 @@ print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.nor
 # **Your turn · 07.1 · Implement.** Write Ethayarajh's baseline for a set of tokens: the mean
 # cosine over all pairs of tokens that come from *different* sentences, where `groups[i]` is the
 # sentence of token `i`. The check compares your function with the toolkit's exact formula on four
-# small sets, among them sentences of unequal length.
+# small sets (three sentences of five tokens, sentences of unequal length, every token its own
+# sentence, and tokens of very different lengths).
 
 # %%
 def mean_cosine_across(X: np.ndarray, groups: np.ndarray) -> float:
@@ -299,12 +300,12 @@ NormFrequencyView(freq)
 # **Compare with your guess**: which way does the norm move with frequency, in the static embeddings
 # and in the hidden states? Then one question before the explanation:
 #
-# **07.3 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
+# **07.2 · Explain.** Do the model's *static input embeddings* follow the assumption of notebook 04's frequency pull, that frequent words have small norms? (a) yes: the Spearman correlation is negative, so frequent words are the short ones (b) mostly not: norm rises with frequency, except among the most frequent words (c) there is no relation at all: norm and frequency are independent of one another
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("07.3", answer)
-# solution("07.3")  # the worked solution, folded: uncomment after a real try
+check("07.2", answer)
+# solution("07.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Two opposite answers.
@@ -346,12 +347,12 @@ for name, rows in [("fit half", study.fit_tokens), ("held-out half", study.held_
 # **Compare with your guess**: which remedy made the held-out tokens most isotropic, and by which
 # meter? Then one question before the explanation:
 #
-# **07.2 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
+# **07.3 · Explain.** After centring, the held-out mean cosine drops to almost 0 while the effective rank does not move at all. Why? (a) centring removes only the shared mean, and the effective rank sees only the covariance (b) centring is fitted on the other half, so it cannot change the held-out rank at all (c) the effective rank is rounded, so a small change in the spectrum does not show
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("07.2", answer)
-# solution("07.2")  # the worked solution, folded: uncomment after a real try
+check("07.3", answer)
+# solution("07.3")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Centring takes the held-out mean cosine to about 0 without touching the

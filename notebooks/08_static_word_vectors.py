@@ -22,7 +22,7 @@
 # and Mu & Viswanath's post-processing say about them, and how much does the answer depend on
 # which words we measure?
 #
-# **Time:** about 65 minutes. **After this notebook you can** measure a real embedding file that is
+# **Time:** about 65 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** measure a real embedding file that is
 # too large for notebook 01's table with the streaming report, explain why its verdict changes with
 # the number of words, run Mu & Viswanath's all-but-the-top, set its result beside their figures
 # and say where the course's estimator disagrees with theirs, and relate the top directions and the norms of word
@@ -167,12 +167,12 @@ for n, r in reports.items():
 # **Compare with your guess**: does the cone weaken, strengthen, or neither, as rows are added? Then
 # one question before the explanation:
 #
-# **08.2 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
+# **08.1 · Explain.** The mean cosine of the first 10,000 rows is $+0.220$, of the first 100,000 only $+0.012$, and of all 400,000 again $+0.113$. Why does it fall and then rise? (a) frequent and rare words lean in nearly opposite directions, so a mix partly cancels (b) more rows always give a smaller mean cosine, and the last value is just noise (c) rare words are isotropic, so adding them only dilutes the offset of the frequent words
 
 # %%
 answer = None  # one of "a", "b", "c"
-check("08.2", answer)
-# solution("08.2")  # the worked solution, folded: uncomment after a real try
+check("08.1", answer)
+# solution("08.1")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **What you see.** Neither: the cone is strongest for the 10,000 most frequent words (mean cosine
@@ -218,11 +218,13 @@ print(f"cosine between the two mean directions: {cosine:+.3f}")
 # on the 50,000 rows and measure the result with both estimators: the course's (rescaled, both
 # signs of every direction) and the original (at the vectors' own scale, `rescale=False`).
 #
-# **Your turn · 08.1 · Implement.** Write Mu & Viswanath's original estimator: the eigenvectors $c$
+# **Your turn · 08.2 · Implement.** Write Mu & Viswanath's original estimator: the eigenvectors $c$
 # of $X^\top X$ (not of the covariance: the mean stays in), $\log Z(c) = \log \sum_i e^{c^\top x_i}$
 # computed with log-sum-exp, for every $c$ *and* $-c$ (an eigenvector's sign is an arbitrary choice
 # of the library), then $I = \min Z / \max Z$. No rescaling. The check compares your function with
-# `partition_isotropy(X, rescale=False)` on four clouds and names the usual mistakes.
+# `partition_isotropy(X, rescale=False)` on five clouds (an uneven Gaussian with a small offset, a
+# cone of short vectors, a cloud of tiny vectors, an offset along no principal axis, and long
+# vectors on which a plain `np.exp` overflows) and names the usual mistakes.
 
 # %%
 def my_partition_isotropy(X: np.ndarray) -> float:
@@ -230,8 +232,8 @@ def my_partition_isotropy(X: np.ndarray) -> float:
     raise NotImplementedError  # replace this line with your code
 
 
-check("08.1", my_partition_isotropy)
-# solution("08.1")  # the worked solution, folded: uncomment after a real try
+check("08.2", my_partition_isotropy)
+# solution("08.2")  # the worked solution, folded: uncomment after a real try
 
 # %% [markdown]
 # **Predict first.** Removing more directions removes more of what makes the vectors uneven. Will
@@ -499,11 +501,10 @@ print(f"share of that direction in the top 5 principal directions: {np.sum((axes
 #
 # ## 6 · Norm and frequency
 #
-# Notebook 04's frequency pull assumed that frequent words end up *short*. Its trained toy gave
-# the most frequent tokens the longest vectors (with the shortest in the middle band, not the
-# rarest), and notebook 07's real Transformer, in its input embeddings, had norm rising with
-# frequency over most of the range, except for the hundred or so most frequent words. What does
-# GloVe say? Answer before you run the measurement:
+# Notebook 04's frequency pull assumed that frequent words end up *short*; notebook 04's trained
+# toy and notebook 07's real Transformer each measured whether they do. GloVe was trained neither
+# way: by counts of words seen together, not by predicting the next token. What does it say?
+# Answer before you run the measurement, and then compare with what 04 and 07 found:
 #
 # **08.4 · Predict.** Over all 400,000 GloVe words, is the Spearman correlation between a vector's norm and its log frequency rank positive, negative or about zero? (a) positive: rare words are longer, and frequent words are shorter (b) about zero: norm does not follow frequency at all (c) negative: frequent words are longer
 
@@ -564,7 +565,7 @@ explore(lambda: (eigs_raw, cosines_raw, eigs, cosines, isotropy, isotropy_origin
 #
 # This notebook asks its questions in the text, each before the prose that explains it (sections
 # 2, 3 and 6, and the function in section 3). If you read past one, go back and answer it there.
-# After a real try, `solution("08.1")` (commented out in each exercise cell) shows the worked
+# After a real try, `solution("08.2")` (commented out in each exercise cell) shows the worked
 # solution, folded; all of them are in [SOLUTIONS.md](SOLUTIONS.md).
 
 # %% [markdown]

@@ -23,7 +23,7 @@
 # vectors (notebook 08). What does a real decoder LLM show: how tight is its cone, which tokens and
 # coordinates carry it, what does the first token do, and which of the toy mechanisms can be seen?
 #
-# **Time:** about 80 minutes. **After this notebook you can** run a small Llama-style decoder
+# **Time:** about 80 minutes, an estimate (counted from the text, the exercises and the running time, not timed on learners; see TEACHING.md). **After this notebook you can** run a small Llama-style decoder
 # offline in numpy, measure its token embeddings per word type and its layers in Ethayarajh's
 # setting, find its massive coordinates and its attention sink, and say how much of the mean
 # cosine each carries.
@@ -190,9 +190,11 @@ for lo, hi, n, norm, cone, cos in zip(ZIPF_BINS[:-1], ZIPF_BINS[1:], vocab.count
 # LayerNorm it does not subtract the mean of the coordinates, and the stream itself is never
 # normalised at all, only the copies that enter the blocks.
 #
-# **Your turn · 09.1 · Implement.** Write RMSNorm for each row of `x` (the mean is over the last
-# axis), times the gain vector `gain`. The check compares your function with the decoder's on four
-# cases, among them a vector with one massive coordinate.
+# **Your turn · 09.1 · Implement.** Write RMSNorm for each vector of `x` (the mean is over the last
+# axis, however many axes `x` has), times the gain vector `gain`. The check compares your function
+# with the decoder's on six cases: rows of random vectors, rows with a shared offset, rows of which
+# one has a massive coordinate, a tiny vector where eps matters, a batch of sequences (a 3-D array)
+# and a single vector (a 1-D array).
 
 # %%
 def my_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:

@@ -96,21 +96,21 @@ def test_the_worked_solution_is_a_commented_call_in_each_exercise_cell(path):
 # after the question; and, where the question reads a printed table, a phrase of the cell that prints
 # it, which must come before.
 EXPLAINED_BY = {
-    "01.3": ("**What the table teaches.**", "print(meter_table(clouds))"),
-    "02.2": ("their cosine is about $\\mathcal N(0, 1/d)$", None),
-    "02.3": ("Two points share the direction $u$, which carries most of their length", "CosineView(cos_iso, cos_cone)"),
+    "01.2": ("**What the table teaches.**", "print(meter_table(clouds))"),
+    "02.1": ("their cosine is about $\\mathcal N(0, 1/d)$", None),
+    "02.2": ("Two points share the direction $u$, which carries most of their length", "CosineView(cos_iso, cos_cone)"),
     "03.2": ("**What the table says.** Attention makes a **cone, not a collapsed spread**", None),
     "03.3": ("**What you see.** In all five seeds", None),
     "04.1": ("**What the table says.** The pull leaves every meter where it was", "print(meter_table({\"frequency pull"),
     "04.3": ("**Which control stops it?**", None),
-    "05.2": ("which then holds a share $g_k^2 / (g_k^2 + d - 1)$", None),
-    "05.3": ("A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is", None),
-    "06.3": ("every unit vector is an eigenvector, and the ones a LAPACK routine returns", "X_white = zca_whiten(X_cone)"),
-    "06.4": ("**Cloud B: whitening helps.**", 'TradeoffView(sweeps["B: labels in weak directions"]'),
-    "07.2": ("**What you see.** Centring takes the held-out mean cosine to about 0", "for layer in (3, 6):"),
-    "07.3": ("**What you see.** Two opposite answers.", "NormFrequencyView(freq)"),
+    "05.3": ("which then holds a share $g_k^2 / (g_k^2 + d - 1)$", None),
+    "05.2": ("A spectrum is a covariance, and a covariance says nothing about where the cloud's centre is", None),
+    "06.2": ("every unit vector is an eigenvector, and the ones a LAPACK routine returns", "X_white = zca_whiten(X_cone)"),
+    "06.3": ("### Why whitening hurts cloud A, and helps cloud B", 'TradeoffView(sweeps["B: labels in weak directions"]'),
+    "07.3": ("**What you see.** Centring takes the held-out mean cosine to about 0", "for layer in (3, 6):"),
+    "07.2": ("**What you see.** Two opposite answers.", "NormFrequencyView(freq)"),
     "07.4": ("On this split, cut to 128 directions, shrunk, or fitted on all", "def sentence_variants(layer: int)"),
-    "08.2": ("Frequent words and rare words lean in nearly opposite directions", "ROWS = (10_000, 50_000"),
+    "08.1": ("Frequent words and rare words lean in nearly opposite directions", "ROWS = (10_000, 50_000"),
     "08.3": ("**Why they differ.** After centring, every direction has $Z(c) \\ge n$", "StaticVectorsView(eigs_raw"),
     "08.4": ("**What you see.** Norm falls with rank", None),
     "09.2": ("**What you see.** A cone from layer 2 on", "DecoderLayersView(profile"),
@@ -130,10 +130,28 @@ def test_a_question_comes_before_the_prose_that_explains_it_and_after_its_data(n
         assert text.index(data) < asked, f"{name} is asked before the output it reads"
 
 
+# Phrases that answered a question from above it, before it was moved or the prose reworded: none may
+# come before the question again.
+ANSWERED_ABOVE = {
+    "04.1": ["direction untouched", "norms, not directions", "changes only lengths"],
+    "06.3": ["Whitening gives every direction unit variance", "the weak label directions",
+             "whitening raises the share", "whitening amplifies noise"],
+    "08.4": ["had norm rising with", "the most frequent tokens the longest vectors"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED_ABOVE))
+def test_no_prose_above_a_question_gives_its_answer(name):
+    path = next(p for p in NOTEBOOKS if p.name.startswith(name[:2]))
+    text = "\n".join(source(cell) for cell in cells(path))
+    above = text[: text.index(f"**{name} · ")]
+    assert not [phrase for phrase in ANSWERED_ABOVE[name] if phrase in above], f"{name} is answered above it"
+
+
 def test_every_question_has_its_explanation_placed():
     questions = {name for name, ex in EXERCISES.items() if isinstance(ex, Exercise)}
     unplaced = questions - set(EXPLAINED_BY)
-    assert unplaced <= {"01.2", "04.4", "06.2"}, "only computations whose working the prose never shows"
+    assert unplaced <= {"01.3", "04.4", "06.4"}, "only computations whose working the prose never shows"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])

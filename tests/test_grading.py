@@ -92,7 +92,7 @@ MISTAKES = {  # the learner's own numpy, each making one of 01.1's named mistake
 
 
 def overfit_source(release) -> str:
-    """A function that returns the right number on the five clouds the class check shows, and the
+    """A function that returns the right number on the six clouds the class check shows, and the
     dimension otherwise: tuned to the visible cases."""
     from shared.exercises import EXERCISES
 
@@ -122,7 +122,7 @@ def submissions(course: Path) -> dict[str, tuple[dict, dict]]:
     """Each synthetic submission: (what it puts in which cell, the points it should get per test cell)."""
     source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
     right = {gid: solution_of(c) for gid, c in source.items() if gid.endswith("-answer")}
-    full = {"ex01-1-test": 3, "ex01-2-test": 1, "ex01-3-test": 1}
+    full = {"ex01-1-test": 3, "ex01-3-test": 1, "ex01-2-test": 1}
     no_01_1 = {**full, "ex01-1-test": 0}
     subs = {
         "correct": (right, full),
@@ -135,13 +135,13 @@ def submissions(course: Path) -> dict[str, tuple[dict, dict]]:
         "toolkit-hidden": ({**right, "ex01-1-answer": (
             "def my_effective_rank(X):\n    m = __import__('importlib').import_module('shared.' + 'meters')\n"
             "    return getattr(m, 'effective' + '_rank')(getattr(m, 'cov' + '_eigs')(X))")}, no_01_1),
-        "edited": ({**right, "ex01-2-answer": "answer = 49", "ex01-2-test": "print('looks right to me')"},
-                   {**full, "ex01-2-test": 0}),
-        "deleted": ({**right, "ex01-3-answer": None, "ex01-3-test": None, "drop-figures": None},
-                    {**full, "ex01-3-test": 0}),
+        "edited": ({**right, "ex01-3-answer": "answer = 49", "ex01-3-test": "print('looks right to me')"},
+                   {**full, "ex01-3-test": 0}),
+        "deleted": ({**right, "ex01-2-answer": None, "ex01-2-test": None, "drop-figures": None},
+                    {**full, "ex01-2-test": 0}),
     }
-    # Each with a wrong answer to a question too: 50 for 01.2, "a" for 01.3.
-    wrong = [("ex01-2-answer", "answer = 50", "ex01-2-test"), ("ex01-3-answer", 'answer = "a"', "ex01-3-test")]
+    # Each with a wrong answer to a question too: 50 for 01.3, "a" for 01.2.
+    wrong = [("ex01-3-answer", "answer = 50", "ex01-3-test"), ("ex01-2-answer", 'answer = "a"', "ex01-2-test")]
     for (name, (words, code)), (cell, answer, test) in zip(MISTAKES.items(), wrong):
         subs[f"mistake-{name.replace(' ', '-')}"] = ({**right, "ex01-1-answer": code, cell: answer},
                                                      {**no_01_1, test: 0})
@@ -194,7 +194,7 @@ def test_release_has_no_solutions_no_outputs_no_hidden_cases(place):
         learner = "\n".join(c.source for c in nbformat.read(ROOT / "notebooks" / path.name, 4).cells)
         nb = nbformat.reads(text, 4)
         assert "SOLUTIONS" not in text and "solution(" not in text, f"{path.name} points at the worked solutions"
-        for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "_calls_the_toolkit", "not shown in class", str(SEED)):
+        for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "not shown in class", str(SEED)):
             assert marker not in text, f"{path.name} holds {marker!r}"
         for cell in nb.cells:
             assert cell.get("outputs", []) == [], f"{path.name} keeps a stored output"
@@ -225,7 +225,7 @@ def test_grades_mean_what_the_checks_mean(course):
     for student, (cells, _) in subs.items():
         write_submission(course, student, cells)
     write_submission(course, "hostile", {"ex01-1-answer": HOSTILE.format(course=course, nb=NB),
-                                         "ex01-2-answer": "answer = 10", "ex01-3-answer": 'answer = "c"'})
+                                         "ex01-3-answer": "answer = 10", "ex01-2-answer": 'answer = "c"'})
     # The hostile submission first, alone: what it tries must not reach the others, graded after it.
     correct_submitted = (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes()
     nbgrader(course, "autograde", NB, "--student", "hostile", "--create", env={"GRADER_SECRET": SECRET})
@@ -234,7 +234,7 @@ def test_grades_mean_what_the_checks_mean(course):
     assert "GOT" not in out and out.count("refused:") == 4, out
     assert SECRET not in out and "secret: None" in out
     assert (course / "submitted" / "correct" / NB / f"{NB}.ipynb").read_bytes() == correct_submitted
-    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-3-test": 1.0, "ex01-2-test": 1.0}
 
     nbgrader(course, "autograde", NB, "--create", env={"GRADER_SECRET": SECRET})
     got = scores(course)
@@ -251,7 +251,7 @@ def test_grades_mean_what_the_checks_mean(course):
 
     for name, (words, _) in MISTAKES.items():
         student = f"mistake-{name.replace(' ', '-')}"
-        named = [m for m in EXERCISES["01.1"].mistakes if m.startswith(words)]
+        named = [m.says for m in EXERCISES["01.1"].mistakes.values() if m.says.startswith(words)]
         assert len(named) == 1 and f"Likely mistake: {named[0]}" in said(student, "ex01-1-test"), said(student, "ex01-1-test")
     assert "returned None" in said("returns-none", "ex01-1-test")
     assert "raised ValueError: no idea" in said("raises", "ex01-1-test")
@@ -261,7 +261,7 @@ def test_grades_mean_what_the_checks_mean(course):
         assert "write it yourself" in said(student, "ex01-1-test"), said(student, "ex01-1-test")
     # A changed test cell is put back from the source (nbgrader's checksums): the edit gains nothing.
     source = cells_by_id(nbformat.read(course / "source" / NB / f"{NB}.ipynb", 4))
-    assert cells_by_id(autograded["edited"])["ex01-2-test"].source == source["ex01-2-test"].source
+    assert cells_by_id(autograded["edited"])["ex01-3-test"].source == source["ex01-3-test"].source
     assert "looks right to me" not in json.dumps(autograded["edited"])
 
     # Feedback: the file a student gets names the mistake in the check's words, and shows no hidden case.
@@ -271,13 +271,13 @@ def test_grades_mean_what_the_checks_mean(course):
     assert "write it yourself" in (course / "feedback" / "toolkit" / NB / f"{NB}.html").read_text()
     overfit = (course / "feedback" / "overfit" / NB / f"{NB}.html").read_text()
     assert "a case not shown in class" in overfit
-    for hidden in ("HIDDEN TESTS", "gaussian_cloud(137, 11", "_calls_the_toolkit", str(SEED)):
+    for hidden in ("HIDDEN TESTS", "gaussian_cloud(137, 11", str(SEED)):
         assert hidden not in overfit, hidden
 
     # What the hostile one left running was gone when the next kernel started.
     left = subprocess.run(["ps", "-u", SANDBOX, "-o", "args="], capture_output=True, text=True).stdout
     assert "sleep 600" not in left, left
-    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    assert scores(course)["hostile"] == {"ex01-1-test": 3.0, "ex01-3-test": 1.0, "ex01-2-test": 1.0}
 
 
 STUDENT = "course-student-test"
@@ -322,7 +322,7 @@ def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course
     as_student(student, place, "submit", NB, "--course", "isotropy-anisotropy")
     nbgrader(course, "collect", NB)
     nbgrader(course, "autograde", NB, "--student", STUDENT, "--create")
-    assert scores(course)[STUDENT] == {"ex01-1-test": 3.0, "ex01-2-test": 1.0, "ex01-3-test": 1.0}
+    assert scores(course)[STUDENT] == {"ex01-1-test": 3.0, "ex01-3-test": 1.0, "ex01-2-test": 1.0}
     # The student's server cannot read the course: sources, hidden tests, seed, gradebook.
     peek = subprocess.run(["setpriv", f"--reuid={STUDENT}", f"--regid={STUDENT}", "--init-groups", "--", "ls",
                            str(course / "source")], capture_output=True, text=True)
@@ -358,7 +358,7 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         for cell in nb["cells"]:
             gid = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
             if gid.endswith("-answer"):
-                cell["source"] = solution_of(source[gid]) if gid != "ex01-3-answer" else 'answer = "a"'
+                cell["source"] = solution_of(source[gid]) if gid != "ex01-2-answer" else 'answer = "a"'
         saved = learner.server("PUT", f"contents/{path}", json={"type": "notebook", "format": "json", "content": nb})
         assert saved.ok, saved.text
         submitted = learner.api("POST", f"{own}/assignments/submit", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
@@ -383,7 +383,7 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         # The teacher looks at the wrong question and gives a point by hand, with a comment.
         (notebook,) = grader.api("GET", f"{api}/submitted_notebooks/{NB}/{NB}").json()
         grades = grader.api("GET", f"{api}/grades", params={"submission_id": notebook["id"]}).json()
-        (q3,) = [g for g in grades if g["name"] == "ex01-3-test"]
+        (q3,) = [g for g in grades if g["name"] == "ex01-2-test"]
         assert q3["auto_score"] == 0.0
         put = grader.api("PUT", f"{api}/grade/{q3['id']}", json={"manual_score": 0.5})
         assert put.ok, put.text

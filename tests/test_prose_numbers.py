@@ -83,7 +83,7 @@ def stale(path: Path) -> list[str]:
 def test_numbers_are_read_with_their_sign_and_grouping():
     assert numbers("mean −0.003 and +0.845, 1,200 tokens, arXiv:1909.00512, §4.2, [§2](x.md#2-0.5)") == [
         ("-", 0.003), ("+", 0.845), ("", 1200.0)]
-    assert numbers("### Try this 09.4, as exercise 08.3 and Exercise 05.2 ask: 0.583") == [("", 0.583)]
+    assert numbers("### Try this 09.4, as exercise 08.3 and Exercise 05.3 ask: 0.583") == [("", 0.583)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])

@@ -71,7 +71,7 @@ def test_claimed_time_is_within_a_quarter_of_the_estimate(path):
 
 def test_teaching_guide_gives_each_notebook_the_time_its_header_claims():
     guide = (ROOT / "TEACHING.md").read_text(encoding="utf-8")
-    stated = dict(re.findall(r"^### (\d\d) · .*\(about (\d+) minutes\)", guide, re.M))
+    stated = dict(re.findall(r"^### (\d\d) · .*\(about (\d+) minutes, estimated\)", guide, re.M))
     claimed = {path.stem[:2]: str(reading_time.notebook_time(path).claimed) for path in NOTEBOOKS}
     assert stated == claimed
 
@@ -87,3 +87,18 @@ def test_teaching_guide_plans_a_90_minute_class_for_each_notebook():
         assert int(alone) == t.claimed, f"{name}: the plan's time alone is not the header's"
         assert int(together) + int(hands_on) + int(rest) == 90, f"{name}: the class does not fill 90 minutes"
         assert int(hands_on) >= 20, f"{name}: a class needs hands-on time"
+
+
+def test_every_time_shown_is_labelled_an_estimate():
+    """The headers, the teaching guide's headings and its class table, and the benchmark's table say
+    that the minutes are an estimate from a model, not a measurement."""
+    for path in NOTEBOOKS:
+        header = nbformat.read(path, as_version=4).cells[0].source
+        line = re.search(r"\*\*Time:\*\* about \d+ minutes[^.]*", header).group(0)
+        assert "an estimate" in line and "not timed" in line, f"{path.name}: {line!r}"
+    guide = (ROOT / "TEACHING.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^### \d\d · .*minutes.*$", guide, re.M)
+    assert len(headings) == len(NOTEBOOKS) and all(h.endswith("minutes, estimated)") for h in headings), headings
+    assert "| notebook | alone (estimated) |" in guide
+    assert "no learner has been timed" in guide
+    assert "not a measurement" in reading_time.__doc__

@@ -2,18 +2,21 @@
 
 Two kinds. An :class:`Exercise` asks for a number or a choice and knows its reference answer, a
 tolerance and hints that point at the idea to revisit rather than at the answer. An
-:class:`Implementation` asks the learner to *write* a function: ``check("01.2", my_effective_rank)``
+:class:`Implementation` asks the learner to *write* a function: ``check("01.1", my_effective_rank)``
 runs it on a set of named cases (random clouds and edge cases), compares each result with the
 toolkit's, and when one differs says which case, what was expected, and, if the result matches
 a typical mistake (forgetting to centre, softmax over the wrong axis, ...), which one. An
 untouched stub (one that raises ``NotImplementedError``) prints that it is not implemented yet.
 
 Hints come in steps, and ``check`` shows one more step per wrong try of that exercise: first the
-idea (which quantity to compute and why), then the detail that usually goes wrong (an axis, a
-shape, a scaling), and from the third try of a function a skeleton of the code with blanks to
-fill. A right answer starts the steps again. A recognised mistake gets its diagnosis instead of a
-hint step. A function that only calls the toolkit's own (``effective_rank``, ``mean_cosine``, ...)
-is told to write it itself: matching the reference by calling it proves nothing.
+idea (which quantity to compute and why), then one step of reasoning toward the detail that usually
+goes wrong (an axis, a shape, a scaling), and from the third try of a function a skeleton of the code with blanks to
+fill, whose blanks are the learner's decisions. A right answer starts the steps again. A recognised
+mistake gets its diagnosis (and its id, for the record) instead of a hint step. A function that hands
+the work to the toolkit's own (``effective_rank``, ``mean_cosine``, ...) is told to write it itself,
+with what was seen: a call the check can read in its code, or the toolkit's code running inside it
+however it was reached (:mod:`shared.exercises.watch`); matching the reference by calling it proves
+nothing.
 
 No hint is the answer. The worked solution is shown only when asked for, by
 ``solution("01.1")``, which reads it from ``notebooks/SOLUTIONS.md`` (its one home) and shows it

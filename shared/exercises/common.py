@@ -12,21 +12,50 @@ import functools
 import inspect
 import math
 import numbers
+import re
 import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
+
+from .watch import ran_message, toolkit_ran
 
 
 #: A blank in a code skeleton, for the learner to fill.
 BLANK = "____"
 
 
+#: A mistake's id: stable across rewordings of what the check says about it.
+MISTAKE_ID = re.compile(r"[a-z][a-z0-9_]{0,47}")
+
+
+class Mistake(NamedTuple):
+    """A typical mistake: what the check says when an answer looks like it, and its model (the wrong
+    number, or a function that makes the mistake)."""
+
+    says: str
+    model: object
+
+
 def _check_hints(hints: object, least: int) -> None:
     if not isinstance(hints, tuple) or len(hints) < least or not all(isinstance(h, str) and h for h in hints):
         raise ValueError(f"hints: expected a tuple of at least {least} non-empty steps, got {hints!r}")
+
+
+def _check_mistakes(owner: object, kind: type | tuple[type, ...]) -> None:
+    """Make ``owner.mistakes`` a dict of :class:`Mistake` by id, refusing a bad id or model."""
+    mistakes = {}
+    for key, value in dict(owner.mistakes).items():
+        if not isinstance(key, str) or not MISTAKE_ID.fullmatch(key):
+            raise ValueError(f"mistakes: {key!r} is not an id ({MISTAKE_ID.pattern})")
+        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value[0]
+                and isinstance(value[1], kind)):
+            raise ValueError(f"mistakes: {key} should be (what the check says, its model), got {value!r}")
+        mistakes[key] = Mistake(*value)
+    object.__setattr__(owner, "mistakes", mistakes)
 
 
 @dataclass(frozen=True)
@@ -42,14 +71,15 @@ class Exercise:
     rel_tol: float = 0.02
     abs_tol: float = 0.0
     choices: tuple[str, ...] = ()
-    #: The words for a typical wrong number, mapped to that number: an answer within the tolerance
+    #: Typical wrong numbers by id: (what the check says, the number). An answer within the tolerance
     #: of one of them is told which mistake it looks like (the tolerance must reject every one).
-    mistakes: Mapping[str, float] = field(default_factory=dict)
+    mistakes: Mapping[str, Mistake] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 2)
+        _check_mistakes(self, (int, float))
         if not self.choices:
-            for mistake, value in self.mistakes.items():
+            for mistake, (_, value) in self.mistakes.items():
                 if math.isclose(value, float(self.reference()), rel_tol=self.rel_tol, abs_tol=self.abs_tol):
                     raise ValueError(f"mistakes: {value!r} ({mistake}) is within the tolerance of the answer")
 
@@ -58,17 +88,17 @@ class Exercise:
 class Implementation:
     """An exercise answered by a function named ``name``, checked against ``reference`` on ``cases``.
 
-    ``cases()`` gives (description, keyword arguments) pairs; ``mistakes`` maps the words for a
-    typical mistake to a function that makes it, so a wrong result can be recognised. A mistake
-    whose result depends on an arbitrary choice of the learner's (which matrix went into an
-    eigensolver, whose eigenvector signs follow from it) returns a list of the possible results;
-    matching any of them counts.
+    ``cases()`` gives (description, keyword arguments) pairs; ``mistakes`` maps a typical mistake's
+    id to (what the check says, a function that makes it), so a wrong result can be recognised. A
+    mistake whose result depends on an arbitrary choice of the learner's (which matrix went into an
+    eigensolver, whose eigenvector signs follow from it, which eps) returns a list of the possible
+    results; matching any of them counts.
     """
 
     name: str
     reference: Callable[..., object]
     cases: Callable[[], list[tuple[str, dict]]]
-    mistakes: dict[str, Callable[..., object]]
+    mistakes: dict[str, Mistake]
     right: str
     #: Steps, one more shown per wrong try: the idea (which quantity to compute and why, in words),
     #: then the detail that usually goes wrong (axis, shape, scaling), and last a skeleton of the
@@ -78,9 +108,18 @@ class Implementation:
     #: What to say when the function returns NaN or inf where the toolkit does not, for exercises
     #: where a likely cause is known (an exp that overflows); empty where it is not.
     nonfinite: str = ""
+    #: The toolkit's functions that compute this exercise's answer, by dotted name. While the learner's
+    #: function runs, any code of their modules that executes, however it was reached (a name, a module
+    #: looked up at run time, getattr, a table, a callable object, a wrapper), or their source executed
+    #: again, is reported: see :func:`shared.exercises.watch.toolkit_ran`.
+    toolkit: tuple[str, ...] = ()
+    #: numpy and scipy functions that do (part of) this exercise's work, by dotted name, with what to
+    #: say when one runs inside the learner's function; an empty text means it is accepted.
+    libraries: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 3)
+        _check_mistakes(self, Callable)
         if BLANK not in self.hints[-1]:
             raise ValueError(f"hints: the last step must be a skeleton with blanks ({BLANK}), got {self.hints[-1]!r}")
 
@@ -116,6 +155,23 @@ def _as_number(answer: object) -> float | None:
     return None
 
 
+#: A letter answer however the option is typed: "b", "B", "(b)", "b)", "b.", "(b) adding ...", "b) adding ...".
+LETTER = re.compile(r"\(\s*([a-z])\s*\)\.?(?:\s.*)?|([a-z])(?:\s*[).:](?:\s.*)?)?", re.S | re.I)
+
+
+def chosen_letter(answer: object) -> str | None:
+    """The option letter ``answer`` names, lower case, or ``None``: a letter alone (in brackets, with a
+    full stop or a closing bracket, in quotes, any case) or followed by the option's words, as in
+    "(b) adding ..." or "b) adding ...". A letter must stand apart ("a shared offset" names none)."""
+    if not isinstance(answer, str):
+        return None
+    text = answer.strip().strip("\"'`").strip()
+    found = LETTER.fullmatch(text)
+    if found is None or len(re.findall(r"\(\s*[a-z]\s*\)", text, re.I)) > 1:  # "(a) or (b)" names two
+        return None
+    return (found.group(1) or found.group(2)).lower()
+
+
 def _looks_like_a_number(text: str) -> bool:
     try:
         float(text)
@@ -131,6 +187,8 @@ class Verdict:
     ok: bool
     text: str
     hinted: bool = False
+    #: The id of the mistake the answer was recognised as, if any.
+    mistake: str = ""
 
 
 def _hint(hints: tuple[str, ...], tries: int) -> str:
@@ -142,9 +200,10 @@ def _hint(hints: tuple[str, ...], tries: int) -> str:
 def _answer_verdict(exercise: str, ex: Exercise, answer: object, tries: int) -> Verdict:
     expected = ex.reference()
     if ex.choices:
-        given = str(answer).strip().lower().strip("()\"'. ")
+        given = chosen_letter(answer)
         if given not in ex.choices:
-            return Verdict(False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)}.")
+            return Verdict(False, f"Exercise {exercise}: answer with one of {', '.join(ex.choices)} (the letter of "
+                           "the option).")
         ok = given == expected
     else:
         value = _as_number(answer)
@@ -155,9 +214,9 @@ def _answer_verdict(exercise: str, ex: Exercise, answer: object, tries: int) -> 
             return Verdict(False, f"Exercise {exercise}: answer with a number.")
         ok = math.isclose(value, float(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol)
         if not ok:
-            for mistake, wrong in ex.mistakes.items():
+            for mistake, (says, wrong) in ex.mistakes.items():
                 if math.isclose(value, wrong, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol):
-                    return Verdict(False, f"Exercise {exercise}: not yet. Likely mistake: {mistake}.")
+                    return Verdict(False, f"Exercise {exercise}: not yet. Likely mistake: {says}.", mistake=mistake)
     if ok:
         return Verdict(True, f"Exercise {exercise}: right. {ex.right}")
     return Verdict(False, f"Exercise {exercise}: not yet. {_hint(ex.hints, tries)}", hinted=True)
@@ -325,14 +384,18 @@ def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tri
         return Verdict(False, f"Exercise {exercise}: not yet. {misnamed}")
     for description, kwargs in cases:
         inputs = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
-        try:
-            got = fn(**inputs)
-        except NotImplementedError:
+        got, seen = toolkit_ran(impl.toolkit, impl.libraries, fn, inputs)
+        ran = ran_message(exercise, impl.name, impl.libraries, seen)
+        if ran:
+            return Verdict(False, ran)
+        if isinstance(got, NotImplementedError):
             return Verdict(False, f"Exercise {exercise}: not implemented yet. Write the body of {impl.name} in "
                            "place of `raise NotImplementedError` and run the cell again.")
-        except Exception as error:  # the learner's code: report whatever it raised, by case
+        if isinstance(got, Exception):  # the learner's code: report whatever it raised, by case
             return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} raised "
-                           f"{type(error).__name__}: {error}. {hint}", hinted=True)
+                           f"{type(got).__name__}: {got}. {hint}", hinted=True)
+        if isinstance(got, BaseException):  # KeyboardInterrupt, SystemExit: not the check's to swallow
+            raise got
         if any(isinstance(v, np.ndarray) and not np.array_equal(v, kwargs[k]) for k, v in inputs.items()):
             return Verdict(False, f"Exercise {exercise}: not yet. On {description}, {impl.name} changed its input "
                            "array in place; compute on a copy (X - m makes a new array, X -= m does not).")
@@ -353,9 +416,10 @@ def _implementation_verdict(exercise: str, impl: Implementation, fn: object, tri
                            f"result is finite. {impl.nonfinite or 'Look for a division by zero, a log of zero or a square root of a negative number.'}")
         differs = _where_it_differs(arr, np.asarray(want, dtype=float), impl.rtol)
         with np.errstate(all="ignore"):  # a model of a mistake may divide by zero where the mistake does
-            named = [mistake for mistake, wrong in impl.mistakes.items() if _matches(got, wrong(**kwargs), impl.rtol)]
+            named = [mistake for mistake, (_, wrong) in impl.mistakes.items() if _matches(got, wrong(**kwargs), impl.rtol)]
         if named:  # a diagnosis, not a hint: it walks no step
-            return Verdict(False, f"{said} {differs}. Likely mistake: {named[0]}.")
+            return Verdict(False, f"{said} {differs}. Likely mistake: {impl.mistakes[named[0]].says}.",
+                           mistake=named[0])
         return Verdict(False, f"{said} {differs}. {hint}", hinted=True)
     return Verdict(True, f"Exercise {exercise}: right. It agrees with the toolkit on all {len(cases)} cases. {impl.right}")
 

@@ -52,8 +52,10 @@ def pairs_miscounted(X: np.ndarray) -> float:
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
-    "02.1": Implementation(
+    "02.3": Implementation(
         name="my_mean_cosine",
+        toolkit=("shared.meters.cosines.mean_cosine",),
+        libraries={name: "pdist and cdist compute every pair's cosine distance for you; this exercise is to normalise the rows and count the pairs of distinct points yourself." for name in ("scipy.spatial.distance.pdist", "scipy.spatial.distance.cdist")},
         reference=mean_cosine,
         cases=lambda: [
             ("an isotropic Gaussian (300 x 8)", dict(X=make_isotropic(300, 8, 1))),
@@ -63,49 +65,55 @@ EXERCISES: dict[str, Exercise | Implementation] = {
              dict(X=(make_isotropic(200, 5, 3) + 1.0) * np.geomspace(0.1, 100.0, 200)[:, None])),
         ],
         mistakes={
-            "each point was paired with itself too (n^2 pairs); pairs of distinct points exclude the "
-            "diagonal": with_the_diagonal,
-            "the pairs i != j were summed but divided by n^2; there are n(n-1) of them": over_n_squared,
-            "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products,
-            "the columns were normalised instead of the rows (axis=0 instead of axis=1)": columns_normalised,
-            "each pair was counted twice but divided by the number of unordered pairs": counted_twice,
-            "np.triu(..., k=0) (or np.triu_indices(n, k=0)) keeps the diagonal, each point paired with itself; "
-            "the pairs of distinct points above it start at k=1": upper_triangle_with_diagonal,
-            "the cloud was centred first: that removes the shared offset, which is exactly what the mean cosine "
-            "must see; take the vectors as they are": centred_first,
-            "the pairs were counted as (n - 1)(n - 2); n points make n(n - 1) ordered pairs i != j": pairs_miscounted,
+            "diagonal_kept": ("each point was paired with itself too (n^2 pairs); pairs of distinct points exclude "
+                              "the diagonal", with_the_diagonal),
+            "over_n_squared": ("the pairs i != j were summed but divided by n^2; there are n(n-1) of them",
+                               over_n_squared),
+            "not_normalised": ("the rows were not normalised: that is the mean dot product, not the mean cosine",
+                               dot_products),
+            "columns_normalised": ("the columns were normalised instead of the rows (axis=0 instead of axis=1)",
+                                   columns_normalised),
+            "counted_twice": ("each pair was counted twice but divided by the number of unordered pairs",
+                              counted_twice),
+            "triu_with_diagonal": ("np.triu(..., k=0) (or np.triu_indices(n, k=0)) keeps the diagonal, each point "
+                                   "paired with itself; the pairs of distinct points above it start at k=1",
+                                   upper_triangle_with_diagonal),
+            "centred_first": ("the cloud was centred first: that removes the shared offset, which is exactly what "
+                              "the mean cosine must see; take the vectors as they are", centred_first),
+            "pairs_miscounted": ("the pairs were counted as (n - 1)(n - 2); n points make n(n - 1) ordered pairs "
+                                 "i != j", pairs_miscounted),
         },
         right="Normalise the rows, then average u_i . u_j over the n(n-1) ordered pairs i != j; the sum of "
         "the unit vectors gives it in O(n d).",
         hints=(
             "A cosine is the dot product of two directions: first turn every point into a unit vector, then "
             "average the cosine over every pair of two different points.",
-            "Divide each row by its own length (the norm along each row, not down each column), and leave out "
-            "each point paired with itself: n points make n(n-1) ordered pairs, not n^2.",
+            "Work out two counts for three points by hand: how many ordered pairs of distinct points there are, "
+            "and what the matrix of all dot products of unit vectors holds on its diagonal.",
             "Fill the blanks:\n"
-            "    U = X / np.linalg.norm(X, axis=____, keepdims=True)   # unit rows\n"
-            "    C = U @ U.T                                           # every cosine\n"
-            "    n = len(X)\n"
-            "    return (C.sum() - ____) / ____    # leave out each point paired with itself",
+            "    U = X / ____                      # one length per point, shaped to divide its own row\n"
+            "    C = U @ U.T                       # every cosine, each point with itself included\n"
+            "    return ____                       # the mean over the pairs of distinct points only",
         ),
     ),
-    "02.2": Exercise(
+    "02.1": Exercise(
         reference=lambda: 1.0 / math.sqrt(200),
         right="About 1/sqrt(d): in high dimension random vectors are nearly orthogonal.",
         hints=(
             "The cosine of two independent random directions is a sum of d small products with random signs, "
             "divided by the lengths. How does the typical size of such a sum change as d grows?",
-            "For d = 50 this notebook measures 0.143 a few cells further down. The spread scales as 1 over the "
-            "square root of d: what do four times as many coordinates do to it?",
+            "Variances of independent terms add up, and each of the d products, once divided by the two "
+            "lengths, has a variance of about 1/d^2. Go from the variance of the sum to its standard deviation.",
         ),
         rel_tol=0.15,
         mistakes={
-            "that is 1/d, the variance of the cosine; its standard deviation is the square root of that":
-                1 / 200,
-            "that is the spread in 50 dimensions; with four times as many coordinates it is smaller": 1 / 50**0.5,
+            "variance_not_sd": ("that is 1/d, the variance of the cosine; its standard deviation is the square root "
+                                "of that", 1 / 200),
+            "spread_at_50": ("that is the spread in 50 dimensions; with four times as many coordinates it is "
+                             "smaller", 1 / 50**0.5),
         },
     ),
-    "02.3": Exercise(
+    "02.2": Exercise(
         reference=lambda: "c",
         right="A high random-pair cosine is the baseline of a cloud that leans one way: a shared offset. It "
         "says nothing about meaning, nor about how the variance is spread.",

@@ -58,6 +58,8 @@ def right_singular_vectors_as_columns(X: np.ndarray, k: int) -> list[np.ndarray]
 EXERCISES: dict[str, Exercise | Implementation] = {
     "06.1": Implementation(
         name="my_all_but_the_top",
+        toolkit=("shared.remedies.transforms.all_but_the_top", "shared.geometry.pca.principal_axes"),
+        libraries={"scipy.linalg.eigh": ""},  # an eigensolver is allowed, as numpy's is
         reference=all_but_the_top,
         cases=lambda: [
             ("an uneven Gaussian shifted by +3, k = 1", dict(X=gaussian_cloud(300, 6, 1, shift=3.0), k=1)),
@@ -66,49 +68,53 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             ("k = 0 (centring only)", dict(X=gaussian_cloud(100, 4, 3, shift=2.0), k=0)),
         ],
         mistakes={
-            "at k = 0, V[:, -k:] is V[:, 0:], every column (-0 is 0), so everything was removed; take the top "
-            "k as V[:, d - k:], or sort the eigenvectors in descending order and take V[:, :k]": negative_slice,
-            "the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in ascending order, so the "
-            "top ones are the last columns": bottom_directions,
-            "the top k directions were kept instead of removed": kept_the_top,
-            "the mean was not removed: centre first, then project out the top directions": not_centred,
-            "the uncentred vectors were projected, as in the last step of the paper's Algorithm 1; the course "
-            "projects the centred ones, so the result has zero mean": projected_uncentred,
-            "the eigenvectors were taken as rows: np.linalg.eigh returns them as the columns of V, so the top k are "
-            "V[:, d - k:], not V.T[:, d - k:]": rows_as_eigenvectors,
-            "the principal directions were taken as the columns of np.linalg.svd's Vt; they are its rows, so the "
-            "top k are Vt[:k].T, not Vt[:, :k]": right_singular_vectors_as_columns,
+            "negative_slice_at_0": ("at k = 0, V[:, -k:] is V[:, 0:], every column (-0 is 0), so everything was "
+                                    "removed; take the top k as V[:, d - k:], or sort the eigenvectors in descending "
+                                    "order and take V[:, :k]", negative_slice),
+            "bottom_directions": ("the bottom k directions were removed: np.linalg.eigh sorts eigenvalues in "
+                                  "ascending order, so the top ones are the last columns", bottom_directions),
+            "kept_the_top": ("the top k directions were kept instead of removed", kept_the_top),
+            "not_centred": ("the mean was not removed: centre first, then project out the top directions",
+                            not_centred),
+            "projected_uncentred": ("the uncentred vectors were projected, as in the last step of the paper's "
+                                    "Algorithm 1; the course projects the centred ones, so the result has zero mean",
+                                    projected_uncentred),
+            "eigenvectors_as_rows": ("the eigenvectors were taken as rows: np.linalg.eigh returns them as the columns "
+                                     "of V, so the top k are V[:, d - k:], not V.T[:, d - k:]", rows_as_eigenvectors),
+            "svd_vt_columns": ("the principal directions were taken as the columns of np.linalg.svd's Vt; they are "
+                               "its rows, so the top k are Vt[:k].T, not Vt[:, :k]", right_singular_vectors_as_columns),
         },
         right="Centre, find the top k principal directions of the centred cloud, subtract each point's "
         "projection on them: the mean and the dominant directions are gone, the rest is untouched.",
         hints=(
             "Remove the shared mean, then find the few directions in which the centred cloud varies most and take "
             "away each point's component along them; everything else stays.",
-            "The top directions are the eigenvectors of the centred cloud's covariance with the largest "
-            "eigenvalues: np.linalg.eigh returns them as columns, in ascending order, so the largest are the "
-            "last. Check k = 0 too: it must remove the mean and nothing else.",
+            "np.linalg.eigh gives the eigenvalues in ascending order, with the eigenvectors as the columns of its "
+            "second result. Decide which columns are the top k, and check your choice at k = 0, where it must "
+            "select no column at all.",
             "Fill the blanks:\n"
             "    Xc = X - ____\n"
-            "    V = np.linalg.eigh(np.cov(Xc.T))[1]   # columns, eigenvalues ascending\n"
-            "    U = V[:, ____:]                        # the top k columns (mind k = 0)\n"
-            "    return Xc - ____ @ U.T                 # each point's part along them, removed",
+            "    V = np.linalg.eigh(np.cov(Xc.T))[1]\n"
+            "    U = ____                          # shape (d, k), also at k = 0\n"
+            "    return Xc - ____                  # each point's part along the columns of U, removed",
         ),
     ),
-    "06.2": Exercise(
+    "06.4": Exercise(
         reference=lambda: 7.68,
         right="768 / 100 = 7.68, so 7 or 8 components; the rule was tuned on 300-d static vectors, so treat "
         "it as a starting point to check against a task.",
         hints=(
             "The rule of thumb ties the number of components to the width of the embeddings.",
-            "Mu & Viswanath's rule scales with the dimension d: divide.",
+            "The rule is in the question; all it needs is the width of these embeddings. Round the result to a "
+            "whole number of components only after you have it.",
         ),
         abs_tol=0.7,
         mistakes={
-            "that is d / 10; the rule removes about d / 100 components": 76.8,
-            "that is d / 1000; the rule removes about d / 100 components": 0.768,
+            "d_over_10": ("that is d / 10; the rule removes about d / 100 components", 76.8),
+            "d_over_1000": ("that is d / 1000; the rule removes about d / 100 components", 0.768),
         },
     ),
-    "06.3": Exercise(
+    "06.2": Exercise(
         reference=lambda: "a",
         right="After whitening X^T X = nI: the eigenbasis is any orthonormal basis.",
         hints=(
@@ -118,7 +124,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
         choices=("a", "b", "c"),
     ),
-    "06.4": Exercise(
+    "06.3": Exercise(
         reference=lambda: "c",
         right="Where the labels live decides: whitening equalises every direction, which lifts weak label "
         "directions and shrinks strong ones; that is why it helps cloud B and hurts cloud A.",

@@ -35,6 +35,8 @@ def sentence_by_sentence(X: np.ndarray, groups: np.ndarray) -> float:
 EXERCISES: dict[str, Exercise | Implementation] = {
     "07.1": Implementation(
         name="mean_cosine_across",
+        toolkit=("shared.meters.cosines.cross_group_cosines", "shared.meters.cosines.mean_cosine"),
+        libraries={"scipy.spatial.distance.cdist": "", "scipy.spatial.distance.pdist": ""},  # the cosines may come from scipy
         reference=reference_mean_cosine_across,
         cases=lambda: [
             ("3 sentences of 5 tokens with a shared offset",
@@ -45,12 +47,15 @@ EXERCISES: dict[str, Exercise | Implementation] = {
              dict(X=(make_isotropic(16, 4, 4) + 1.0) * np.geomspace(0.1, 50, 16)[:, None], groups=np.arange(16) % 4)),
         ],
         mistakes={
-            "pairs from the same sentence were counted too: only tokens from different sentences pair up":
-                same_sentence_counted,
-            "the rows were not normalised: that is the mean dot product, not the mean cosine": dot_products_across,
-            "a token was paired with itself: the diagonal belongs to the same sentence": paired_with_itself,
-            "the mean was taken sentence by sentence and those means averaged, which weighs a short sentence's "
-            "pairs as much as a long one's; average over all kept pairs at once": sentence_by_sentence,
+            "same_sentence_counted": ("pairs from the same sentence were counted too: only tokens from different "
+                                      "sentences pair up", same_sentence_counted),
+            "not_normalised": ("the rows were not normalised: that is the mean dot product, not the mean cosine",
+                               dot_products_across),
+            "paired_with_itself": ("a token was paired with itself: the diagonal belongs to the same sentence",
+                                   paired_with_itself),
+            "sentence_by_sentence": ("the mean was taken sentence by sentence and those means averaged, which weighs "
+                                     "a short sentence's pairs as much as a long one's; average over all kept pairs "
+                                     "at once", sentence_by_sentence),
         },
         right="Average the cosine over the pairs whose tokens come from different sentences, Ethayarajh's "
         "baseline: a shared offset counts, the similarity of a sentence's own tokens does not.",
@@ -58,17 +63,17 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Like the mean cosine, but only pairs of tokens from different sentences count: turn every token into "
             "a unit vector, take the cosine of every pair, and average over the pairs whose two tokens come from "
             "different sentences.",
-            "Divide each row by its own length (along each row). Keep the pairs whose two group labels differ; "
-            "that leaves out the diagonal too, since a token is in its own sentence. Sentences of unequal length "
-            "give unequal numbers of pairs: average over all kept pairs at once, not sentence by sentence.",
+            "Which pairs to keep is decided by groups alone: compare each token's label with every other token's "
+            "to get an n x n table of True and False. Then ask what that table says on its diagonal, and whether "
+            "a short sentence's pairs should weigh as much as a long one's.",
             "Fill the blanks:\n"
-            "    U = X / np.linalg.norm(X, axis=____, keepdims=True)   # unit rows\n"
+            "    U = X / ____                      # unit rows\n"
             "    C = U @ U.T\n"
-            "    different = groups[:, None] ____ groups[None, :]      # pairs from different sentences\n"
-            "    return C[____].mean()",
+            "    keep = ____                       # n x n: True where the two tokens' sentences differ\n"
+            "    return ____",
         ),
     ),
-    "07.2": Exercise(
+    "07.3": Exercise(
         reference=lambda: "a",
         right="Mean cosine reads the shared offset; effective rank reads the covariance, which ignores the offset.",
         hints=(
@@ -78,7 +83,7 @@ EXERCISES: dict[str, Exercise | Implementation] = {
         ),
         choices=("a", "b", "c"),
     ),
-    "07.3": Exercise(
+    "07.2": Exercise(
         reference=lambda: "b",
         right="Over most of the range, frequent words have larger input embeddings; notebook 04's pull assumed "
         "the opposite sign.",

@@ -52,6 +52,10 @@ def one_sign(X: np.ndarray) -> float:
     return ratio(logsumexp_columns(X @ np.linalg.eigh(X.T @ X)[1]))
 
 
+def eigenvectors_as_rows(X: np.ndarray) -> float:
+    return original_isotropy(X, np.linalg.eigh(X.T @ X)[1].T)
+
+
 def covariance_eigenvectors(X: np.ndarray) -> float:
     return original_isotropy(X, np.linalg.eigh(np.cov(X.T))[1])
 
@@ -73,22 +77,30 @@ def rescaled(X: np.ndarray) -> float:
 
 
 EXERCISES: dict[str, Exercise | Implementation] = {
-    "08.1": Implementation(
+    "08.2": Implementation(
         name="my_partition_isotropy",
+        toolkit=("shared.meters.partition.partition_isotropy", "shared.meters.partition.log_partition",
+                 "shared.meters.partition.logsumexp_columns"),
+        libraries={"scipy.special.logsumexp": ""},  # the prompt asks for log-sum-exp: scipy's is allowed
         reference=reference_original,
         cases=isotropy_cases,
         mistakes={
-            "only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not centred, "
-            "and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c": one_sign,
-            "the eigenvectors of the covariance (the centred cloud) were used; the estimator takes the "
-            "eigenvectors of X^T X, uncentred": covariance_eigenvectors,
-            "the cloud was centred before Z was computed; the shared offset is what the estimator must see":
-                centred_first,
-            "the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal": inverted,
-            "the rows were normalised first; the estimator takes the vectors as they are, lengths included":
-                rows_normalised,
-            "the cloud was divided by its root-mean-square entry: that is the course's rescaled estimator, "
-            "partition_isotropy(X); the original takes Z at the vectors' own scale": rescaled,
+            "one_sign": ("only one sign of each eigenvector was used: Z(c) and Z(-c) differ when the cloud is not "
+                         "centred, and the sign np.linalg.eigh returns is arbitrary, so evaluate both c and -c",
+                         one_sign),
+            "eigenvectors_as_rows": ("the eigenvectors were read as rows: np.linalg.eigh returns them as the columns "
+                                     "of its second result, so the directions are C[:, j], and X @ C projects on all "
+                                     "of them at once (not X @ C.T)", eigenvectors_as_rows),
+            "covariance_eigenvectors": ("the eigenvectors of the covariance (the centred cloud) were used; the "
+                                        "estimator takes the eigenvectors of X^T X, uncentred",
+                                        covariance_eigenvectors),
+            "centred_first": ("the cloud was centred before Z was computed; the shared offset is what the estimator "
+                              "must see", centred_first),
+            "inverted": ("the ratio is inverted: min Z / max Z lies in [0, 1], max / min is its reciprocal", inverted),
+            "rows_normalised": ("the rows were normalised first; the estimator takes the vectors as they are, "
+                                "lengths included", rows_normalised),
+            "rescaled": ("the cloud was divided by its root-mean-square entry: that is the course's rescaled "
+                         "estimator, partition_isotropy(X); the original takes Z at the vectors' own scale", rescaled),
         },
         right="Eigenvectors of X^T X, log Z(c) by log-sum-exp for every c and -c, then exp(min - max): Mu & "
         "Viswanath's estimator, with both signs so that LAPACK's choice cannot change it.",
@@ -96,20 +108,20 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "Probe the cloud along its principal directions, found from the vectors as they are (not centred), in "
             "both senses of each. For every direction, the partition function sums the exponentials of the "
             "points' projections on it; the estimator is the smallest partition function over the largest.",
-            "The directions are the eigenvectors of X^T X (uncentred, not the covariance), its columns; use both "
-            "c and -c, since the sign an eigensolver returns is arbitrary. Work with log Z: subtract each "
-            "column's largest projection before np.exp, and exponentiate only the final difference of logs.",
+            "Keep every Z as a logarithm: exp of a projection of 800 overflows, while log Z does not. The "
+            "log of a sum of exponentials stays finite if you take out each direction's largest term first and "
+            "add it back after the log.",
             "Fill the blanks:\n"
-            "    C = np.linalg.eigh(____)[1]                       # eigenvectors of X^T X, uncentred\n"
-            "    P = np.hstack([X @ C, ____])                      # c^T x_i for every c and every -c\n"
-            "    top = P.max(axis=____)\n"
-            "    log_z = top + np.log(np.exp(____).sum(axis=0))    # log-sum-exp: no overflow\n"
-            "    return np.exp(____ - ____)",
+            "    C = np.linalg.eigh(____)[1]       # the directions, one per column, mean kept in\n"
+            "    P = ____                          # c^T x_i for every point, every c and every -c\n"
+            "    top = P.max(axis=____)            # one value per direction\n"
+            "    log_z = ____                      # log Z of every direction, without overflow\n"
+            "    return ____                       # min Z / max Z, from the logs",
         ),
         nonfinite="Likely mistake: exp overflowed; compute log Z with the column's maximum subtracted before np.exp "
         "(log-sum-exp), and exp only the final difference.",
     ),
-    "08.2": Exercise(
+    "08.1": Exercise(
         reference=lambda: "a",
         right="The frequent words and the rare words lean along nearly opposite mean directions (cosine -0.868): "
         "words of middling rank cancel the frequent words' offset, and the rarest words tip the whole "

@@ -26,6 +26,9 @@ def rms_cases() -> list[tuple[str, dict]]:
                                                                          eps=EPS)),
         ("one vector with a massive coordinate", dict(x=massive, gain=rng.uniform(0.1, 3, 16), eps=EPS)),
         ("a tiny vector, where eps matters", dict(x=np.full((1, 4), 1e-4), gain=np.ones(4), eps=1e-6)),
+        ("a batch of 2 sequences of 3 vectors of width 5 (a 3-D array)",
+         dict(x=rng.standard_normal((2, 3, 5)) + 0.5, gain=rng.uniform(0.5, 1.5, 5), eps=EPS)),
+        ("a single vector of width 6 (a 1-D array)", dict(x=rng.standard_normal(6) * 20.0, gain=np.ones(6), eps=EPS)),
     ]
 
 
@@ -40,6 +43,12 @@ def gain_left_out(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
 
 def eps_outside_the_root(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     return x / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * gain
+
+
+def axis_one(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
+    if x.ndim < 2:
+        return np.full(x.shape, np.nan)  # axis=1 does not exist: the learner's function raises
+    return x / np.sqrt(np.mean(x * x, axis=1, keepdims=True) + eps) * gain
 
 
 def wrong_axis(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
@@ -58,18 +67,24 @@ def norm_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
 EXERCISES: dict[str, Exercise | Implementation] = {
     "09.1": Implementation(
         name="my_rms_norm",
+        toolkit=("shared.real.decoder.rms_norm",),  # its module is imported when the check runs
         reference=reference_rms_norm,
         cases=rms_cases,
         mistakes={
-            "the vectors were centred first: that is LayerNorm; RMSNorm divides by the root mean square of x "
-            "itself, so a shared offset survives it": centred_first,
-            "the gain was left out: multiply by gain after dividing": gain_left_out,
-            "eps was added outside the square root": eps_outside_the_root,
-            "the standard deviation (np.std, np.var) was used: it subtracts each row's mean before squaring; "
-            "RMSNorm divides by the root mean square about 0, sqrt(mean(x**2) + eps)": std_not_rms,
-            "the mean was taken over the wrong axis: normalise each row (axis=-1)": wrong_axis,
-            "the norm was used instead of the root mean square: divide by sqrt(mean(x**2)), not by sqrt(sum(x**2))":
-                norm_not_rms,
+            "centred_first": ("the vectors were centred first: that is LayerNorm; RMSNorm divides by the root mean "
+                              "square of x itself, so a shared offset survives it", centred_first),
+            "gain_left_out": ("the gain was left out: multiply by gain after dividing", gain_left_out),
+            "eps_outside_root": ("eps was added outside the square root", eps_outside_the_root),
+            "std_not_rms": ("the standard deviation (np.std, np.var) was used: it subtracts each row's mean before "
+                            "squaring; RMSNorm divides by the root mean square about 0, sqrt(mean(x**2) + eps)",
+                            std_not_rms),
+            "axis_one": ("the mean was taken over axis=1, which is the last axis only for a 2-D array: on a batch "
+                         "(3-D) it runs over the rows and on a single vector (1-D) it does not exist; normalise each "
+                         "vector over its own coordinates, axis=-1", axis_one),
+            "wrong_axis": ("the mean was taken over the wrong axis: normalise each row over its coordinates "
+                           "(axis=-1)", wrong_axis),
+            "norm_not_rms": ("the norm was used instead of the root mean square: divide by sqrt(mean(x**2)), not by "
+                             "sqrt(sum(x**2))", norm_not_rms),
         },
         right="RMSNorm: each row divided by the root of its mean square (plus eps), times the gain. It does not "
         "centre, so a coordinate every token shares passes through it to the next block.",
@@ -77,11 +92,12 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "RMSNorm divides each token by the root of the mean of its squared entries (a small eps added inside "
             "the root keeps it finite), then scales each coordinate by its gain; unlike LayerNorm it subtracts no "
             "mean.",
-            "The mean of squares is per token: over the last axis (the coordinates of one row), kept as a column "
-            "so that it divides its own row. eps goes inside the square root; multiply by gain after dividing.",
+            "The mean square belongs to one vector, so it runs over that vector's own coordinates, whatever the "
+            "number of axes of x (a batch of sequences is 3-D, a single vector 1-D). Pick the axis that is "
+            "right in all three cases, and keep it so that the result divides its own vector.",
             "Fill the blanks:\n"
-            "    ms = np.mean(____, axis=____, keepdims=True)   # the mean square of each row\n"
-            "    return x / np.sqrt(____) * ____",
+            "    ms = np.mean(____, axis=____, keepdims=True)   # one mean square per vector\n"
+            "    return ____ * gain",
         ),
     ),
     "09.2": Exercise(
