@@ -118,7 +118,7 @@ def test_the_toolkit_imports_form_no_cycle():
 #: The toolkit's layers from the bottom up: the rows of CONTRIBUTING.md's table, in its order.
 LAYERS = (("shared.events",), ("shared._checks",), ("shared.geometry",), ("shared.meters",), ("shared.report",), ("shared.mechanisms",),
           ("shared.remedies",), ("shared.store", "shared._stored"), ("shared.real",), ("shared.figures",),
-          ("shared.explorers",), ("shared.exercises",))
+          ("shared.explorers", "shared.predictions"), ("shared.exercises",))
 
 
 def _layer(module: str) -> int:
