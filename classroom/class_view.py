@@ -142,7 +142,9 @@ class Page(Teacher):
     @web.authenticated
     def get(self) -> None:
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.write(PAGE.replace("{{catalog}}", json.dumps(self.app["catalog"]).replace("</", "<\\/")))
+        xsrf = self.xsrf_token  # the hub's xsrf token for this page (set as a cookie too); sent back by its requests
+        self.write(PAGE.replace("{{catalog}}", json.dumps(self.app["catalog"]).replace("</", "<\\/"))
+                   .replace("{{xsrf}}", json.dumps(xsrf.decode() if isinstance(xsrf, bytes) else xsrf)))
 
 
 class Counts(Teacher):
@@ -245,6 +247,7 @@ PAGE = """<!doctype html>
 <div id="predictions"></div><div id="exercises"></div>
 <script>
 const CATALOG = {{catalog}};
+const XSRF = {{xsrf}};
 const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function human(id) { return id.replace(/_/g, " "); }
@@ -279,7 +282,7 @@ function render(data) {
 }
 async function poll() {
   try {
-    const r = await fetch(base + "counts", {cache: "no-store", credentials: "same-origin"});
+    const r = await fetch(base + "counts", {cache: "no-store", credentials: "same-origin", headers: {"X-XSRFToken": XSRF}});
     if (!r.ok) throw new Error(r.status);
     render(await r.json()); document.getElementById("status").textContent = "live";
   } catch (e) { document.getElementById("status").textContent = "not reaching the class view (" + e.message + ")"; }
@@ -287,7 +290,7 @@ async function poll() {
 }
 document.getElementById("reset").onclick = async () => {
   if (!confirm("Start a new class session? The counts start again from zero.")) return;
-  await fetch(base + "reset", {method: "POST", credentials: "same-origin", headers: {"X-Class-View": "new-session"}});
+  await fetch(base + "reset", {method: "POST", credentials: "same-origin", headers: {"X-Class-View": "new-session", "X-XSRFToken": XSRF}});
 };
 poll();
 </script></body></html>

@@ -29,6 +29,8 @@ import os
 import queue
 import re
 import threading
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -42,6 +44,8 @@ OPT_OUT = "ISOTROPY_CLASS_EVENTS"
 ENDPOINT = "ISOTROPY_CLASS_VIEW"
 #: The largest event the class view accepts, in bytes of JSON (a real one is about 300).
 MAX_BYTES = 2048
+#: How many times an event is posted before it is given up (1 s, 2 s, 4 s apart).
+TRIES = 4
 #: The kinds of check.
 KINDS = ("implementation", "question", "prediction")
 
@@ -125,6 +129,7 @@ class _Sender(logging.Handler):
         self.url, self.token = url, token
         self.pending: queue.Queue[str | None] = queue.Queue(maxsize=1000)
         self.sent = self.failed = 0
+        self.last_error = ""  # why the last event was not delivered (for a teacher or a test to read)
         threading.Thread(target=self._run, name="class-view-events", daemon=True).start()
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -137,15 +142,29 @@ class _Sender(logging.Handler):
         while True:
             body = self.pending.get()
             try:
-                request = urllib.request.Request(self.url, data=body.encode(), method="POST", headers={
-                    "Content-Type": "application/json", "Authorization": f"token {self.token}"})
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    response.read()
-                self.sent += 1
-            except OSError:
-                self.failed += 1
+                self._post(body)
             finally:
                 self.pending.task_done()
+
+    def _post(self, body: str) -> None:
+        """One event, tried :data:`TRIES` times while the class view cannot be reached (a busy
+        machine, a restart); an event it refuses is not tried again."""
+        for attempt in range(TRIES):
+            request = urllib.request.Request(self.url, data=body.encode(), method="POST", headers={
+                "Content-Type": "application/json", "Authorization": f"token {self.token}"})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    response.read()
+                self.sent += 1
+                return
+            except urllib.error.HTTPError as error:  # the class view refused it, and said why
+                self.last_error = f"{error.code}: {error.read(500).decode(errors='replace')}"
+                if error.code < 500:
+                    break
+            except OSError as error:
+                self.last_error = str(error)
+            time.sleep(2 ** attempt)
+        self.failed += 1
 
 
 def _logger():

@@ -121,8 +121,7 @@ class PredictionWidget(widgets.VBox):
         return guess
 
     def __repr__(self) -> str:
-        options = " / ".join(words for _, words in self.prediction.options)
-        return f"Prediction {self.number}: {self.prediction.question}? ({options}, or your own) — commit a guess first"
+        return f"Prediction {self.number}: pick or type a guess, then commit it"
 
 
 def predict(number: str) -> PredictionWidget:

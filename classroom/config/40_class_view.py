@@ -29,4 +29,4 @@ c.JupyterHub.load_roles.append({
 })
 # Where each learner's kernel posts its events (straight to the service on this machine), with the
 # server's own hub token ($JUPYTERHUB_API_TOKEN), which the service reads as that learner and no other.
-c.Spawner.environment["ISOTROPY_CLASS_VIEW"] = f"http://127.0.0.1:{port}/services/class-view/events"
+c.Spawner.environment.update({"ISOTROPY_CLASS_VIEW": f"http://127.0.0.1:{port}/services/class-view/events"})
