@@ -53,11 +53,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--store", type=Path, default=Path("/var/tmp/isotropy-store"))
     args = parser.parse_args()
     if not 1 <= args.students <= 100 or not 1 <= args.seconds <= 600:
         parser.error("--students must be 1 to 100 and --seconds 1 to 600")
-    with trial_class(args.students, ["--store", str(args.store)]) as room:
+    with trial_class(args.students, ["--no-store"]) as room:  # events need no model
         port = json.loads((room.prefix / "hub" / "classroom.json").read_text())["class_view_port"]
         url = f"http://127.0.0.1:{port}/services/class-view/events"
         tokens = []
