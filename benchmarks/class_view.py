@@ -9,7 +9,9 @@ second to the class view's events address (the one each learner's kernel posts t
 with their own token, and times each reply. At the end the teacher asks for the counts.
 
 Reported: events sent, accepted (204) and counted by the service (no event may be lost), the reply
-times' p50, p95 and maximum (the target is p95 <= 100 ms), and the page's counts request time.
+times' p50, p95 and maximum (the target is p95 <= 100 ms) of each learner's later events, apart
+from their first (for which the service asks the hub whose token it is, then remembers it for 5
+minutes), and the page's counts request time.
 Bounded: every request has a timeout and the class is stopped and its accounts removed after.
 """
 
@@ -32,7 +34,8 @@ from classroom.trial import trial_class  # noqa: E402
 from shared import events  # noqa: E402
 
 
-def learner_loop(url: str, token: str, seconds: int, start: float, times: list[float], statuses: list[int]) -> None:
+def learner_loop(url: str, token: str, seconds: int, start: float, times: list[float], statuses: list[int],
+                 firsts: list[float]) -> None:
     http = requests.Session()
     headers = {"Authorization": f"token {token}", "Content-Type": "application/json"}
     for i in range(seconds):
@@ -45,7 +48,7 @@ def learner_loop(url: str, token: str, seconds: int, start: float, times: list[f
             status = http.post(url, data=json.dumps(event), headers=headers, timeout=10).status_code
         except requests.RequestException:
             status = 0
-        times.append(time.perf_counter() - t0)
+        (firsts if i == 0 else times).append(time.perf_counter() - t0)
         statuses.append(status)
 
 
@@ -70,8 +73,9 @@ def main() -> int:
         teacher.get_token()
         times: list[float] = []
         statuses: list[int] = []
+        firsts: list[float] = []  # each learner's first event: the service asks the hub whose token it is
         start = time.monotonic() + 1.0
-        threads = [threading.Thread(target=learner_loop, args=(url, t, args.seconds, start + i / args.students, times, statuses))
+        threads = [threading.Thread(target=learner_loop, args=(url, t, args.seconds, start + i / args.students, times, statuses, firsts))
                    for i, t in enumerate(tokens)]
         for t in threads:
             t.start()
@@ -80,13 +84,15 @@ def main() -> int:
         t0 = time.perf_counter()
         counts = teacher.api("GET", "/services/class-view/counts").json()
         counts_ms = 1000 * (time.perf_counter() - t0)
-    ms = 1000 * np.array(times)
+    ms, first_ms = 1000 * np.array(times), 1000 * np.array(firsts)
     sent, accepted = len(statuses), sum(s == 204 for s in statuses)
     counted = counts["exercises"].get("01.2", {}).get("events", 0)
     print(f"class view: {args.students} learners x 1 event/s x {args.seconds} s on loopback")
     print(f"  events sent {sent}, accepted {accepted}, counted {counted}, lost {sent - counted}")
     print(f"  reply time p50 {np.percentile(ms, 50):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms, max {ms.max():.1f} ms "
-          f"(target p95 <= 100 ms)")
+          f"(target p95 <= 100 ms), each learner's later events")
+    print(f"  each learner's first event (its token looked up at the hub): p50 {np.percentile(first_ms, 50):.1f} ms, "
+          f"max {first_ms.max():.1f} ms; all events together: p95 {np.percentile(np.r_[ms, first_ms], 95):.1f} ms")
     print(f"  the page's counts request: {counts_ms:.1f} ms")
     return 0 if accepted == sent == counted else 1
 

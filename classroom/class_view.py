@@ -203,7 +203,7 @@ class Events(web.RequestHandler):
 
 def make_app(db: str, prefix: str | None = None) -> web.Application:
     prefix = prefix or os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/class-view/")
-    auth = HubOAuth(cache_max_age=60)
+    auth = HubOAuth()  # a token's owner is asked of the hub once, then cached for its default 5 minutes
     app = {"store": Store(db), "events": load_events(), "auth": auth, "catalog": catalog(), "buckets": {}}
     routes = [
         (prefix, Page), (url_path_join(prefix, "counts"), Counts), (url_path_join(prefix, "reset"), Reset),
