@@ -89,6 +89,7 @@ def setup(args: argparse.Namespace) -> Path:
         "store": str(store) if store else None, "start_script": str(start), "runtime_root": str(runtime_root),
         "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
         "ip": args.ip, "port": args.port, "hub_port": free_port(), "proxy_api_port": free_port(),
+        "class_view_port": free_port(),
         "address_space": args.memory, "learner_memory": args.learner_memory, "tmp_size": args.tmp_size,
         "max_processes": 256, "idle_timeout": args.idle_timeout,
         "ssl_key": str(args.ssl_key) if args.ssl_key else None, "ssl_cert": str(args.ssl_cert) if args.ssl_cert else None,

@@ -53,6 +53,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
+from shared.predictions import predict
 from shared.figures import SphereConeView
 
 n, d = 2000, 50  # points, dimensions
@@ -83,6 +84,9 @@ n, d = 2000, 50  # points, dimensions
 #
 # **Predict first.** The cone lives in 50 dimensions too. Guess its effective rank before you run
 # the next cell: close to 50, about 10, or close to 1?
+
+# %%
+predict("01.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 X_iso, X_cone = sphere_and_cone()  # one generator, seed 0: the isotropic cloud, then the cone
@@ -186,6 +190,9 @@ print(f"each of the other {d - 1} directions: sigma^2 = {sigma**2:.2f}")
 #
 # **Predict first.** A Gaussian shifted by +3 on every coordinate still uses every direction
 # equally. Which meters will notice the shift?
+
+# %%
+predict("01.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 rng = np.random.default_rng(10)

@@ -33,6 +33,7 @@ import numpy as np
 from shared import cosine_terms, make_isotropic, mean_cosine, random_cosines, sphere_and_cone, standardize
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
+from shared.predictions import predict
 from shared.figures import CosineView
 
 # %% [markdown]
@@ -56,6 +57,9 @@ check("02.1", answer)
 #
 # **Predict first.** The cone's points differ only by their small residuals. Guess the mean cosine
 # of two random points of the cone: about 0, about a half, or close to 1?
+
+# %%
+predict("02.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 X_iso, X_cone = sphere_and_cone()  # the two clouds of notebook 01 (seed 0)
@@ -150,6 +154,9 @@ check("02.3", my_mean_cosine)
 #
 # **Predict first.** Centring removes the rogue coordinate's mean. Will it also remove its grip
 # on the cosine?
+
+# %%
+predict("02.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 rng = np.random.default_rng(20)

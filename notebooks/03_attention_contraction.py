@@ -49,6 +49,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
+from shared.predictions import predict
 from shared.figures import AttentionView
 
 # %% [markdown]
@@ -89,6 +90,9 @@ check("03.1", my_attention_step)
 # of the tokens' polar angles.
 #
 # **Predict first.** After 40 layers, will the mean cosine be near 0, about halfway, or near 1?
+
+# %%
+predict("03.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 run = attention_run(depth=40, beta=0.6, alpha=0.09, offset=0.7)

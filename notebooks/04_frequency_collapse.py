@@ -53,6 +53,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
+from shared.predictions import predict
 from shared.figures import DegenerationView, FrequencyView
 from shared.real.encoder import word_embeddings
 from shared.real.frequency import frequency_words, static_norm_frequency
@@ -69,6 +70,9 @@ from shared.real.frequency import frequency_words, static_norm_frequency
 #
 # **Predict first.** A 50-dimensional Gaussian vector has a norm of about $\sqrt{50}$. What norm
 # will the most frequent token keep, and will the pull make a cone?
+
+# %%
+predict("04.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 freq = zipf_frequencies(1200, exponent=1.0)  # token 0 is the most frequent
@@ -217,6 +221,9 @@ check("04.2", output_gradient)
 # **Predict first.** Which band will become a cone: the frequent tokens, the rare ones, or both?
 # And with $s = 0$?
 
+# %%
+predict("04.p2")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 # five models, 1,600 steps each, trained side by side as one stack; keyed by (exponent, seed, corpus)
 runs = {s: r for (s, seed, corpus), r in degeneration_grid(exponents=(0.0, 0.5, 1.0, 1.5, 2.0)).items()}
@@ -306,6 +313,9 @@ for step in (200, 1600):
 #
 # **Predict first.** Trained four times longer, does the rare cone grow, stay, or fade? Does the
 # answer depend on the regime?
+
+# %%
+predict("04.p3")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 seeds, steps, corpus = (0, 1, 2), (200, 1600, 6400), 1000

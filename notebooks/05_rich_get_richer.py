@@ -48,6 +48,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
+from shared.predictions import predict
 from shared.figures import RichGetRicherView
 
 d = 50
@@ -86,6 +87,9 @@ check("05.1", my_rich_step)
 #
 # **Predict first.** The largest starting eigenvalue is about 10 % above the mean. Will 60 steps be
 # enough for it to take over?
+
+# %%
+predict("05.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 history = rich_get_richer_run(eta=0.18, steps=60, unevenness=0.05)  # spectra, one row per step
@@ -162,6 +166,9 @@ print(meter_table({"after 60 steps": gaussian_with_spectrum(2000, history[-1], r
 #
 # **Predict first.** At $\mu/\sigma = 1$ the start is barely a cone (mean cosine about $1/51$).
 # What will the loop make of it?
+
+# %%
+predict("05.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 print(f"{'mu / sigma':>10s}{'mu^2':>7s}{'start (five seeds)':>20s}{'(2 Phi - 1)^2':>15s}{'after 60 steps':>18s}"
@@ -288,6 +295,9 @@ check("05.3", answer)
 # stretches one coordinate, which then holds a share $g_k^2 / (g_k^2 + d - 1)$ of the variance.
 #
 # **Predict first.** Which of the two makes a cone, and which a collapsed spread?
+
+# %%
+predict("05.p3")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 tokens = make_isotropic(2000, d, rng=7)

@@ -57,6 +57,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
+from shared.predictions import predict
 from shared.figures import RemedyView, TradeoffView
 from shared.meters import WHITENED_BASES, isotropy_or_range
 
@@ -92,6 +93,9 @@ check("06.1", my_all_but_the_top)
 #
 # **Predict first.** Whitening makes the covariance exactly the identity. Will the partition
 # isotropy of the whitened cloud be exactly 1?
+
+# %%
+predict("06.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 _, X_cone = sphere_and_cone()  # the cone of notebook 01 (seed 0)
@@ -212,6 +216,9 @@ RemedyView(remedied, cos)
 #
 # **Predict first.** For each cloud, which setting will separate the labels best: raw, centring
 # only, removing the top direction, or full whitening?
+
+# %%
+predict("06.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 clouds_with_labels = {
@@ -340,6 +347,9 @@ for setting, score in published.items():
 # **Predict first.** In that third cloud the labels live in weak directions, as in cloud B. Will
 # whitening win again?
 
+# %%
+predict("06.p3")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 three_clouds = {
     "A": {},
@@ -416,6 +426,9 @@ for name, shape in three_clouds.items():
 #
 # **Predict first.** On the mixed cloud, which remedy wins: the one its strong direction asks
 # for, the one its weak directions ask for, or does it depend on the seed?
+
+# %%
+predict("06.p4")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 MIXED = dict(signal_dims=9, strong_dims=1, strong_separation=2.0, strong_within=1.0,

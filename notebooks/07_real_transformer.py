@@ -47,6 +47,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
+from shared.predictions import predict
 from shared.figures import LayerCurvesView, NormFrequencyView, RealModelView
 from shared.real.corpus import split_halves
 from shared.real.encoder import encode, load_minilm, reference_difference, sentence_embeddings
@@ -138,6 +139,9 @@ for t in (0, 22, 37):
 # **Predict first.** Notebook 02's cone gave two random points a mean cosine far above 0. Will the
 # input embeddings of a trained model be closer to the sphere (about 0) or to that cone?
 
+# %%
+predict("07.p1")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 E = model.weights["embeddings.word_embeddings.weight"]
 real_tokens = np.array([not (t.startswith("[") and t.endswith("]")) for t in model.vocab])
@@ -193,6 +197,9 @@ check("07.1", mean_cosine_across)
 # **Predict first.** Ethayarajh measured the mean cosine rising with depth in BERT and GPT-2.
 # This model was trained so that *unrelated sentences* end up far apart. What will its last
 # layer look like?
+
+# %%
+predict("07.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 profile = layer_profile()
@@ -277,6 +284,9 @@ print(f"last LayerNorm: coordinates scaled by less than 1e-6: {off.tolist()}"
 #
 # **Predict first.** Will frequent words have the smaller norms here, as in notebook 04?
 
+# %%
+predict("07.p3")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 freq = norm_frequency()
 vocab = freq.vocabulary
@@ -331,6 +341,9 @@ check("07.2", answer)
 #
 # **Predict first.** Which remedy will make the held-out tokens most isotropic?
 
+# %%
+predict("07.p4")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 for layer in (3, 6):
     print(f"layer {layer}               mean cosine  effective rank   (held-out tokens)")
@@ -373,6 +386,9 @@ check("07.3", answer)
 #
 # **Predict first.** Rank the four kinds of negative from easiest to hardest. Will a remedy make
 # the hard ones easier?
+
+# %%
+predict("07.p5")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true, "source_hidden": true}
 verdicts = remedy_splits()

@@ -48,6 +48,7 @@ from shared import (
 )
 from shared.exercises import check, solution
 from shared.explorers import explore, slider
+from shared.predictions import predict
 from shared.figures import StaticVectorsView
 from shared.real.glove import WORD_BENCHMARKS, glove_words, word_pairs, word_similarity, word_similarity_change
 
@@ -87,6 +88,9 @@ print(f"in memory: the first {len(X):,} rows, {X.nbytes / 2**20:.1f} MiB")
 # **Predict first.** GloVe was trained on word co-occurrences, not to spread its vectors out. Will
 # the report call its 50,000 most frequent words a cone (a shared offset), a collapsed spread, or
 # both?
+
+# %%
+predict("08.p1")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 report = isotropy_report(E[:50_000], rng=0, compute_dtype=np.float64)  # float64 products: exact to rounding
@@ -143,6 +147,9 @@ for name, p in PUBLISHED.items():
 #
 # **Predict first.** Adding rarer words adds variety. Will the cone get weaker as we take more
 # rows, stronger, or neither?
+
+# %%
+predict("08.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 ROWS = (10_000, 50_000, 100_000, 400_000)
@@ -238,6 +245,9 @@ check("08.2", my_partition_isotropy)
 # %% [markdown]
 # **Predict first.** Removing more directions removes more of what makes the vectors uneven. Will
 # partition isotropy keep rising with $D$?
+
+# %%
+predict("08.p3")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 d = X.shape[1]
@@ -355,6 +365,9 @@ check("08.3", answer)
 #
 # **Predict first.** Will removing the top directions help both benchmarks?
 
+# %%
+predict("08.p4")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 words = glove_words()  # row r of E is the vector of words[r]
 benchmarks = [word_pairs(name) for name in WORD_BENCHMARKS]
@@ -460,6 +473,9 @@ for k, p in enumerate(benchmarks):
 # (`principal_axes` picks one), so only $|\rho|$ says anything: flipping the axis flips $\rho$.
 #
 # **Predict first.** Will the first principal axis be the one most tied to frequency?
+
+# %%
+predict("08.p5")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 log_rank = np.log(np.arange(1, len(E) + 1))  # row 0 has rank 1

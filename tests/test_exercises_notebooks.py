@@ -48,12 +48,15 @@ def test_the_notebooks_and_the_worked_solutions_state_the_same_options():
 
 def predictions(path: Path) -> list[tuple[int, list[dict], dict]]:
     """Each "Predict first" prompt: its cell's index, the code cells that answer it (up to the next
-    markdown cell) and that markdown cell."""
+    markdown cell, after the cell of its widget, ``predict(...)``, whose output is the question
+    itself and stays open) and that markdown cell."""
     found = []
     nb = cells(path)
     for i, cell in enumerate(nb):
         if cell["cell_type"] == "markdown" and "**Predict first.**" in source(cell):
             j = i + 1
+            if nb[j]["cell_type"] == "code" and source(nb[j]).startswith("predict("):
+                j += 1
             answering = []
             while nb[j]["cell_type"] == "code":
                 answering.append(nb[j])

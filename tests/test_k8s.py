@@ -118,8 +118,20 @@ def test_the_config_gives_every_server_what_the_class_server_gives_it(config) ->
     assert config["cull"]["enabled"] is True
     assert "cp -R -n" in " ".join(single["lifecycleHooks"]["postStart"]["exec"]["command"]), "a restart could overwrite edits"
     for name, file in config["hub"]["extraFiles"].items():  # the hub mounts each file where its module goes
-        module = file["mountPath"].rsplit("/classroom/", 1)[1]
-        assert file.get("stringData") == (ROOT / "classroom" / module).read_text(), f"{name}: no --set-file for it"
+        module = file["mountPath"].split("/usr/local/etc/jupyterhub/", 1)[1]
+        assert file.get("stringData") == (ROOT / module).read_text(), f"{name}: no --set-file for it"
+
+
+def test_the_class_view_is_a_hub_service_the_learners_servers_can_reach(config) -> None:
+    hub, single = config["hub"], config["singleuser"]
+    service = hub["services"]["class-view"]
+    port = int(service["url"].rsplit(":", 1)[1])
+    assert service["command"][:3] == ["python3", "-m", "classroom.class_view"] and str(port) in service["command"]
+    assert service["command"][service["command"].index("--db") + 1].startswith("/srv/jupyterhub/"), "counts not on the hub's volume"
+    assert single["extraEnv"]["ISOTROPY_CLASS_VIEW"] == f"http://hub:{port}/services/class-view/events"
+    assert {p["port"] for p in hub["service"]["extraPorts"]} == {port}
+    assert hub["loadRoles"]["class-view-teacher"]["scopes"] == ["access:services!service=class-view"]
+    assert hub["loadRoles"]["class-view-teacher"]["users"] == hub["config"]["Authenticator"]["admin_users"]
 
 
 def test_the_image_installs_the_course_as_the_class_server_does() -> None:

@@ -457,6 +457,32 @@ def _verdict(exercises: Mapping[str, Exercise | Implementation], exercise: str, 
     return _answer_verdict(exercise, ex, answer, tries)
 
 
+def outcome_of(ex: Exercise | Implementation, found: Verdict) -> dict[str, str]:
+    """What a verdict was, for the class view: ``{"outcome": "right"}``, a named mistake by its
+    stable id (:func:`shared.events.mistake_id` of its words), the class of what the learner's
+    function raised, or ``unrecognised``."""
+    from shared.events import mistake_id
+
+    if found.ok:
+        return {"outcome": "right"}
+    for words in ex.mistakes:
+        if f"Likely mistake: {words}." in found.text:
+            return {"outcome": "mistake", "mistake": mistake_id(words)}
+    raised = re.search(r" raised ([A-Za-z_][A-Za-z0-9_]{0,63}): ", found.text)
+    if isinstance(ex, Implementation) and raised:
+        return {"outcome": "error", "error": raised.group(1)}
+    return {"outcome": "unrecognised"}
+
+
+def _send_event(ex: Exercise | Implementation, exercise: str, found: Verdict) -> None:
+    """One event per check for the class view (:mod:`shared.events`), unless the learner turned them off."""
+    from shared import events
+
+    if events.enabled():
+        kind = "implementation" if isinstance(ex, Implementation) else "question"
+        events.emit(exercise, kind, attempt=events.next_attempt(exercise), **outcome_of(ex, found))
+
+
 def check_with(exercises: Mapping[str, Exercise | Implementation], exercise: str, answer: object) -> None:
     """Print the verdict on ``answer`` to ``exercise``: right, or what to revisit.
 
@@ -464,6 +490,7 @@ def check_with(exercises: Mapping[str, Exercise | Implementation], exercise: str
     idea, later tries more detail); a right answer starts the steps again from the first.
     """
     found = _verdict(exercises, exercise, answer, HINTS_SHOWN.get(exercise, 0))
+    _send_event(exercises[exercise], exercise, found)
     if found.ok:
         HINTS_SHOWN.pop(exercise, None)
     elif found.hinted:
