@@ -38,6 +38,7 @@ import numpy as np
 from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
+from shared.predictions import predict
 from shared.figures import DecoderLayersView, DecoderView
 from shared.real.decoder import load_smollm, reference_difference, rms_norm, tokenize
 from shared.real.decoder_study import (
@@ -129,6 +130,9 @@ print(f"{len(study.rows)} of the corpus's {len(study.corpus.sentences)} sentence
 # 04's trained toy pushed rare tokens into a cone. Where will this vocabulary land, and which
 # tokens will lean together most?
 
+# %%
+predict("09.p1")  # pick or type your guess and commit it; then open the folded output below
+
 # %% jupyter={"outputs_hidden": true}
 vocab = vocabulary_cone()
 side = encoder_side()
@@ -210,6 +214,9 @@ check("09.1", my_rms_norm)
 # its last layer (Ethayarajh 2019; section 6 prints the curve). Will this
 # decoder's cone be carried by the first token of each sentence, by a few coordinates, or by all
 # of them?
+
+# %%
+predict("09.p2")  # pick or type your guess and commit it; then open the folded output below
 
 # %% jupyter={"outputs_hidden": true}
 profile = decoder_profile()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,7 +86,14 @@ def test_every_prediction_prompt_has_a_widget_and_options() -> None:
 
     prompts = []
     for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
-        prompts += [f"{notebook.name[:2]}.p{i}" for i in range(1, notebook.read_text().count("**Predict first.**") + 1)]
+        text = notebook.read_text()
+        here = [f"{notebook.name[:2]}.p{i}" for i in range(1, text.count("**Predict first.**") + 1)]
+        # each prompt's widget is the first code cell after it, in reading order
+        cells = re.split(r"^# %%.*$", text, flags=re.M)
+        widgets = [re.search(r'predict\("([^"]+)"\)', cells[i + 1]).group(1) if re.search(r'predict\("', cells[i + 1] or "") else None
+                   for i, cell in enumerate(cells[:-1]) if "**Predict first.**" in cell]
+        assert widgets == here, notebook.name
+        prompts += here
     assert sorted(PREDICTIONS) == sorted(prompts)
 
 
