@@ -114,13 +114,12 @@ def catalog() -> dict:
     """The words of each exercise's named mistakes and each prediction's question and options, from
     the course (when the service runs where the course is installed); ids only otherwise."""
     try:
-        from shared.events import mistake_id
         from shared.exercises import EXERCISES
         from shared.predictions import PREDICTIONS
     except ImportError:
         return {"mistakes": {}, "predictions": {}}
     return {
-        "mistakes": {number: {mistake_id(words): words for words in ex.mistakes} for number, ex in EXERCISES.items()},
+        "mistakes": {number: {key: m.says for key, m in ex.mistakes.items()} for number, ex in EXERCISES.items()},
         "predictions": {number: {"question": p.question, "options": dict(p.options)} for number, p in PREDICTIONS.items()},
     }
 

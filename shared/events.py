@@ -86,19 +86,6 @@ def validate(event: object) -> dict:
     return event
 
 
-def mistake_id(words: str) -> str:
-    """The stable id of a named mistake, derived from its words: lower case, runs of anything but
-    letters and digits as ``_``, cut at a word boundary to at most 48 characters (``"the cloud was
-    not centred: ..."`` is ``the_cloud_was_not_centred_...``)."""
-    if not isinstance(words, str) or not re.search(r"[A-Za-z]", words):
-        raise ValueError(f"words: expected the words of a mistake (with a letter), got {words!r}")
-    slug = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
-    slug = re.sub(r"^[^a-z]+", "", slug)
-    if len(slug) > 48:
-        slug = slug[:49].rsplit("_", 1)[0] if "_" in slug[:49] else slug[:48]
-    return slug
-
-
 def learner_key(salt: bytes, name: str) -> str:
     """The key the class view counts a learner by: HMAC-SHA256 of the account name with the class
     session's salt, 16 hex digits. Without the salt (kept by the class view) it names nobody."""

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "classroom"
 STORE = Path("/var/tmp/isotropy-store")
 VIEW = "/services/class-view/"
-# 01.2: k / d is a named mistake, 10 is right; 01.1: the first named mistake of the implementation
-K_OVER_D = next(words for words in EXERCISES["01.2"].mistakes if words.startswith("that is k / d"))
+# 01.3: k / d is a named mistake, 10 is right; 01.1: the first named mistake of the implementation
+K_OVER_D = next(key for key, m in EXERCISES["01.3"].mistakes.items() if m.says.startswith("that is k / d"))
 FIRST_01_1 = next(iter(EXERCISES["01.1"].mistakes))
 
 
@@ -183,9 +183,9 @@ def _run(learner, code: str) -> str:
 
 # What each learner does in their own kernel: known mistakes, a right answer, committed predictions.
 ACTIONS = {
-    0: [("01.2", 0.2), ("01.2", 10)],
-    1: [("01.2", 0.2), ("01.1", "FIRST")],
-    2: [("01.2", 3.0)],
+    0: [("01.3", 0.2), ("01.3", 10)],
+    1: [("01.3", 0.2), ("01.1", "FIRST")],
+    2: [("01.3", 3.0)],
 }
 GUESSES = {0: "near_1", 1: "near_1", 2: "near_0"}
 
@@ -194,7 +194,7 @@ GUESSES = {0: "near_1", 1: "near_1", 2: "near_0"}
 def test_class_view_counts_what_three_learners_do_in_their_servers(hub: TrialClass, learners, teacher) -> None:
     assert _counts(teacher)["exercises"] == {}
     for i, name in enumerate(hub.students):
-        first = 'EXERCISES["01.1"].mistakes[FIRST]'
+        first = 'EXERCISES["01.1"].mistakes[FIRST].model'
         checks = "\n".join(f"check({number!r}, {first if value == 'FIRST' else repr(value)})" for number, value in ACTIONS[i])
         out = _run(learners[name], f"""
 import os
@@ -214,11 +214,10 @@ print("sent", sum(h.sent for h in events._logger().handlers if hasattr(h, "sent"
 """)
         assert out.strip().endswith(f"sent {len(ACTIONS[i]) + 1} failed 0"), out
     counts = _counts(teacher)
-    mistake = events.mistake_id(K_OVER_D)
-    assert counts["exercises"]["01.2"]["tried"] == 3 and counts["exercises"]["01.2"]["right"] == 1
-    assert counts["exercises"]["01.2"]["mistakes"] == {mistake: 2}
-    assert counts["exercises"]["01.2"]["unrecognised"] == 1
-    assert counts["exercises"]["01.1"]["mistakes"] == {events.mistake_id(FIRST_01_1): 1}
+    assert counts["exercises"]["01.3"]["tried"] == 3 and counts["exercises"]["01.3"]["right"] == 1
+    assert counts["exercises"]["01.3"]["mistakes"] == {K_OVER_D: 2}
+    assert counts["exercises"]["01.3"]["unrecognised"] == 1
+    assert counts["exercises"]["01.1"]["mistakes"] == {FIRST_01_1: 1}
     assert counts["predictions"] == {"03.p1": {"near_1": 2, "near_0": 1}}
     text = json.dumps(counts)
     assert not any(name in text for name in (*hub.students, hub.teacher))

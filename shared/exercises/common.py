@@ -459,15 +459,12 @@ def _verdict(exercises: Mapping[str, Exercise | Implementation], exercise: str, 
 
 def outcome_of(ex: Exercise | Implementation, found: Verdict) -> dict[str, str]:
     """What a verdict was, for the class view: ``{"outcome": "right"}``, a named mistake by its
-    stable id (:func:`shared.events.mistake_id` of its words), the class of what the learner's
-    function raised, or ``unrecognised``."""
-    from shared.events import mistake_id
-
+    stable id (the key it is declared under, :attr:`Verdict.mistake`), the class of what the
+    learner's function raised, or ``unrecognised``."""
     if found.ok:
         return {"outcome": "right"}
-    for words in ex.mistakes:
-        if f"Likely mistake: {words}." in found.text:
-            return {"outcome": "mistake", "mistake": mistake_id(words)}
+    if found.mistake in ex.mistakes:
+        return {"outcome": "mistake", "mistake": found.mistake}
     raised = re.search(r" raised ([A-Za-z_][A-Za-z0-9_]{0,63}): ", found.text)
     if isinstance(ex, Implementation) and raised:
         return {"outcome": "error", "error": raised.group(1)}
