@@ -5,6 +5,9 @@ measurements made from them take a kernel a minute of CPU and a gigabyte of memo
 keeps each such result on disk, and every kernel reads it back memory-mapped, so the pages are
 shared: thirty kernels on one machine hold the arrays once.
 
+Besides the models' results it keeps the frames of explorers (:mod:`shared.explorers`): every
+setting's picture, drawn once and served to every kernel.
+
 Where it lives: the directory named by the environment variable :data:`ENV` (``ISOTROPY_STORE``)
 if set, else ``$XDG_CACHE_HOME/isotropy-anisotropy/store`` (``~/.cache/...`` without it). On a
 learner's laptop it is filled at first use; on a class server the teacher fills it once with
@@ -56,7 +59,9 @@ SMALL = "small.npz"
 MAPPED_BYTES = 1 << 16  # arrays of at least this size (64 KiB) get a file of their own, memory-mapped when read
 FILE_MODE, DIR_MODE = 0o644, 0o755
 PACKAGE = Path(__file__).resolve().parent
-NOTEBOOKS = tuple(PACKAGE.parent / "notebooks" / f"{name}.ipynb" for name in ("07_real_transformer", "09_decoder_llm"))
+# run once by ``build``: 07 and 09 read the models' results; these and 08 keep their explorers' frames
+NOTEBOOKS = tuple(PACKAGE.parent / "notebooks" / f"{name}.ipynb"
+                  for name in ("07_real_transformer", "08_static_word_vectors", "09_decoder_llm"))
 # the libraries whose versions are part of the code version: they compute, tokenize or dequantize
 LIBRARIES = ("numpy", "scipy", "tokenizers", "safetensors", "gguf", "wordfreq")
 
@@ -227,6 +232,14 @@ class Store:
         finally:
             os.close(descriptor)  # releases the lock
 
+    def find(self, name: str, inputs: Sequence[str]) -> Any:
+        """The result ``name`` of ``inputs`` if the store holds a valid entry for it, else None
+        (nothing is computed or written)."""
+        try:
+            return _read(self.directory / entry_name(name, inputs), {"name": name, "inputs": list(inputs)})
+        except (FileNotFoundError, InvalidEntry):
+            return None
+
     def _lock(self, entry: str) -> int:
         """Wait for the lock of ``entry`` and hold it: a descriptor, closed to release it."""
         import fcntl
@@ -395,7 +408,8 @@ def remember(name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
 def _steps() -> list[tuple[str, Callable[[], Any]]]:
     """What ``build`` fills, in order: the models' weights, the corpus through each model, the
     measurements notebooks 07 and 09 make from them (every setting of their explorers), then each
-    of the two notebooks run once, which stores whatever else they read."""
+    of the two notebooks run once, which stores whatever else they read, and 08 too: their
+    explorers' frames (every setting's picture, :mod:`shared.explorers`)."""
     from .real import decoder, decoder_study, encoder, encoder_study, frequency, negatives
 
     steps: list[tuple[str, Callable[[], Any]]] = [
