@@ -30,6 +30,7 @@ TARGET_MS = 50.0
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=6, help="key presses per slider")
+    parser.add_argument("-k", dest="select", default="", help="only the notebooks pytest's -k selects (e.g. '07 or 09')")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "results" / "browser.json")
     args = parser.parse_args()
     os.environ["COURSE_E2E_MOVES"] = str(args.moves)
@@ -37,7 +38,8 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
     # without tests.sharing's fresh store: the notebooks read the store in use, as a learner's do
-    code = pytest.main(["-m", "e2e", "-n", "0", "-q", "-p", "no:tests.sharing", "tests/test_e2e.py"])
+    code = pytest.main(["-m", "e2e", "-n", "0", "-q", "-p", "no:tests.sharing", "tests/test_e2e.py",
+                        *(["-k", args.select] if args.select else [])])
     from tests import test_e2e
 
     rows = {}
