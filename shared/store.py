@@ -59,7 +59,6 @@ SMALL = "small.npz"
 MAPPED_BYTES = 1 << 16  # arrays of at least this size (64 KiB) get a file of their own, memory-mapped when read
 FILE_MODE, DIR_MODE = 0o644, 0o755
 PACKAGE = Path(__file__).resolve().parent
-# run once by ``build``: 07 and 09 read the models' results; these and 08 keep their explorers' frames
 NOTEBOOKS = tuple(PACKAGE.parent / "notebooks" / f"{name}.ipynb"
                   for name in ("07_real_transformer", "08_static_word_vectors", "09_decoder_llm"))
 # the libraries whose versions are part of the code version: they compute, tokenize or dequantize
