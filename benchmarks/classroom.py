@@ -6,15 +6,18 @@ server (``python -m classroom serve``) on 127.0.0.1 in a temporary folder; every
 thread of their own and at the same moment, logs in through the hub's form, asks for a token,
 starts their server, runs notebook 09 top to bottom in one kernel and then 07 in another (both
 kept open, as a learner leaves them), and then, once a second for ``--slider-seconds``, moves the
-first slider of 07's explorer through the kernel (the request the browser's slider sends, executed
-in the kernel: the explorer's callback recomputes and redraws) and times the reply.
+first slider of 07's explorer as the browser's slider does: a ``comm_msg`` updating the slider's
+widget (and, where the explorer holds its frames in the page, the updates its browser-side links
+send to the frames' stacks), timed until the kernel has handled them and gone idle, so including
+the new picture sent back where the kernel redraws it. Then a burst: every learner moves the same
+slider to the same value in the same second (``--bursts`` times, a few seconds apart).
 
 Reported: the machine's peak memory in use (MemTotal - MemAvailable, sampled every half second)
 above what it used before the hub started; memory per learner (the proportional set size, shared
 pages counted once, of all their processes, at its peak, and at the end with the server and both
 kernels idle, split into the server and the kernels); the time from the first log-in until
-every learner's two notebooks have run; the slider reply times' p50 and p95 over the class; and
-the kernels lost (a notebook that failed, or a kernel dead at the end). Bounded: every step has a
+every learner's two notebooks have run; the slider reply times' p50 and p95 over the class, steady
+and in the burst; and the kernels lost (a notebook that failed, or a kernel dead at the end). Bounded: every step has a
 timeout, and the whole class is stopped and its accounts removed even after an error.
 
 The study store lives in ``--store`` (default ``/var/tmp/isotropy-store``) and is kept between
@@ -31,7 +34,8 @@ client follows the hub's progress events until the server is up (``Student.start
   new sessions, eight processes that allocate 400 MB each (past their 3 GB memory limit), and fills
   /tmp and /dev/shm until refused; the summary is the honest learners' only;
 - ``--results FILE``: the summary as JSON (default ``benchmarks/results/classroom-N[-startup]
-  [-slow][-hostile].json``), with ``kernels_lost`` and ``errors``.
+  [-slow][-hostile].json``), with the keys ``peak_gb``, ``all_done_s``, ``slider_p50_ms``,
+  ``slider_p95_ms``, ``burst_p95_ms``, ``kernels_lost`` and ``errors``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -57,20 +62,51 @@ from classroom.trial import trial_class  # noqa: E402
 from shared.real.models import real_models  # noqa: E402
 
 EXPLORER = """
-import gc
+import gc, json as _json
 from shared.explorers import Explorer
 _explorer = [o for o in gc.get_objects() if isinstance(o, Explorer)][-1]
 _control = list(_explorer.controls.values())[0]
 if hasattr(_control, "options"):
-    _values = list(_control.options)
+    _trait, _values = "index", list(range(len(_control.options)))
 else:
     import numpy as _np
-    _values = [type(_control.value)(v) for v in _np.linspace(_control.min, _control.max, 8)]
-_step = [0]
-def _move():
-    _step[0] += 1
-    _control.value = _values[_step[0] % len(_values)]
+    _trait, _values = "value", sorted({type(_control.value)(v) for v in _np.linspace(_control.min, _control.max, 8)})
+# where the explorer holds its frames, the browser also sends each stack its slider is linked to the new position
+_stacks = [link.target[0].model_id for link in getattr(_explorer, "_links", []) if link.source[0] is _control]
+print(_json.dumps({"comm": _control.model_id, "trait": _trait, "values": _values, "stacks": _stacks,
+                   "live": _explorer.live}))
 """
+
+
+def move_slider(kernel: Kernel, slider: dict, position: int, timeout: float = 30) -> float:
+    """Seconds from sending the updates a browser sends when its slider moves to ``position`` (of
+    ``slider["values"]``) until the kernel has handled each and gone idle (any redraw sent back)."""
+    value = slider["values"][position]
+    updates = [(slider["comm"], {slider["trait"]: value})]
+    index = position if slider["trait"] == "index" else value  # what the browser's link puts in the stacks
+    updates += [(stack, {"selected_index": index}) for stack in slider["stacks"]]
+    pending = set()
+    start = time.perf_counter()
+    for comm, state in updates:
+        msg_id = uuid.uuid4().hex
+        pending.add(msg_id)
+        kernel.ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "comm_msg", "username": kernel.student.name,
+                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"comm_id": comm, "data": {"method": "update", "state": state, "buffer_paths": []}},
+        }))
+    kernel.ws.settimeout(timeout)
+    while pending:
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError(f"no idle within {timeout} s after a slider move")
+        frame = kernel.ws.recv()
+        if isinstance(frame, bytes):  # the new picture, when the kernel redraws: the idle follows it
+            continue
+        msg = json.loads(frame)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            pending.discard(msg.get("parent_header", {}).get("msg_id"))
+    return time.perf_counter() - start
 
 
 def machine_used() -> int:
@@ -146,7 +182,7 @@ def attacker(student: Student, stop: threading.Event) -> dict:
 
 
 def learner(student: Student, t0: float, slider_seconds: int, start_line: threading.Barrier,
-            startup_only: bool = False) -> dict:
+            startup_only: bool = False, bursts: int = 3) -> dict:
     result: dict = {"name": student.name, "lost": 0, "slider": [], "error": ""}
     kernels: list[Kernel] = []
     try:
@@ -168,22 +204,38 @@ def learner(student: Student, t0: float, slider_seconds: int, start_line: thread
             cpu = kernel.execute("import time as _time; print(_time.process_time())", timeout=60)
             result[f"{notebook[:2]}_cpu"] = float(cpu.stdout)  # the kernel's own CPU seconds (load-independent)
         result["finished"] = time.perf_counter() - t0
-        kernels[-1].execute(EXPLORER, timeout=60)
+        found = kernels[-1].execute(EXPLORER, timeout=60)
+        if found.status != "ok":
+            raise RuntimeError(f"the explorer: {found.error}")
+        slider = json.loads(found.stdout)
+        result["explorer_live"] = slider["live"]
     except Exception as error:  # noqa: BLE001 (a failed learner is counted, the class goes on)
         result["error"] = f"{type(error).__name__}: {error}"[:300]
         result["lost"] = 1
     if startup_only:
         return result
     start_line.wait(timeout=3600)  # the sliders move while the whole class is there
+    result["burst"] = []
     if not result["lost"]:
         try:
             for tick in range(slider_seconds):
                 due = time.perf_counter() + 1
-                reply = kernels[-1].execute("_move()", timeout=30)
-                if reply.status != "ok":
-                    raise RuntimeError(f"slider move {tick}: {reply.error}")
-                result["slider"].append(reply.seconds)
+                result["slider"].append(move_slider(kernels[-1], slider, (tick + 1) % len(slider["values"])))
                 time.sleep(max(0.0, due - time.perf_counter()))
+        except Exception as error:  # noqa: BLE001
+            result["error"] = f"{type(error).__name__}: {error}"[:300]
+            result["lost"] = 1
+    for burst in range(bursts):  # everyone, the same slider to the same value, at the same moment
+        start_line.wait(timeout=600)  # every learner comes here, lost or not, so the barrier holds
+        if not result["lost"]:
+            try:
+                result["burst"].append(move_slider(kernels[-1], slider, (slider_seconds + 1 + burst) % len(slider["values"])))
+            except Exception as error:  # noqa: BLE001
+                result["error"] = f"{type(error).__name__}: {error}"[:300]
+                result["lost"] = 1
+        time.sleep(2)
+    if not result["lost"]:
+        try:
             for kernel in kernels:  # a kernel the OS killed (memory) is dead, though the server lives
                 state = student.server("GET", f"kernels/{kernel.id}").json().get("execution_state")
                 if state in (None, "dead"):
@@ -203,6 +255,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, default=1)
     parser.add_argument("--slider-seconds", type=int, default=60)
+    parser.add_argument("--bursts", type=int, default=3, help="times every learner moves the same slider at once")
     parser.add_argument("--store", type=Path, default=Path("/var/tmp/isotropy-store"))
     parser.add_argument("--memory", default="3G", help="each learner process's address-space limit")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "classroom")
@@ -241,7 +294,7 @@ def main() -> int:
                 if attacks:
                     time.sleep(30)  # the attack is under way before the class starts
                 results = list(pool.map(lambda n: learner(room.student(n), t0, args.slider_seconds, start_line,
-                                                          args.startup_only), honest))
+                                                          args.startup_only, args.bursts), honest))
                 stop.set()
                 attack_results = [a.result() for a in attacks]
             sampler.stop.set()
@@ -252,6 +305,7 @@ def main() -> int:
             neighbour.wait()
 
     slider = np.array([t for r in results for t in r["slider"]]) * 1000
+    burst = np.array([t for r in results for t in r.get("burst", [])]) * 1000
     finished = [r["finished"] for r in results if "finished" in r]
     ready = [r["server_ready"] for r in results if "server_ready" in r]
     answered = [r["start_answered_s"] for r in results if "start_answered_s" in r]
@@ -280,10 +334,16 @@ def main() -> int:
         "slider_p50_ms": round(float(np.percentile(slider, 50)), 1) if slider.size else None,
         "slider_p95_ms": round(float(np.percentile(slider, 95)), 1) if slider.size else None,
         "slider_moves": int(slider.size),
+        "burst_p50_ms": round(float(np.percentile(burst, 50)), 1) if burst.size else None,
+        "burst_p95_ms": round(float(np.percentile(burst, 95)), 1) if burst.size else None,
+        "burst_moves": int(burst.size),
+        "explorer_live": sorted({r["explorer_live"] for r in results if "explorer_live" in r}),
         "kernels_lost": sum(r["lost"] for r in results),
         "errors": [f"{r['name']}: {r['error']}" for r in results if r["error"]],
         "attackers": [{k: v for k, v in a.items() if k != "hostile"} for a in attack_results],
     }
+    summary["peak_gb"] = summary["peak_machine_gb"]
+    summary["all_done_s"] = summary["all_runs_done_s"]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"benchmark-{args.students}.json").write_text(json.dumps({"summary": summary, "learners": results}, indent=1))
     results_file.parent.mkdir(parents=True, exist_ok=True)
@@ -302,7 +362,8 @@ def main() -> int:
               f"({summary['server_pss_at_rest_mb']} + {summary['kernels_pss_at_rest_mb']} MB) | {summary['all_runs_done_s']} s "
               f"| {summary['run_09_s_median']} s / {summary['run_07_s_median']} s "
               f"({summary['cpu_09_s_median']} s / {summary['cpu_07_s_median']} s) "
-              f"| {summary['slider_p50_ms']} / {summary['slider_p95_ms']} ms | {summary['kernels_lost']} "
+              f"| {summary['slider_p50_ms']} / {summary['slider_p95_ms']} ms (burst p95 {summary['burst_p95_ms']} ms) "
+              f"| {summary['kernels_lost']} "
               f"| {summary['load_average_1min'][0]} / {summary['load_average_1min'][1]} |")
     for error in summary["errors"]:
         print("error:", error)

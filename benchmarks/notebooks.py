@@ -9,7 +9,13 @@ Transformer, in under 30 s with a peak below 1.5 GB; notebook 08, which streams 
 vectors, in at most 15 s of cells with a peak below 1 GB; notebook 09, which runs a 135M-parameter
 decoder, in at most 60 s with the kernel's start and a peak below 1.5 GB. Notebooks 07 and 09
 read the study store in use (``python -m shared.store where``; ``python -m shared.real.build`` fills it): the first run fills it, and
-``benchmarks/store.py`` measures them with it filled.
+``benchmarks/store.py`` measures them with it filled; on a filled store, notebooks 07 and 09 are to
+run in at most 5 s each with the kernel's start (they would then cost about what reading the store costs).
+
+``--baseline`` measures instead what one idle kernel holds before any notebook runs: its resident
+and proportional set sizes (``/proc/self/smaps_rollup``; PSS counts a page shared by N processes as
+1/N) bare, with numpy and ``import shared``, and with matplotlib, ipywidgets and the course's
+drawings and explorers: the per-kernel baseline of a class.
 """
 
 from __future__ import annotations
@@ -57,7 +63,35 @@ def measure(path: Path) -> tuple[float, float, float, float]:
     return cells, total, rss_kb / 1024, cpu
 
 
+MEMORY = (
+    "def _bench_memory():\n"
+    "    rollup = dict(line.split(':', 1) for line in open('/proc/self/smaps_rollup').read().splitlines()[1:])\n"
+    "    print(int(rollup['Rss'].split()[0]) // 1024, int(rollup['Pss'].split()[0]) // 1024)\n"
+    "_bench_memory()"
+)
+STAGES = {
+    "bare kernel": "",
+    "numpy, import shared": "import numpy, shared",
+    "matplotlib, ipywidgets, the course's drawings and explorers":
+        "import matplotlib, ipywidgets, shared.explorers, shared.figures.engine, shared.figures.views_real,"
+        " shared.figures.views_toys",
+}
+
+
+def baseline() -> dict[str, tuple[int, int]]:
+    """Resident and proportional set size in MB of a new kernel at each of :data:`STAGES`."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"{code}\n{MEMORY}") for code in STAGES.values()]
+    NotebookClient(nb, timeout=600).execute()
+    return {stage: tuple(map(int, cell.outputs[0]["text"].split())) for stage, cell in zip(STAGES, nb.cells)}
+
+
 def main(paths: list[str]) -> int:
+    if paths == ["--baseline"]:
+        print(f"{'one idle kernel':62s} {'RSS MB':>7s} {'PSS MB':>7s}")
+        for stage, (rss, pss) in baseline().items():
+            print(f"{stage:62s} {rss:7d} {pss:7d}")
+        return 0
     notebooks = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     print(f"{'notebook':28s} {'cells s':>8s} {'with kernel start s':>20s} {'peak MB':>8s} {'CPU s':>7s}")
     failed = False

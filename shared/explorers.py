@@ -15,23 +15,45 @@ scene and a redraw, not a recomputation. The results of ``compute`` are remember
 memo between a slider and a measurement (a scene is a cheap function of a result, made again). Sliders report a value when released
 (``continuous_update=False``), so a drag sends one redraw, never a backlog.
 
+Frames: where every slider of an explorer has a few settings the browser can name by position (a
+:func:`choice`, or a whole-number :func:`slider` from 0 by 1; at most :data:`FRAMES` settings in all),
+the picture and readings of every setting are a *frame*, and the explorer holds all of them in the
+browser: one ``ipywidgets.Stack`` per slider, linked to it in the browser (``jslink``), shows the
+frame of the current setting, so a move swaps pictures in the page and asks the kernel for nothing.
+The frames come from the study store (:mod:`shared.store`), keyed by the content of what the view
+draws (``compute``'s results for every setting, the view's class, matplotlib's and Pillow's
+versions and the toolkit's code): drawn once per machine, by whoever fills the store
+(``python -m shared.real.build`` on a class server), and read by every kernel. A learner who
+changes the data draws other content, finds no frames for it and gets the live explorer, redrawn
+by the kernel on each move; a store this user cannot write is only read.
+
 The explorer's text form (what a notebook stores as ``text/plain``) lists its settings and the
 view's readings, so the regression tests compare the numbers it shows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import inspect
+import itertools
+import json
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from importlib.metadata import version
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 
-from . import _checks
+from . import _checks, store
+from ._stored import to_tree
 
 REMEMBERED = 32
+CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
+FRAMES = 256  # at most this many settings are drawn ahead as frames
+FRAMES_KEY_SECONDS = 2.0  # computing every setting to key the frames may take this long, else the explorer stays live
 _STYLE = {"description_width": "240px"}
 _LAYOUT = {"width": "500px"}
 
@@ -84,20 +106,81 @@ class Explorer(widgets.VBox):
         self.computed = [name for name in controls if takes_all or name in params]
         self.shown = [name for name in controls if name not in self.computed]
         self._results: OrderedDict[tuple, tuple] = OrderedDict()
-        self.view = view.of(self._scene())
-        self.image = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
-        self.readout = widgets.HTML(self._readout_html())
-        super().__init__([widgets.HTML(f"<h4>{html.escape(title)}</h4>"), *controls.values(), self.readout, self.image])
+        self._view: Any = None
+        self._frames = _frames(self)
+        heading = widgets.HTML(f"<h4>{html.escape(title)}</h4>")
+        if self._frames is not None:
+            self._stacks, self._links = self._frame_stacks()
+            super().__init__([heading, *controls.values(), self._stacks[0]])
+            self.add_class(CSS_CLASS)
+            return
+        self._live = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
+        self.readout = widgets.HTML(_readout_html(self.readings()))
+        super().__init__([heading, *controls.values(), self.readout, self._live])
+        self.add_class(CSS_CLASS)
         for control in controls.values():
             control.observe(self._on_change, names="value")
+
+    @property
+    def live(self) -> bool:
+        """Whether the kernel redraws on every move (no frames for this explorer's content)."""
+        return self._frames is None
+
+    @property
+    def view(self) -> Any:
+        """The view drawing the current setting (in an explorer with frames, made when first asked for)."""
+        if self._view is None:
+            self._view = self.make_view.of(self._scene())
+        elif self._frames is not None:
+            self._view.draw(self._scene())
+        return self._view
+
+    @property
+    def image(self) -> widgets.Image:
+        """The ``Image`` widget showing the current setting's picture."""
+        if self._frames is None:
+            return self._live
+        return self._frames_images[self._frame_index()]
+
+    def _frame_index(self) -> int:
+        index = 0
+        for name, (values, _) in zip(self.controls, self._frames["axes"]):
+            index = index * len(values) + values.index(self.controls[name].value)
+        return index
+
+    def _frame_stacks(self) -> tuple[list[widgets.Stack], list[widgets.Widget]]:
+        """One Stack per setting of the sliders before the last (nested, the first slider outermost),
+        each linked in the browser to its slider; their leaves are the frames (readings, picture)."""
+        self._frames_images = [widgets.Image(value=image.tobytes(), format="jpeg", layout=widgets.Layout(width="100%"))
+                               for image in self._frames["images"]]
+        leaves = [widgets.VBox([widgets.HTML(_readout_html(readings)), image])
+                  for readings, image in zip(self._frames["readings"], self._frames_images)]
+        axes = self._frames["axes"]
+        stacks: list[widgets.Stack] = []
+        links: list[widgets.Widget] = []
+
+        def level(depth: int, start: int, size: int) -> widgets.Widget:
+            values, trait = axes[depth]
+            step = size // len(values)
+            children = [leaves[start + i] if depth == len(axes) - 1 else level(depth + 1, start + i * step, step)
+                        for i in range(len(values))]
+            control = list(self.controls.values())[depth]
+            stack = widgets.Stack(children, selected_index=values.index(control.value))
+            stacks.append(stack)
+            links.append(widgets.jslink((control, trait), (stack, "selected_index")))
+            return stack
+
+        outermost = level(0, 0, len(leaves))
+        return [outermost, *(stack for stack in stacks if stack is not outermost)], links
 
     def values(self) -> dict[str, Any]:
         """The current slider values, by name."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def _inputs(self) -> tuple[tuple, dict[str, Any]]:
-        """The view's arguments for the current sliders: ``compute``'s result, and the shown sliders."""
-        values = self.values()
+    def _inputs(self, values: dict[str, Any] | None = None) -> tuple[tuple, dict[str, Any]]:
+        """The view's arguments for the current sliders (or the setting ``values``): ``compute``'s
+        result, and the shown sliders."""
+        values = self.values() if values is None else values
         key = tuple(values[name] for name in self.computed)
         data = _remembered(self._results, key, lambda: self.compute(**{name: values[name] for name in self.computed}))
         return data if isinstance(data, tuple) else (data,), {name: values[name] for name in self.shown}
@@ -111,23 +194,19 @@ class Explorer(widgets.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute (if a computed slider moved), redraw the picture and the readings."""
+        """Recompute (if a computed slider moved), redraw the picture and the readings (a live
+        explorer; one with frames shows the current one already)."""
+        if self._frames is not None:
+            return
         self.view.draw(self._scene())
-        self.image.value = self.view.image()
-        self.readout.value = self._readout_html()
+        self._live.value = self.view.image()
+        self.readout.value = _readout_html(self.readings())
 
     def readings(self) -> dict[str, list]:
         """The numbers the explorer shows beside its picture (the view's readings)."""
+        if self._frames is not None:
+            return self._frames["readings"][self._frame_index()]
         return self.view.readings()
-
-    def _readout_html(self) -> str:
-        rows = "".join(
-            f"<tr><td style='padding-right:1em'><b>{html.escape(group)}</b></td><td>"
-            + " &nbsp;·&nbsp; ".join(html.escape(str(r)) for r in values)
-            + "</td></tr>"
-            for group, values in self.readings().items()
-        )
-        return f"<table style='font-family:monospace;font-size:12px;white-space:nowrap'>{rows}</table>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         """The widget view, with the whole text form (ipywidgets would cut it at 110 characters)."""
@@ -141,6 +220,82 @@ class Explorer(widgets.VBox):
         for group, values in self.readings().items():
             lines.append(f"  {group}: " + ", ".join(str(r) for r in values))
         return "\n".join(lines)
+
+
+def _readout_html(readings: dict[str, list]) -> str:
+    rows = "".join(
+        f"<tr><td style='padding-right:1em'><b>{html.escape(group)}</b></td><td>"
+        + " &nbsp;·&nbsp; ".join(html.escape(str(r)) for r in values)
+        + "</td></tr>"
+        for group, values in readings.items()
+    )
+    return f"<table style='font-family:monospace;font-size:12px;white-space:nowrap'>{rows}</table>"
+
+
+def _axis(control: widgets.Widget) -> tuple[list, str] | None:
+    """The values of a slider in the order the browser numbers them, and the trait that carries
+    that number: a choice's options (its ``index``), a whole-number slider's values from 0 by 1
+    (its ``value``); None for any other slider (the browser cannot name its frame)."""
+    if isinstance(control, widgets.SelectionSlider):
+        return list(control.options), "index"
+    if isinstance(control, widgets.IntSlider) and control.min == 0 and control.step == 1:
+        return list(range(control.max + 1)), "value"
+    return None
+
+
+def _frames(explorer: Explorer) -> dict | None:
+    """The explorer's frames: ``axes`` (each slider's values and trait), and for every setting (the
+    first slider outermost) its picture (``images``, JPEG bytes as uint8 arrays) and ``readings``;
+    read from the study store, drawn into it where this user may write it and it has none; None
+    where the explorer stays live (sliders the browser cannot number, too many settings, content
+    the store cannot key or that takes too long to compute, or no frames and a store it cannot write)."""
+    axes = [_axis(control) for control in explorer.controls.values()]
+    if any(axis is None for axis in axes) or np.prod([len(values) for values, _ in axes]) > FRAMES:
+        return None
+    names = list(explorer.controls)
+    settings = [dict(zip(names, setting)) for setting in itertools.product(*(values for values, _ in axes))]
+    digest = hashlib.sha256()
+    view = explorer.make_view
+    digest.update(f"{view.__module__}:{view.__qualname__}".encode())
+    start = time.perf_counter()
+    for setting in settings:
+        try:
+            data, options = explorer._inputs(setting)
+            arrays: dict[str, np.ndarray] = {}
+            tree = to_tree((data, options), arrays)
+        except TypeError:  # content the store cannot keep, so cannot name
+            return None
+        digest.update(json.dumps(tree).encode())
+        for name in sorted(arrays):
+            array = np.ascontiguousarray(arrays[name])
+            digest.update(f"{name} {array.dtype.str} {array.shape}".encode())
+            digest.update(memoryview(array).cast("B"))
+        if time.perf_counter() - start > FRAMES_KEY_SECONDS:
+            return None
+    inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
+    shelf = store.default()
+    frames = shelf.find("explorer frames", inputs)
+    if frames is None and shelf.writable:
+        frames = shelf.get("explorer frames", inputs, lambda: _draw_frames(explorer, settings))
+    if frames is None:
+        return None
+    return {"axes": axes, **frames}
+
+
+def _draw_frames(explorer: Explorer, settings: list[dict[str, Any]]) -> dict:
+    """The picture and readings of every setting, drawn the way a live explorer draws them."""
+    images, readings = [], []
+    view = None
+    for setting in settings:
+        data, options = explorer._inputs(setting)
+        scene = explorer.make_view.measure(*data, **options)
+        if view is None:
+            view = explorer.make_view.of(scene)
+        else:
+            view.draw(scene)
+        images.append(np.frombuffer(view.image(), dtype=np.uint8))
+        readings.append(view.readings())
+    return {"images": images, "readings": readings}
 
 
 def _remembered(memory: OrderedDict[tuple, Any], key: tuple, make: Callable[[], Any]) -> Any:

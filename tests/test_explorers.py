@@ -162,3 +162,75 @@ def test_controls_are_checked():
         explore(lambda: 1.0, CountingView)
     assert type(slider("k", 2, 0, 10, 1)).__name__ == "IntSlider"
     assert type(slider("p", 1.0, 0.0, 1.0, 0.05)).__name__ == "FloatSlider"
+
+
+class FrameCountingView(CountingView):
+    """A stand-in view whose pictures differ by setting, counting the pictures it draws."""
+
+    pictures = 0
+
+    def image(self) -> bytes:
+        FrameCountingView.pictures += 1
+        data, shift = self.drawn[-1]
+        return f"{data}+{shift}".encode()
+
+
+def frame_explorer(data: dict) -> Explorer:
+    return explore(lambda layer, remedy: data[layer, remedy], FrameCountingView,
+                   layer=slider("layer", 1, 0, 2, 1), remedy=choice("remedy", ["none", "centring"], "none"))
+
+
+def test_frames_are_drawn_once_per_store_and_read_by_every_later_explorer(tmp_path, monkeypatch):
+    from shared import store
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    data = {(layer, remedy): 10.0 * layer + (remedy == "centring") for layer in range(3) for remedy in ("none", "centring")}
+    FrameCountingView.pictures = 0
+    first = frame_explorer(data)
+    assert not first.live and FrameCountingView.pictures == 6, "each of the six settings is drawn once"
+    assert len(store.default().entries()) == 1
+    second = frame_explorer(dict(data))  # the same content in another object: the same frames
+    assert not second.live and FrameCountingView.pictures == 6, "the second explorer drew again"
+    for layer in range(3):
+        for remedy in ("none", "centring"):
+            second.controls["layer"].value, second.controls["remedy"].value = layer, remedy
+            assert second.image.value == f"{data[layer, remedy]}+0.0".encode()
+            assert f"sum = {data[layer, remedy]:.3f}" in repr(second)
+    assert FrameCountingView.pictures == 6, "a move drew a picture in the kernel"
+    # in the page: one stack for the layers, one per layer for the remedies, each linked to its slider
+    links = {(link.source[0].description, id(link.target[0])) for link in second._links}
+    assert len(links) == 4 and {name for name, _ in links} == {"layer", "remedy"}
+    assert second.children[-1] is second._stacks[0] and len(second._stacks[0].children) == 3
+
+
+def test_edited_data_is_drawn_live_and_a_store_that_cannot_be_written_is_only_read(tmp_path, monkeypatch):
+    from shared import store
+
+    shelf = store.Store(tmp_path / "store", writable=False)
+    monkeypatch.setattr(store, "default", lambda: shelf)
+    data = {(layer, remedy): 1.0 + layer for layer in range(3) for remedy in ("none", "centring")}
+    FrameCountingView.pictures = 0
+    explorer = frame_explorer(data)
+    assert explorer.live and FrameCountingView.pictures == 1 and not (tmp_path / "store").exists()
+    explorer.controls["layer"].value = 2
+    assert explorer.image.value == b"3.0+0.0" and FrameCountingView.pictures == 2
+
+    monkeypatch.setattr(store, "default", lambda: store.Store(tmp_path / "store"))
+    assert not frame_explorer(data).live  # the owner of the store draws the frames
+    monkeypatch.setattr(store, "default", lambda: shelf)
+    assert not frame_explorer(data).live  # and a reader reads them
+    data[2, "none"] = 4.5  # a learner's edit: other content, no frames for it, a live redraw
+    edited = frame_explorer(data)
+    assert edited.live
+    edited.controls["layer"].value = 2
+    assert edited.image.value == b"4.5+0.0"
+
+
+def test_sliders_the_browser_cannot_number_keep_the_explorer_live(tmp_path, monkeypatch):
+    from shared import store
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    assert explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 1, 3, 1)).live  # from 1
+    assert explore(lambda scale: scale, FrameCountingView, scale=slider("scale", 1.0, 0.0, 2.0, 0.5)).live  # a float
+    assert explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 0, 300, 1)).live  # too many
+    assert not explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 0, 3, 1)).live

@@ -4,12 +4,12 @@ import subprocess
 import sys
 
 
-def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets_nor_any_model():
+def test_the_core_and_the_exercises_load_neither_drawing_nor_widgets_nor_scipy_nor_any_model():
     """``import shared`` loads of the real models only GloVe's reader and how a study is kept: any other
     module of ``shared.real`` (a model, its study; a new one too) is loaded only when imported."""
     code = ("import sys, shared, shared.exercises; "
             "print(sorted(m for m in sys.modules if m in ('matplotlib', 'ipywidgets', 'shared.figures', "
-            "'shared.explorers', 'gguf', 'safetensors', 'tokenizers', 'pyarrow') "
+            "'shared.explorers', 'gguf', 'safetensors', 'tokenizers', 'pyarrow', 'scipy') "
             "or m.startswith('shared.real.') and m not in ('shared.real.glove', 'shared.real.study')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -12,9 +12,11 @@ c.Spawner.default_url = "/lab/tree/notebooks"
 # can already do all the learner can, so this opens nothing)
 c.Spawner.args = [
     "--LabApp.expose_app_in_browser=True",
-    # a kernel left idle for 20 minutes (a notebook open in a forgotten tab) is shut down, freeing its memory
+    # a kernel left idle for 20 minutes is shut down, freeing its memory, even with its notebook still
+    # open in a tab (connected); the notebook and its outputs stay
     "--MappingKernelManager.cull_idle_timeout=1200",
     "--MappingKernelManager.cull_interval=120",
+    "--MappingKernelManager.cull_connected=True",
     # kernels on Unix sockets in the learner's private runtime folder, not on 127.0.0.1 ports
     "--KernelManager.transport=ipc",
 ]

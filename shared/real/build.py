@@ -21,11 +21,15 @@ from .models import real_models
 
 #: Where the notebooks are in a clone (an installed toolkit has none beside it).
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
+#: Notebooks of no record that the build also runs once, so that their explorers' frames (every
+#: setting's picture, :mod:`shared.explorers`) are kept for every kernel.
+FRAMES_ONLY = ("08_static_word_vectors.ipynb",)
 
 
 def steps(notebooks: Path = NOTEBOOKS) -> list[tuple[str, Callable[[], object]]]:
     """What :func:`build` fills, in order: each model's entries (the ``store_entries()`` of the
-    modules its record names), then each model's notebook in ``notebooks``, run once."""
+    modules its record names), then each model's notebook in ``notebooks``, run once, and those of
+    :data:`FRAMES_ONLY` (the explorers' frames)."""
     out: list[tuple[str, Callable[[], object]]] = []
     for model in real_models():
         for module in model.entries:
@@ -34,6 +38,10 @@ def steps(notebooks: Path = NOTEBOOKS) -> list[tuple[str, Callable[[], object]]]
         path = notebooks / model.notebook
         if path.is_file():  # anything else it reads, in a kernel of its own, as a learner runs it
             out.append((f"notebook {model.stem[:2]}, run once", lambda p=path: run_notebook(p)))
+    for name in FRAMES_ONLY:
+        path = notebooks / name
+        if path.is_file():
+            out.append((f"notebook {name[:2]}, run once for its explorers' frames", lambda p=path: run_notebook(p)))
     return out
 
 

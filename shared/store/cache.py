@@ -54,6 +54,14 @@ class Store:
             probe = probe.parent
         return probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
 
+    def find(self, name: str, inputs: Sequence[str]) -> object:
+        """The result ``name`` of ``inputs`` if the store holds a valid entry for it, else None
+        (nothing is computed or written)."""
+        try:
+            return read_entry(self.directory / keys.entry_name(name, inputs), {"name": name, "inputs": list(inputs)})
+        except (FileNotFoundError, InvalidEntry):
+            return None
+
     def get(self, name: str, inputs: Sequence[str], make: Callable[[], T]) -> T:
         """The result ``name`` of ``inputs``: read from the store, or made by ``make()`` and stored."""
         path = self.directory / keys.entry_name(name, inputs)

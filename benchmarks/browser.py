@@ -1,0 +1,61 @@
+"""One learner in a real browser: how long each notebook's sliders take to show a new picture.
+
+Run with ``uv run python benchmarks/browser.py [--moves N]`` (needs Chromium, as the browser tests
+do). It runs the browser tests (``tests/test_e2e.py``): JupyterLab in headless Chromium opens every
+notebook, runs it top to bottom and presses an arrow key on each slider of each explorer ``N``
+times (default 6), timing each press until the explorer's picture in the page has changed. That
+includes everything a learner waits for: the browser's widget, and where the explorer is live, the
+kernel's redraw and the picture's trip back; where the explorer holds its frames in the page, the
+swap happens in the browser alone. The notebooks read the study store in use (fill it first with
+``python -m shared.real.build``, as a class server does). Printed: each notebook's median and p95 and the number of moves,
+against the target of a median of at most 50 ms; written as JSON to ``--results`` (default
+``benchmarks/results/browser.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_MS = 50.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=6, help="key presses per slider")
+    parser.add_argument("-k", dest="select", default="", help="only the notebooks pytest's -k selects (e.g. '07 or 09')")
+    parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "results" / "browser.json")
+    args = parser.parse_args()
+    os.environ["COURSE_E2E_MOVES"] = str(args.moves)
+    os.environ["COURSE_E2E_REQUIRED"] = "1"
+    sys.path.insert(0, str(ROOT))
+    os.chdir(ROOT)
+    # without tests.sharing's fresh store: the notebooks read the store in use, as a learner's do
+    code = pytest.main(["-m", "e2e", "-n", "0", "-q", "-p", "no:tests.sharing", "tests/test_e2e.py",
+                        *(["-k", args.select] if args.select else [])])
+    from tests import test_e2e
+
+    rows = {}
+    print(f"{'notebook':30s} {'moves':>5s} {'median ms':>10s} {'p95 ms':>8s}")
+    for notebook, timings in sorted(test_e2e.LATENCIES.items()):
+        ms = 1000 * np.array(timings)
+        rows[Path(notebook).stem] = {"moves": len(ms), "median_ms": round(float(np.median(ms)), 1),
+                                     "p95_ms": round(float(np.percentile(ms, 95)), 1)}
+        row = rows[Path(notebook).stem]
+        verdict = "met" if row["median_ms"] <= TARGET_MS else "MISSED"
+        print(f"{Path(notebook).stem:30s} {row['moves']:5d} {row['median_ms']:10.1f} {row['p95_ms']:8.1f}  {verdict}")
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps({"target_median_ms": TARGET_MS, "notebooks": rows}, indent=1) + "\n")
+    met = rows and all(row["median_ms"] <= TARGET_MS for row in rows.values())
+    return int(code) or (0 if met else 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
