@@ -583,7 +583,9 @@ class OwnedCollect(ExchangeCollect):
     owned by the account it names (or is a link) is refused and not collected; the time recorded is the
     server's (:func:`_server_time`), not the one in the submission's name or its ``timestamp.txt``; a
     name that does not parse is passed over, so that no learner's file stops the others' collection; and
-    only regular files and folders are copied (a link in a submission is left behind)."""
+    only notebooks are copied, as regular files (a link, a module named like one that Python imports, any
+    other file of the submission is left behind: nothing of it lands beside the notebook that the teacher
+    opens)."""
 
     def _path_to_record(self, path):
         filename = os.path.basename(path)
@@ -616,7 +618,8 @@ class OwnedCollect(ExchangeCollect):
         self.inbound_path = os.path.join(self.course_path, "inbound")
         if not os.path.isdir(self.inbound_path):
             self.fail(f"Course not found: {self.inbound_path}")
-        student_id = glob.escape(self.coursedir.student_id) if self.coursedir.student_id else "*"
+        student_id = self.coursedir.student_id
+        student_id = "*" if student_id in ("", "*") else glob.escape(student_id)
         pattern = os.path.join(self.inbound_path, f"{student_id}+{glob.escape(self.coursedir.assignment_id)}+*")
         latest: dict[str, dict] = {}
         for path in glob.glob(pattern):
@@ -634,7 +637,7 @@ class OwnedCollect(ExchangeCollect):
             os.makedirs(target, exist_ok=True)
             for name in files:
                 path = os.path.join(folder, name)
-                if stat.S_ISREG(os.lstat(path).st_mode):
+                if name.endswith(".ipynb") and stat.S_ISREG(os.lstat(path).st_mode):
                     with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as read, \
                             open(os.path.join(target, name), "wb") as write:
                         shutil.copyfileobj(read, write)

@@ -34,7 +34,16 @@ def emit(record):
     os.write(OUT, (json.dumps(record) + "\n").encode())
 
 
+#: Where the toolkit would be (an empty folder in the sandbox): looking there is using it.
+TOOLKIT_DIRS = tuple(os.path.join(p, "shared") for p in sys.path if p.endswith("site-packages"))
+
+
 def audit(event, args):
+    if event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
+        path = os.fsdecode(args[0])
+        if path.startswith(TOOLKIT_DIRS):
+            emit({"toolkit": "shared"})
+            raise PermissionError(f"{path}: the toolkit is not available to a graded function")
     if event == "import" and isinstance(args[0], str) and (args[0] == "shared" or args[0].startswith("shared.")):
         emit({"toolkit": args[0]})
         raise ImportError(f"{args[0]}: the toolkit is not available to a graded function")
