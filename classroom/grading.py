@@ -377,17 +377,31 @@ class Replay:
                     value.flat[0] = np.nan if value.dtype.kind == "f" else value.flat[0] + 1
                     break
         if "raised" in record:
-            raise _exception(str(record["raised"]), "" if self.hidden else str(record.get("message", ""))[:400])
+            raise _exception(_name(record["raised"]), "" if self.hidden else str(record.get("message", ""))[:400])
         if record.get("none"):
             return None
         if "type" in record:
-            return type(str(record["type"]), (), {})()
+            return type(_name(record["type"], "object"), (), {})()
         try:
             shape = [int(n) for n in record["shape"]]
             data = np.frombuffer(base64.b64decode(record["data"]), dtype="<f8")
             return data.reshape(shape).copy()
         except (KeyError, ValueError, TypeError):
             return type("unreadable", (), {})()
+
+
+def _name(text: object, default: str = "Exception") -> str:
+    """A name the learner's code reported (a type's), shown only if it is a short identifier."""
+    text = str(text)
+    return text if text.isidentifier() and len(text) <= 60 else default
+
+
+def _toolkit_used(records: list[dict], toolkit: dict[str, str]) -> list[str]:
+    """The toolkit's names the run reported using (an import of ``shared...`` or a stand-in's call); a
+    record naming anything else counts as a use of the toolkit itself."""
+    used = [str(r["toolkit"]) for r in records if "toolkit" in r]
+    known = set(toolkit.values())
+    return [u if (u in known or re.fullmatch(r"shared(\.\w+){0,3}", u)) and len(u) <= 80 else "shared" for u in used]
 
 
 def _toolkit_message(exercise: str, name: str, used: list[str]) -> str:
@@ -408,24 +422,26 @@ def grade_function(exercise: str, taken: Taken, sandbox: Sandbox, seed: int, too
     if taken.source is None:
         return False, f"Exercise {exercise}: not answered: {taken.problem}."
     visible, unseen = impl.cases(), hidden_cases(exercise, seed)
-    request = {"kind": "function", "source": taken.source, "name": impl.name, "toolkit": toolkit,
-               "cases": [{k: encode(v) for k, v in kw.items()} for _, kw in visible + unseen]}
-    records, timed_out = sandbox.run(request)
-    used = [str(r["toolkit"]) for r in records if "toolkit" in r]
+
+    def run(cases):  # the visible and the hidden cases in two runs: no text of the second is ever shown
+        return sandbox.run({"kind": "function", "source": taken.source, "name": impl.name, "toolkit": toolkit,
+                            "cases": [{k: encode(v) for k, v in kw.items()} for _, kw in cases]})
+
+    records, timed_out = run(visible)
+    used = _toolkit_used(records, toolkit)
     if used:
         return False, _toolkit_message(exercise, impl.name, used)
     failed = [r for r in records if r.get("case") == -1]
     if failed:
-        return False, (f"Exercise {exercise}: not yet. Defining {impl.name} raised {failed[0].get('raised')}: "
+        return False, (f"Exercise {exercise}: not yet. Defining {impl.name} raised {_name(failed[0].get('raised'))}: "
                        f"{str(failed[0].get('message', ''))[:400]}")
-    first = [r for r in records if isinstance(r.get("case"), int) and r["case"] < len(visible)]
-    ok, message = verdict_of(EXERCISES, exercise, Replay(taken.params, first, timed_out, sandbox.timeout))
+    ok, message = verdict_of(EXERCISES, exercise, Replay(taken.params, records, timed_out, sandbox.timeout))
     if not ok:
         return ok, message
-    rest = []
-    for r in records:
-        if isinstance(r.get("case"), int) and r["case"] >= len(visible):
-            rest.append({**r, "case": r["case"] - len(visible)})
+    rest, timed_out = run(unseen)
+    used = _toolkit_used(rest, toolkit)
+    if used:
+        return False, _toolkit_message(exercise, impl.name, used)
     replay = Replay(taken.params, rest, timed_out, sandbox.timeout, hidden=True)
     hidden_ok, said = verdict_of({exercise: dataclasses.replace(impl, cases=lambda: unseen)}, exercise, replay)
     if hidden_ok:
@@ -437,7 +453,7 @@ def grade_function(exercise: str, taken: Taken, sandbox: Sandbox, seed: int, too
         why = (f"did not finish within {sandbox.timeout:g} seconds" if timed_out
                else "ended its run before it returned (out of memory or CPU time)")
     elif "raised" in record:
-        why = f"raised {type(_exception(str(record['raised']), '')).__name__}"
+        why = f"raised {type(_exception(_name(record['raised']), '')).__name__}"
     elif record.get("none"):
         why = "returned None"
     elif replay.calls - 1 in replay.changed:
@@ -467,7 +483,7 @@ def grade_answer(exercise: str, taken: Taken, sandbox: Sandbox, toolkit: dict[st
             value = None if r["type"] == "NoneType" else str(r["type"])
             return verdict_of(EXERCISES, exercise, value)
         if r.get("case") == -1:
-            return False, (f"Exercise {exercise}: not yet. The answer's expression raised {r.get('raised')}: the graded "
+            return False, (f"Exercise {exercise}: not yet. The answer's expression raised {_name(r.get('raised'))}: the graded "
                            "answer is read from this cell alone, so write a number or a formula of numbers (or a "
                            "letter), not a name defined elsewhere in the notebook.")
     if timed_out:

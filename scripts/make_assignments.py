@@ -8,19 +8,20 @@ writes into the course directory COURSE (created, mode 0700: students must not r
   stays as it is; here its implement-it cell becomes a solution cell whose body is the worked solution
   of ``notebooks/SOLUTIONS.md`` between ``### BEGIN SOLUTION`` / ``### END SOLUTION``, each answer cell
   (``answer = None``) becomes a solution cell holding the answer of SOLUTIONS.md, and each ``check(...)``
-  becomes an autograded test cell with points: it calls the course's ``verdict`` and asserts with its
-  message, so the grade and the feedback say what the check says in class. Inside
-  ``### BEGIN HIDDEN TESTS`` blocks (removed from the students' release) a test cell also runs cases the
-  class never sees (other seeds and shapes, drawn with the course's secret seed ``COURSE/.hidden_seed``)
-  and gives 0 to a function that hands the work to the toolkit's own.
+  becomes an autograded test cell with points. Autograde does not run these cells: classroom/grading.py
+  takes each answer from the submission's JSON and checks it alone in the grading sandbox, on the cases
+  of the class's check and on hidden ones (public code in classroom/grading.py, drawn with the course's
+  secret seed ``COURSE/.hidden_seed``), and writes the course's verdict as the test cell's output.
   Outputs are cleared, and the sentence pointing at SOLUTIONS.md is left out.
-* ``nbgrader_config.py``: the course, the exchange, and an autograder that runs each submission's kernel
-  through ``classroom/nbgrader/sandbox-kernel``, as the unprivileged user ``--sandbox-user`` (created if
-  missing) with memory, CPU and process limits and an empty environment.
-* ``jupyter/kernels/course-sandbox/kernel.json``: that kernel.
+* ``nbgrader_config.py``: the course, the exchange, autograde through classroom/grading.py as the
+  unprivileged user ``--sandbox-user`` (created if missing) with memory, CPU and time limits, and a
+  collect that takes a submission only from the account it names, at the server's time.
+
+As root it also turns formgrader off for the environment's users (learners) and, with ``--owner``, on for
+the teacher, whose kernel for opening submissions starts Python with the safe path (``-P``).
 
 The sources are generated, never edited by hand: run this again after changing a notebook, SOLUTIONS.md
-or a check (the secret seed is kept, so the hidden cases stay the same). The grading kernel needs a course
+or a check (the secret seed is kept, so the hidden cases stay the same). The grading sandbox needs a course
 environment that the sandbox user can read: the class server's, ``PREFIX/venv`` (``--prefix``, default
 ``/opt/isotropy`` as for ``python -m classroom serve``), made by ``classroom.install`` if missing.
 """
@@ -225,6 +226,20 @@ c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPr
 '''
 
 
+def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
+    """``path`` holding ``text``, written as a new file then renamed over it: never a half-written file,
+    and a file hard-linked elsewhere (environments are linked from uv's cache) is replaced, not changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = path.with_name(f".{path.name}.new")
+    new.unlink(missing_ok=True)
+    new.write_text(text)
+    new.chmod(mode)
+    new.rename(path)
+
+
+FORMGRADER = "nbgrader.server_extensions.formgrader"
+
+
 def readable_by(user: str, path: Path) -> bool:
     """Whether ``user`` can run ``path`` (tried as that user)."""
     run = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", str(path),
@@ -256,11 +271,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exchange", type=Path, default=Path("/srv/nbgrader/exchange"))
     parser.add_argument("--prefix", type=Path, default=Path("/opt/isotropy"),
                         help="where the class server's environment is (PREFIX/venv, made if missing): the grading "
-                        "kernel runs it, and the students' servers learn the exchange from it")
+                        "sandbox runs it, and the students' servers learn the exchange from it")
     parser.add_argument("--sandbox-user", default="course-sandbox")
-    parser.add_argument("--memory", default="4G", type=size, help="address-space limit of a grading kernel (4G, 512M)")
-    parser.add_argument("--cpu", type=int, default=600, help="CPU seconds of a grading kernel")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds a cell may run when graded")
+    parser.add_argument("--memory", default="4G", type=size, help="address-space limit of one graded answer (4G, 512M)")
+    parser.add_argument("--cpu", type=int, default=600, help="CPU seconds of one graded answer")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds one graded answer may run (all its cases)")
     parser.add_argument("--hidden-seed", type=int, help="seed of the hidden cases (default: secret, kept)")
     parser.add_argument("--owner", help="the teacher, who owns the course directory (put it under their server's "
                         "folder, ~/isotropy on the class server, for formgrader to open it); default: you")
@@ -301,17 +316,39 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"{args.sandbox_user} cannot run {python} with the course: install the course "
                              "environment where every user can read it (--prefix)")
     if os.geteuid() == 0:  # the students' servers (the same environment) fetch and submit through the exchange
-        student_config = args.prefix.resolve() / "venv" / "etc" / "jupyter" / "nbgrader_config.py"
-        student_config.parent.mkdir(parents=True, exist_ok=True)
-        student_config.write_text(f"# Written by scripts/make_assignments.py: where this class's assignments are.\n"
-                                  f"c = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
-        student_config.chmod(0o644)
+        etc = args.prefix.resolve() / "venv" / "etc" / "jupyter"
+        write_atomically(etc / "nbgrader_config.py", "# Written by scripts/make_assignments.py: where this class's "
+                         f"assignments are.\nc = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
+        # Learners do not get formgrader (nor the course list, a teacher's view): off for the environment,
+        # on again in the teacher's own configuration below.
+        write_atomically(etc / "jupyter_server_config.d" / "zz-isotropy-grading.json", json.dumps(
+            {"ServerApp": {"jpserver_extensions": {FORMGRADER: False, "nbgrader.server_extensions.course_list": False}}},
+            indent=1))
+        # Submissions are made in an inbound folder everyone writes and nobody lists; the sticky bit keeps
+        # one learner from removing or renaming another's (nbgrader keeps the mode of a folder it finds).
+        inbound = args.exchange / args.course_id / "inbound"
+        if not inbound.exists():
+            for folder in (inbound.parent, inbound.parent / "outbound", inbound.parent / "feedback"):
+                folder.mkdir(parents=True, exist_ok=True)
+                folder.chmod(0o755 if folder.name != "feedback" else 0o711)
+            inbound.mkdir()
+            inbound.chmod(0o3733)
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
-        teacher = Path(pwd.getpwnam(args.owner).pw_dir) / ".jupyter" / "nbgrader_config.py"
-        teacher.parent.mkdir(parents=True, exist_ok=True)  # the teacher's formgrader opens this course
-        teacher.write_text(f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
-        subprocess.run(["chown", "-R", f"{args.owner}:", str(teacher.parent)], check=True)
+        home = Path(pwd.getpwnam(args.owner).pw_dir)
+        teacher = home / ".jupyter" / "nbgrader_config.py"  # the teacher's formgrader opens this course
+        write_atomically(teacher, f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
+        write_atomically(home / ".jupyter" / "jupyter_server_config.json", json.dumps(
+            {"ServerApp": {"jpserver_extensions": {FORMGRADER: True, "nbgrader.server_extensions.course_list": True}}},
+            indent=1))
+        # The teacher opens learners' notebooks: their kernel starts Python with the safe path (-P), so no
+        # file beside a submission is imported in place of a module.
+        spec = home / ".local" / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+        write_atomically(spec, json.dumps({
+            "argv": [str(args.prefix.resolve() / "venv" / "bin" / "python"), "-P", "-m", "ipykernel_launcher", "-f",
+                     "{connection_file}"],
+            "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}, indent=1))
+        subprocess.run(["chown", "-R", f"{args.owner}:", str(home / ".jupyter"), str(home / ".local")], check=True)
     print(f"course ready in {course}: cd there, then nbgrader generate_assignment / release_assignment / "
           "autograde (see TEACHING.md)")
 

@@ -375,7 +375,8 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         assert saved.ok, saved.text
         submitted = learner.api("POST", f"{own}/assignments/submit", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
         assert submitted.ok and submitted.json()["success"], submitted.text
-        # The learner's server cannot read the course (sources, hidden tests) or the gradebook.
+        # The learner's server cannot read the course (sources, hidden tests) or the gradebook, and has no formgrader.
+        assert learner.api("GET", f"{own}/formgrader/api/assignments").status_code == 404
         peek = subprocess.run(["runuser", "-u", name, "--", "ls", str(course)], capture_output=True, text=True)
         assert peek.returncode != 0 and "Permission denied" in peek.stderr
 
@@ -388,6 +389,9 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         grader.get_token()
         grader.start_server()
         api = f"/user/{teacher}/formgrader/api"
+        # the teacher's kernel, which opens learners' notebooks, imports nothing from the notebook's folder
+        spec = json.loads((Path(pwd.getpwnam(teacher).pw_dir) / ".local/share/jupyter/kernels/python3/kernel.json").read_text())
+        assert spec["argv"][1] == "-P", spec
         subs = grader.api("GET", f"{api}/submissions/{NB}")
         assert subs.ok, subs.text
         (mine,) = [s for s in subs.json() if s["student"] == name]
