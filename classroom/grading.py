@@ -5,7 +5,8 @@ kernel is done here instead (:class:`IsolatedChecks`, in place of nbgrader's ``E
 None of the learner's cells runs. From the notebook's JSON, parsed and never executed by the grader:
 
 * an implement-it exercise takes the learner's function from its answer cell (the ``def`` or
-  ``name = lambda`` of the stub's name, with the ``import`` lines of that cell, nothing else), runs it
+  ``name = lambda`` of the stub's name, with that cell's imports, helpers and literal constants;
+  nothing of any other cell), runs it
   in a fresh sandbox (``classroom/nbgrader/sandbox-run``: another account, no network, a root that
   holds the system's programs and the course environment without the toolkit, none of the course's
   files) on the cases the class saw and on cases it never saw, and gets back numbers only;
@@ -187,7 +188,8 @@ def _params(args) -> tuple[tuple[str, str], ...]:
 
 def take_function(cell_source: str, name: str) -> Taken:
     """The learner's ``name`` from its answer cell: the last top-level ``def name`` or ``name = lambda``
-    of the cell, with the cell's top-level ``import`` lines before it. Nothing is run."""
+    of the cell, with what the cell puts beside it at top level (``import`` lines, helper functions and
+    classes, constants written as literals), and no other statement of it. Nothing is run here."""
     import ast
 
     try:
@@ -198,6 +200,14 @@ def take_function(cell_source: str, name: str) -> Taken:
     imports, found = [], None
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name != name and not node.decorator_list:
+            imports.append(node)  # a helper defined beside it, in the same cell
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id != name for t in node.targets):
+            try:
+                ast.literal_eval(node.value)  # a constant beside it: data only
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
             imports.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             found = node
