@@ -48,6 +48,7 @@ PROGRAM = (ROOT / "classroom" / "nbgrader" / "run_answer.py").read_text()
 ANSWER_ID = re.compile(r"ex(\d\d)-(\d)-answer")
 TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
+MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
 
 
 # ----- the hidden cases: public code, secret seed -----------------------------------------------------
@@ -247,6 +248,8 @@ def toolkit_names(notebook: Path) -> dict[str, str]:
     import nbformat
 
     names: dict[str, str] = {}
+    if not notebook.is_file():  # not one of the course's notebooks: no stand-ins (the toolkit is absent anyway)
+        return names
     for cell in nbformat.read(notebook, as_version=4).cells:
         if cell.cell_type != "code":
             continue
@@ -597,10 +600,13 @@ def _server_time(path: str):
     largest status-change time (ctime, which no user can set) of the folder and everything in it."""
     import datetime
 
-    latest = os.lstat(path).st_ctime
+    latest, count = os.lstat(path).st_ctime, 0
     for folder, dirs, files in os.walk(path):
         for name in dirs + files:
             latest = max(latest, os.lstat(os.path.join(folder, name)).st_ctime)
+            count += 1
+            if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
+                raise OSError(f"{path}: more than {MAX_ENTRIES} files")
     return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
 
 
@@ -631,7 +637,8 @@ class OwnedCollect(ExchangeCollect):
             return None
         try:
             when = _server_time(path)
-        except OSError:
+        except OSError as error:
+            self.log.error("Refused %s: %s", filename, error)
             return None
         return {"username": parts[0], "filename": filename, "timestamp": when}
 
