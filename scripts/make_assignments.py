@@ -8,20 +8,20 @@ writes into the course directory COURSE (created, mode 0700: students must not r
   stays as it is; here its implement-it cell becomes a solution cell whose body is the worked solution
   of ``notebooks/SOLUTIONS.md`` between ``### BEGIN SOLUTION`` / ``### END SOLUTION``, each answer cell
   (``answer = None``) becomes a solution cell holding the answer of SOLUTIONS.md, and each ``check(...)``
-  becomes an autograded test cell with points: it calls the course's ``verdict`` and asserts with its
-  message, so the grade and the feedback say what the check says in class. Inside
-  ``### BEGIN HIDDEN TESTS`` blocks (removed from the students' release) a test cell also runs cases the
-  class never sees (other seeds and shapes, drawn with the course's secret seed ``COURSE/.hidden_seed``).
-  A function that hands the work to the toolkit's own, however it reaches it, gets 0 from the verdict
-  itself, with what was seen running, as in class.
+  becomes an autograded test cell with points. Autograde does not run these cells: classroom/grading.py
+  takes each answer from the submission's JSON and checks it alone in the grading sandbox, on the cases
+  of the class's check and on hidden ones (public code in classroom/grading.py, drawn with the course's
+  secret seed ``COURSE/.hidden_seed``), and writes the course's verdict as the test cell's output.
   Outputs are cleared, and the sentence pointing at SOLUTIONS.md is left out.
-* ``nbgrader_config.py``: the course, the exchange, and an autograder that runs each submission's kernel
-  through ``classroom/nbgrader/sandbox-kernel``, as the unprivileged user ``--sandbox-user`` (created if
-  missing) with memory, CPU and process limits and an empty environment.
-* ``jupyter/kernels/course-sandbox/kernel.json``: that kernel.
+* ``nbgrader_config.py``: the course, the exchange, autograde through classroom/grading.py as the
+  unprivileged user ``--sandbox-user`` (created if missing) with memory, CPU and time limits, and a
+  collect that takes a submission only from the account it names, at the server's time.
+
+As root it also turns formgrader off for the environment's users (learners) and, with ``--owner``, on for
+the teacher, whose kernel for opening submissions starts Python with the safe path (``-P``).
 
 The sources are generated, never edited by hand: run this again after changing a notebook, SOLUTIONS.md
-or a check (the secret seed is kept, so the hidden cases stay the same). The grading kernel needs a course
+or a check (the secret seed is kept, so the hidden cases stay the same). The grading sandbox needs a course
 environment that the sandbox user can read: the class server's, ``PREFIX/venv`` (``--prefix``, default
 ``/opt/isotropy`` as for ``python -m classroom serve``), made by ``classroom.install`` if missing.
 """
@@ -48,8 +48,6 @@ sys.path.insert(0, str(ROOT))
 from classroom.install import install_environment  # noqa: E402 (the class server's environment: one home)
 
 NOTEBOOKS = ROOT / "notebooks"
-SANDBOX_KERNEL = ROOT / "classroom" / "nbgrader" / "sandbox-kernel"
-KERNEL_NAME = "course-sandbox"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
 STUB = "raise NotImplementedError  # replace this line with your code"
 POINTS = {"Implement": 3}  # every other kind (Predict, Explain, Compute): 1 point
@@ -61,90 +59,6 @@ SOLUTIONS_LINK = re.compile(r"(?:(?<=[.\n])|\A)[ \t]*(?:(?!\.\s)[^\n]|\n(?!\n))*
 #: A line that shows a worked solution on request (``solution("01.1")``, commented out or not).
 SOLUTION_CALL = re.compile(r"^[ \t]*#?[ \t]*solution\(\"\d\d\.\d\"\).*\n?", re.M)
 CHECK = re.compile(r'^check\("(\d\d\.\d)", (\w+)\)\s*$', re.M)
-
-#: Cases the checks in class do not show, per implement-it exercise: Python source of a list of
-#: (description, keyword arguments), with ``rng`` a generator seeded by the course's secret seed. Other
-#: sizes, seeds and edge cases, so that a function tuned to the visible cases does not pass.
-HIDDEN_CASES = {
-    "01.1": """
-        from shared.geometry import make_cone
-        from shared.exercises.common import gaussian_cloud
-        s = int(rng.integers(10**6))
-        flat = rng.standard_normal((90, 7)); flat[:, 3] = 2.5  # a constant coordinate
-        cases = [
-            ("an uneven Gaussian shifted far from the origin (137 x 11)", dict(X=gaussian_cloud(137, 11, s, shift=6.0))),
-            ("a cone (250 x 12)", dict(X=make_cone(250, 12, s + 1))),
-            ("3 points in 7 dimensions", dict(X=rng.standard_normal((3, 7)) + 1.0)),
-            ("a cloud with a constant coordinate (90 x 7)", dict(X=flat)),
-        ]""",
-    "02.3": """
-        from shared.geometry import make_isotropic
-        s = int(rng.integers(10**6))
-        cases = [
-            ("a shifted Gaussian (91 x 13)", dict(X=make_isotropic(91, 13, s) + 0.7)),
-            ("three points in 4 dimensions", dict(X=rng.standard_normal((3, 4)) + 0.5)),
-            ("points of lengths from 0.01 to 1000 (60 x 3)",
-             dict(X=(rng.standard_normal((60, 3)) + 1.0) * np.geomspace(0.01, 1000.0, 60)[:, None])),
-        ]""",
-    "03.1": """
-        from shared.exercises.common import gaussian_cloud
-        s = int(rng.integers(10**6))
-        cases = [
-            ("25 tokens in 4-D, beta 0.3, alpha 0.2", dict(X=gaussian_cloud(25, 4, s), beta=0.3, alpha=0.2)),
-            ("7 tokens in 9-D, beta 1.7, alpha 0.8", dict(X=gaussian_cloud(7, 9, s + 1) + 0.4, beta=1.7, alpha=0.8)),
-            ("very large scores (tokens of size 80)", dict(X=80.0 * gaussian_cloud(12, 3, s + 2), beta=0.5, alpha=0.4)),
-        ]""",
-    "04.2": """
-        from shared.exercises.nb04 import lm_case
-        s = int(rng.integers(10**6))
-        cases = [
-            ("7 tokens in 5-D, Zipf exponent 1.5", lm_case(7, 5, s, 1.5)),
-            ("12 tokens in 3-D, Zipf exponent 0.7", lm_case(12, 3, s + 1, 0.7)),
-        ]""",
-    "05.1": """
-        cases = [
-            ("a random spectrum of 17, eta 0.07", dict(lam=rng.uniform(0.1, 5.0, 17), eta=0.07)),
-            ("a spectrum of 3 with mean 1, eta 1.3", dict(lam=np.array([2.0, 0.7, 0.3]), eta=1.3)),
-            ("a long spectrum of 200, eta 0.01", dict(lam=rng.exponential(2.0, 200), eta=0.01)),
-        ]""",
-    "06.1": """
-        from shared.geometry import make_cone
-        from shared.exercises.common import gaussian_cloud
-        s = int(rng.integers(10**6))
-        cases = [
-            ("an uneven Gaussian shifted by +1.5 (120 x 7), k = 2", dict(X=gaussian_cloud(120, 7, s, shift=1.5), k=2)),
-            ("a cone (200 x 5), k = 4", dict(X=make_cone(200, 5, s + 1), k=4)),
-            ("a cloud in 10-D, k = 1", dict(X=gaussian_cloud(80, 10, s + 2, shift=-2.0), k=1)),
-        ]""",
-    "07.1": """
-        from shared.geometry import make_isotropic
-        s = int(rng.integers(10**6))
-        cases = [
-            ("tokens whose sentences are not in order", dict(X=make_isotropic(18, 5, s) + 0.8,
-                                                               groups=rng.permutation(np.arange(18) % 4))),
-            ("two sentences of 1 and 9 tokens", dict(X=make_isotropic(10, 3, s + 1) + 0.3,
-                                                     groups=np.array([7] + [2] * 9))),
-        ]""",
-    "08.2": """
-        from shared.geometry import make_cone
-        from shared.exercises.common import gaussian_cloud
-        s = int(rng.integers(10**6))
-        cases = [
-            ("an uneven Gaussian with an offset (150 x 4)",
-             dict(X=gaussian_cloud(150, 4, s, scales=(1.1, 0.9, 0.5, 0.2), shift=0.5))),
-            ("a cone of short vectors (300 x 5)", dict(X=0.3 * make_cone(300, 5, s + 1))),
-            ("long vectors, where exp overflows without log-sum-exp (200 x 3)",
-             dict(X=gaussian_cloud(200, 3, s + 2, scales=(40.0, 30.0, 20.0), shift=60.0))),
-        ]""",
-    "09.1": """
-        cases = [
-            ("3 vectors of width 12 with an offset, eps 1e-3",
-             dict(x=2.0 * rng.standard_normal((3, 12)) + 1.0, gain=rng.uniform(0.2, 2.0, 12), eps=1e-3)),
-            ("a batch of 2 x 3 vectors of width 5", dict(x=rng.standard_normal((2, 3, 5)), gain=rng.uniform(0.5, 1.5, 5),
-                                                          eps=1e-5)),
-            ("a single vector (1-D)", dict(x=rng.standard_normal(6) * 50.0, gain=np.ones(6), eps=1e-6)),
-        ]""",
-}
 
 def for_students(text: str) -> str:
     """A cell's text without the way to the worked solutions: the sentence that links SOLUTIONS.md and
@@ -198,32 +112,22 @@ def meta(grade_id: str, *, solution: bool = False, grade: bool = False, points: 
     return m
 
 
-def test_cell(exercise: str, answer: str, kind: str, hidden_seed: int) -> nbformat.NotebookNode:
-    """The autograded test of ``exercise``: the course's verdict on ``answer``, asserted with its message."""
-    lines = [f"# Exercise {exercise}, graded: the check you ran in class, as a test.",
-             "from shared.exercises import verdict"]
-    seed = (hidden_seed, int(exercise[:2]), int(exercise[3:]))
-    # The verdict is the class's: it watches what runs inside a function (the toolkit's code, however
-    # reached, is refused with what was seen), on the visible cases and, hidden, on the unseen ones.
-    lines += [f'ok, message = verdict("{exercise}", {answer})', "print(message)", "assert ok, message"]
-    if kind == "Implement":
-        lines += ["### BEGIN HIDDEN TESTS", "import numpy as np",
-                  f"rng = np.random.default_rng({list(seed)})", textwrap.dedent(HIDDEN_CASES[exercise]).strip(),
-                  "# The same check on cases not shown in class.",
-                  "import dataclasses",
-                  "from shared.exercises import EXERCISES",
-                  "from shared.exercises.common import verdict_of",
-                  f'unseen = dataclasses.replace(EXERCISES["{exercise}"], cases=lambda: cases)',
-                  f'ok, message = verdict_of({{"{exercise}": unseen}}, "{exercise}", {answer})',
-                  'assert ok, message.replace(" On ", " On a case not shown in class: ", 1)',
-                  "### END HIDDEN TESTS"]
+def test_cell(exercise: str, answer: str, kind: str) -> nbformat.NotebookNode:
+    """The autograded test of ``exercise``: in class, the course's check of ``answer``. The grader does not
+    run it: it runs the answer alone in a sandbox, on the cases of this check and on cases the class
+    never sees, and writes the check's verdict as this cell's output (classroom/grading.py)."""
+    lines = [f"# Exercise {exercise}, graded: the check you ran in class. The grader checks your "
+             + ("function alone, on these cases and on others," if kind == "Implement" else "answer cell alone,"),
+             "# in a fresh process where none of your other cells ran.",
+             "from shared.exercises import verdict",
+             f'ok, message = verdict("{exercise}", {answer})', "print(message)", "assert ok, message"]
     cell = nbformat.v4.new_code_cell("\n".join(lines))
     cell.metadata["nbgrader"] = meta(f"ex{exercise.replace('.', '-')}-test", grade=True,
                                      points=POINTS.get(kind, 1))
     return cell
 
 
-def source_notebook(path: Path, hidden_seed: int) -> nbformat.NotebookNode:
+def source_notebook(path: Path) -> nbformat.NotebookNode:
     """The nbgrader source version of the course notebook at ``path``."""
     nb = nbformat.read(path, as_version=4)
     solved = solutions()
@@ -266,7 +170,7 @@ def source_notebook(path: Path, hidden_seed: int) -> nbformat.NotebookNode:
         solution = nbformat.v4.new_code_cell(source)
         solution.metadata = {k: v for k, v in cell.metadata.items() if k != "nbgrader"}
         solution.metadata["nbgrader"] = meta(f"ex{exercise.replace('.', '-')}-answer", solution=True)
-        cells += [solution, test_cell(exercise, answer, kind, hidden_seed)]
+        cells += [solution, test_cell(exercise, answer, kind)]
     nb.cells = cells
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i:03d}"  # the same sources from the same notebooks
@@ -288,6 +192,7 @@ def hidden_seed(course: Path, given: int | None) -> int:
 CONFIG = '''\
 # The nbgrader configuration of this course, written by scripts/make_assignments.py.
 import os
+import sys
 
 c = get_config()  # noqa: F821 (given by nbgrader)
 here = os.path.dirname(os.path.abspath(__file__))
@@ -296,33 +201,43 @@ c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = {exchange!r}
 # A student sees the line of the learner's notebook where a solution was.
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
-# Autograde runs each submission in the sandbox kernel: another user, limits, no environment.
-c.Execute.kernel_name = {kernel!r}
-c.Execute.timeout = {timeout}
-# The grader talks to the kernel over Unix sockets in a folder only the sandbox account (and root) can
-# enter: over TCP ports on 127.0.0.1 any account could subscribe to what a submission prints.
-c.KernelManager.transport = "ipc"
-c.KernelManager.ip = {sockets!r}
-# Feedback shows what the tests said, not the hidden tests' code (their cases stay unseen): hidden
-# blocks are removed, and an error is shown as its message, without the lines of code around it.
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor  # noqa: E402
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+# Autograde runs no notebook: each answer is taken from the submission's JSON and checked alone in the
+# grading sandbox (classroom/grading.py), as {user!r}, with these limits. The verdicts go into the
+# test cells' outputs, which nbgrader scores and keeps in the gradebook as before.
+sys.path.insert(0, {root!r})
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
 
+from classroom.grading import IsolatedChecks  # noqa: E402
 
-class ErrorsWithoutCode(Preprocessor):
-    def __call__(self, nb, resources):  # always on (a Preprocessor is off unless enabled)
-        return self.preprocess(nb, resources)
-
-    def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                output["traceback"] = [f"{{output['ename']}}: {{output['evalue']}}"]
-        return cell, resources
-
-
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, ErrorsWithoutCode, CSSHTMLHeaderPreprocessor]
-os.environ["JUPYTER_PATH"] = os.path.join(here, "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
+c.Autograde.autograde_preprocessors = [IsolatedChecks, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+                                       AssignLatePenalties, CheckCellMetadata]
+c.IsolatedChecks.course = here
+c.IsolatedChecks.user = {user!r}
+c.IsolatedChecks.venv = {venv!r}
+c.IsolatedChecks.memory = {memory}
+c.IsolatedChecks.cpu = {cpu}
+c.IsolatedChecks.timeout = {timeout}
+# A submission is its learner's: collect takes a submission only from the account it names, and
+# records the time the server saw its last change, not the time the submission states.
+c.ExchangeFactory.collect = "classroom.grading.OwnedCollect"
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 '''
+
+
+def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
+    """``path`` holding ``text``, written as a new file then renamed over it: never a half-written file,
+    and a file hard-linked elsewhere (environments are linked from uv's cache) is replaced, not changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = path.with_name(f".{path.name}.new")
+    new.unlink(missing_ok=True)
+    new.write_text(text)
+    new.chmod(mode)
+    new.rename(path)
+
+
+FORMGRADER = "nbgrader.server_extensions.formgrader"
 
 
 def readable_by(user: str, path: Path) -> bool:
@@ -356,11 +271,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exchange", type=Path, default=Path("/srv/nbgrader/exchange"))
     parser.add_argument("--prefix", type=Path, default=Path("/opt/isotropy"),
                         help="where the class server's environment is (PREFIX/venv, made if missing): the grading "
-                        "kernel runs it, and the students' servers learn the exchange from it")
+                        "sandbox runs it, and the students' servers learn the exchange from it")
     parser.add_argument("--sandbox-user", default="course-sandbox")
-    parser.add_argument("--memory", default="4G", type=size, help="address-space limit of a grading kernel (4G, 512M)")
-    parser.add_argument("--cpu", type=int, default=600, help="CPU seconds of a grading kernel")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds a cell may run when graded")
+    parser.add_argument("--memory", default="4G", type=size, help="address-space limit of one graded answer (4G, 512M)")
+    parser.add_argument("--cpu", type=int, default=600, help="CPU seconds of one graded answer")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds one graded answer may run (all its cases)")
     parser.add_argument("--hidden-seed", type=int, help="seed of the hidden cases (default: secret, kept)")
     parser.add_argument("--owner", help="the teacher, who owns the course directory (put it under their server's "
                         "folder, ~/isotropy on the class server, for formgrader to open it); default: you")
@@ -380,48 +295,60 @@ def main(argv: list[str] | None = None) -> None:
     for path in paths:
         out = course / "source" / path.stem / path.name
         out.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(source_notebook(path, seed), out)
+        nbformat.write(source_notebook(path), out)
     print(f"wrote {len(paths)} source notebooks to {course / 'source'}")
 
-    sockets = args.prefix.resolve() / f"sockets-{args.sandbox_user}"
+    venv = args.prefix.resolve() / "venv"
     (course / "nbgrader_config.py").write_text(CONFIG.format(
-        course_id=args.course_id, exchange=str(args.exchange), stub=STUB, kernel=KERNEL_NAME, timeout=args.timeout,
-        sockets=str(sockets / "kernel")))
+        course_id=args.course_id, exchange=str(args.exchange), stub=STUB, user=args.sandbox_user, root=str(ROOT),
+        venv=str(venv), memory=args.memory, cpu=args.cpu, timeout=args.timeout))
     if os.geteuid() != 0:
-        print("not root: no grading sandbox (autograde must run as root, which then runs kernels as "
+        print("not root: no grading sandbox (autograde must run as root, which then runs answers as "
               f"{args.sandbox_user})")
     else:
         ensure_user(args.sandbox_user)
-        venv = args.prefix.resolve() / "venv"
         python = venv / "bin" / "python"
         if not python.exists():
             args.prefix.mkdir(parents=True, exist_ok=True)
             args.prefix.chmod(0o755)
             install_environment(args.prefix.resolve())
-        sockets.mkdir(exist_ok=True)  # under the root-owned prefix: no student can make it first
-        shutil.chown(sockets, args.sandbox_user, args.sandbox_user)
-        sockets.chmod(0o700)
         if not readable_by(args.sandbox_user, python):
             raise SystemExit(f"{args.sandbox_user} cannot run {python} with the course: install the course "
                              "environment where every user can read it (--prefix)")
-    spec = course / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
-    spec.parent.mkdir(parents=True, exist_ok=True)
-    spec.write_text(json.dumps({
-        "argv": [str(SANDBOX_KERNEL), args.sandbox_user, str(args.prefix.resolve() / "venv" / "bin" / "python"), str(args.memory),
-                 str(args.cpu), "{connection_file}"],
-        "display_name": "Course sandbox (grading)", "language": "python", "interrupt_mode": "signal"}, indent=1))
     if os.geteuid() == 0:  # the students' servers (the same environment) fetch and submit through the exchange
-        student_config = args.prefix.resolve() / "venv" / "etc" / "jupyter" / "nbgrader_config.py"
-        student_config.parent.mkdir(parents=True, exist_ok=True)
-        student_config.write_text(f"# Written by scripts/make_assignments.py: where this class's assignments are.\n"
-                                  f"c = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
-        student_config.chmod(0o644)
+        etc = args.prefix.resolve() / "venv" / "etc" / "jupyter"
+        write_atomically(etc / "nbgrader_config.py", "# Written by scripts/make_assignments.py: where this class's "
+                         f"assignments are.\nc = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
+        # Learners do not get formgrader (nor the course list, a teacher's view): off for the environment,
+        # on again in the teacher's own configuration below.
+        write_atomically(etc / "jupyter_server_config.d" / "zz-isotropy-grading.json", json.dumps(
+            {"ServerApp": {"jpserver_extensions": {FORMGRADER: False, "nbgrader.server_extensions.course_list": False}}},
+            indent=1))
+        # Submissions are made in an inbound folder everyone writes and nobody lists; the sticky bit keeps
+        # one learner from removing or renaming another's (nbgrader keeps the mode of a folder it finds).
+        inbound = args.exchange / args.course_id / "inbound"
+        if not inbound.exists():
+            for folder in (inbound.parent, inbound.parent / "outbound", inbound.parent / "feedback"):
+                folder.mkdir(parents=True, exist_ok=True)
+                folder.chmod(0o755 if folder.name != "feedback" else 0o711)
+            inbound.mkdir()
+            inbound.chmod(0o3733)
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
-        teacher = Path(pwd.getpwnam(args.owner).pw_dir) / ".jupyter" / "nbgrader_config.py"
-        teacher.parent.mkdir(parents=True, exist_ok=True)  # the teacher's formgrader opens this course
-        teacher.write_text(f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
-        subprocess.run(["chown", "-R", f"{args.owner}:", str(teacher.parent)], check=True)
+        home = Path(pwd.getpwnam(args.owner).pw_dir)
+        teacher = home / ".jupyter" / "nbgrader_config.py"  # the teacher's formgrader opens this course
+        write_atomically(teacher, f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
+        write_atomically(home / ".jupyter" / "jupyter_server_config.json", json.dumps(
+            {"ServerApp": {"jpserver_extensions": {FORMGRADER: True, "nbgrader.server_extensions.course_list": True}}},
+            indent=1))
+        # The teacher opens learners' notebooks: their kernel starts Python with the safe path (-P), so no
+        # file beside a submission is imported in place of a module.
+        spec = home / ".local" / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+        write_atomically(spec, json.dumps({
+            "argv": [str(args.prefix.resolve() / "venv" / "bin" / "python"), "-P", "-m", "ipykernel_launcher", "-f",
+                     "{connection_file}"],
+            "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}, indent=1))
+        subprocess.run(["chown", "-R", f"{args.owner}:", str(home / ".jupyter"), str(home / ".local")], check=True)
     print(f"course ready in {course}: cd there, then nbgrader generate_assignment / release_assignment / "
           "autograde (see TEACHING.md)")
 

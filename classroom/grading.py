@@ -1,0 +1,681 @@
+"""Grades that the submission cannot change: each answer checked on its own, in a sandbox of its own.
+
+nbgrader stays the gradebook and the exchange; what it would do by running the learner's notebook in a
+kernel is done here instead (:class:`IsolatedChecks`, in place of nbgrader's ``Execute`` in autograde).
+None of the learner's cells runs. From the notebook's JSON, parsed and never executed by the grader:
+
+* an implement-it exercise takes the learner's function from its answer cell (the ``def`` or
+  ``name = lambda`` of the stub's name, with that cell's imports, helpers and literal constants;
+  nothing of any other cell), runs it
+  in a fresh sandbox (``classroom/nbgrader/sandbox-run``: another account, no network, a root that
+  holds the system's programs and the course environment without the toolkit, none of the course's
+  files) on the cases the class saw and on cases it never saw, and gets back numbers only;
+* a question takes the expression of ``answer = ...`` in its answer cell, evaluated in such a sandbox.
+
+The verdict is then the course's own (:func:`shared.exercises.common.verdict_of`), computed here, by the
+grader, on those numbers: the learner's code never sees the reference, the check or the hidden seed,
+so whatever its other cells did to a kernel (patching the checks or numpy, IPython hooks, exception
+handlers, input transformers, looking for the grader) changes nothing. A use of the toolkit is seen by
+what runs: the sandbox has no toolkit, an import of it is refused and reported by an audit hook that
+no code can remove, and each toolkit name the notebook imports is a stand-in that reports its call.
+The test cell's output is the verdict's text; on a case the class never saw it names the case's
+description only (no data of the case, no expected value, nothing the learner's code printed).
+
+The hidden cases are public code (:data:`HIDDEN_CASES`); only their seed is the course's secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import dataclasses
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_RUN = ROOT / "classroom" / "nbgrader" / "sandbox-run"
+PROGRAM = (ROOT / "classroom" / "nbgrader" / "run_answer.py").read_text()
+ANSWER_ID = re.compile(r"ex(\d\d)-(\d)-answer")
+TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
+MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
+MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
+
+
+# ----- the hidden cases: public code, secret seed -----------------------------------------------------
+
+
+def _cases_01_1(rng):
+    from shared.exercises.common import gaussian_cloud
+    from shared.geometry import make_cone
+    s = int(rng.integers(10**6))
+    flat = rng.standard_normal((90, 7))
+    flat[:, 3] = 2.5  # a constant coordinate
+    return [
+        ("an uneven Gaussian shifted far from the origin (137 x 11)", dict(X=gaussian_cloud(137, 11, s, shift=6.0))),
+        ("a cone (250 x 12)", dict(X=make_cone(250, 12, s + 1))),
+        ("3 points in 7 dimensions", dict(X=rng.standard_normal((3, 7)) + 1.0)),
+        ("a cloud with a constant coordinate (90 x 7)", dict(X=flat)),
+    ]
+
+
+def _cases_02_3(rng):
+    from shared.geometry import make_isotropic
+    s = int(rng.integers(10**6))
+    return [
+        ("a shifted Gaussian (91 x 13)", dict(X=make_isotropic(91, 13, s) + 0.7)),
+        ("three points in 4 dimensions", dict(X=rng.standard_normal((3, 4)) + 0.5)),
+        ("points of lengths from 0.01 to 1000 (60 x 3)",
+         dict(X=(rng.standard_normal((60, 3)) + 1.0) * np.geomspace(0.01, 1000.0, 60)[:, None])),
+    ]
+
+
+def _cases_03_1(rng):
+    from shared.exercises.common import gaussian_cloud
+    s = int(rng.integers(10**6))
+    return [
+        ("25 tokens in 4-D, beta 0.3, alpha 0.2", dict(X=gaussian_cloud(25, 4, s), beta=0.3, alpha=0.2)),
+        ("7 tokens in 9-D, beta 1.7, alpha 0.8", dict(X=gaussian_cloud(7, 9, s + 1) + 0.4, beta=1.7, alpha=0.8)),
+        ("very large scores (tokens of size 80)", dict(X=80.0 * gaussian_cloud(12, 3, s + 2), beta=0.5, alpha=0.4)),
+    ]
+
+
+def _cases_04_2(rng):
+    from shared.exercises.nb04 import lm_case
+    s = int(rng.integers(10**6))
+    return [
+        ("7 tokens in 5-D, Zipf exponent 1.5", lm_case(7, 5, s, 1.5)),
+        ("12 tokens in 3-D, Zipf exponent 0.7", lm_case(12, 3, s + 1, 0.7)),
+    ]
+
+
+def _cases_05_1(rng):
+    return [
+        ("a random spectrum of 17, eta 0.07", dict(lam=rng.uniform(0.1, 5.0, 17), eta=0.07)),
+        ("a spectrum of 3 with mean 1, eta 1.3", dict(lam=np.array([2.0, 0.7, 0.3]), eta=1.3)),
+        ("a long spectrum of 200, eta 0.01", dict(lam=rng.exponential(2.0, 200), eta=0.01)),
+    ]
+
+
+def _cases_06_1(rng):
+    from shared.exercises.common import gaussian_cloud
+    from shared.geometry import make_cone
+    s = int(rng.integers(10**6))
+    return [
+        ("an uneven Gaussian shifted by +1.5 (120 x 7), k = 2", dict(X=gaussian_cloud(120, 7, s, shift=1.5), k=2)),
+        ("a cone (200 x 5), k = 4", dict(X=make_cone(200, 5, s + 1), k=4)),
+        ("a cloud in 10-D, k = 1", dict(X=gaussian_cloud(80, 10, s + 2, shift=-2.0), k=1)),
+    ]
+
+
+def _cases_07_1(rng):
+    from shared.geometry import make_isotropic
+    s = int(rng.integers(10**6))
+    return [
+        ("tokens whose sentences are not in order",
+         dict(X=make_isotropic(18, 5, s) + 0.8, groups=rng.permutation(np.arange(18) % 4))),
+        ("two sentences of 1 and 9 tokens", dict(X=make_isotropic(10, 3, s + 1) + 0.3, groups=np.array([7] + [2] * 9))),
+    ]
+
+
+def _cases_08_2(rng):
+    from shared.exercises.common import gaussian_cloud
+    from shared.geometry import make_cone
+    s = int(rng.integers(10**6))
+    return [
+        ("an uneven Gaussian with an offset (150 x 4)",
+         dict(X=gaussian_cloud(150, 4, s, scales=(1.1, 0.9, 0.5, 0.2), shift=0.5))),
+        ("a cone of short vectors (300 x 5)", dict(X=0.3 * make_cone(300, 5, s + 1))),
+        ("long vectors, where exp overflows without log-sum-exp (200 x 3)",
+         dict(X=gaussian_cloud(200, 3, s + 2, scales=(40.0, 30.0, 20.0), shift=60.0))),
+    ]
+
+
+def _cases_09_1(rng):
+    return [
+        ("3 vectors of width 12 with an offset, eps 1e-3",
+         dict(x=2.0 * rng.standard_normal((3, 12)) + 1.0, gain=rng.uniform(0.2, 2.0, 12), eps=1e-3)),
+        ("a batch of 2 x 3 vectors of width 5",
+         dict(x=rng.standard_normal((2, 3, 5)), gain=rng.uniform(0.5, 1.5, 5), eps=1e-5)),
+        ("a single vector (1-D)", dict(x=rng.standard_normal(6) * 50.0, gain=np.ones(6), eps=1e-6)),
+    ]
+
+
+#: Cases the checks in class do not show, per implement-it exercise: other sizes, seeds and edge cases,
+#: so that a function tuned to the visible cases does not pass. Each takes a generator seeded by the
+#: course's secret seed and the exercise's number.
+HIDDEN_CASES: dict[str, Callable[[np.random.Generator], list[tuple[str, dict]]]] = {
+    "01.1": _cases_01_1, "02.3": _cases_02_3, "03.1": _cases_03_1, "04.2": _cases_04_2, "05.1": _cases_05_1,
+    "06.1": _cases_06_1, "07.1": _cases_07_1, "08.2": _cases_08_2, "09.1": _cases_09_1,
+}
+
+
+def hidden_cases(exercise: str, seed: int) -> list[tuple[str, dict]]:
+    """The hidden cases of ``exercise`` drawn with the course's secret ``seed``."""
+    rng = np.random.default_rng([seed, int(exercise[:2]), int(exercise[3:])])
+    return HIDDEN_CASES[exercise](rng)
+
+
+# ----- reading the notebook (parsed, never run) -----------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Taken:
+    """What the grader takes from an answer cell: the source to run in the sandbox, or why none."""
+
+    source: str | None
+    params: tuple[tuple[str, str], ...] = ()  # (name, kind) of the function's parameters
+    problem: str = ""
+
+
+def _params(args) -> tuple[tuple[str, str], ...]:
+    out = [(a.arg, "positional") for a in args.posonlyargs + args.args]
+    if args.vararg:
+        out.append((args.vararg.arg, "var_positional"))
+    out += [(a.arg, "keyword_only") for a in args.kwonlyargs]
+    if args.kwarg:
+        out.append((args.kwarg.arg, "var_keyword"))
+    return tuple(out)
+
+
+def take_function(cell_source: str, name: str) -> Taken:
+    """The learner's ``name`` from its answer cell: the last top-level ``def name`` or ``name = lambda``
+    of the cell, with what the cell puts beside it at top level (``import`` lines, helper functions and
+    classes, constants written as literals), and no other statement of it. Nothing is run here."""
+    import ast
+
+    try:
+        tree = ast.parse(cell_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return Taken(None, problem=f"the cell of {name} does not parse as Python ({type(error).__name__}); fix it and "
+                     "run the cell again")
+    imports, found = [], None
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name != name and not node.decorator_list:
+            imports.append(node)  # a helper defined beside it, in the same cell
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id != name for t in node.targets):
+            try:
+                ast.literal_eval(node.value)  # a constant beside it: data only
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            imports.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            found = node
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and node.targets[0].id == name and isinstance(node.value, ast.Lambda)):
+            found = node
+    if found is None:
+        return Taken(None, problem=f"no function {name} in its answer cell (keep the stub's `def {name}(...)`)")
+    args = found.args if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else found.value.args
+    body = [ast.get_source_segment(cell_source, n) for n in imports] + [ast.get_source_segment(cell_source, found)]
+    if isinstance(found, ast.FunctionDef) and found.decorator_list:
+        first = min(d.lineno for d in found.decorator_list)
+        body[-1] = "\n".join(cell_source.splitlines()[first - 1 : found.end_lineno])
+    return Taken("\n".join(body), _params(args))
+
+
+def take_answer(cell_source: str) -> Taken:
+    """The expression of the learner's last top-level ``answer = ...`` in its answer cell. Nothing is run."""
+    import ast
+
+    try:
+        tree = ast.parse(cell_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return Taken(None, problem=f"the answer cell does not parse as Python ({type(error).__name__})")
+    found = [n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == "answer"]
+    if not found:
+        return Taken(None, problem="no `answer = ...` in the answer cell")
+    return Taken(ast.get_source_segment(cell_source, found[-1].value))
+
+
+def toolkit_names(notebook: Path) -> dict[str, str]:
+    """Each name the course notebook binds from the toolkit (``from shared.x import y``, ``import shared``),
+    read from the course's own copy of the notebook: name -> qualified name."""
+    import ast
+
+    import nbformat
+
+    names: dict[str, str] = {}
+    if not notebook.is_file():  # not one of the course's notebooks: no stand-ins (the toolkit is absent anyway)
+        return names
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "shared":
+                for alias in node.names:
+                    names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == "shared":
+                        names[alias.asname or alias.name.split(".")[0]] = alias.asname and alias.name or "shared"
+    names.pop("np", None)
+    return names
+
+
+# ----- the sandbox ----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Sandbox:
+    """Where and as whom answers run: ``user`` (an account of its own), the course environment ``venv``,
+    address-space ``memory`` in bytes, ``cpu`` seconds and a wall-clock ``timeout`` per answer. With
+    ``user=None`` (tests without root) the program runs as this process's user without the namespaces:
+    no isolation, only the same protocol."""
+
+    user: str | None
+    venv: Path
+    memory: int = 4 * 1024**3
+    cpu: int = 600
+    timeout: float = 60.0
+
+    def run(self, request: dict) -> tuple[list[dict], bool]:
+        """The records the program wrote for ``request``, and whether it ran out of time."""
+        with tempfile.TemporaryDirectory(prefix="course-grade.") as scratch:
+            out_path = Path(scratch) / "out"
+            root = Path(scratch) / "root"
+            root.mkdir()
+            if self.user is None:
+                argv = [str(self.venv / "bin" / "python"), "-I", "-c", PROGRAM]
+            else:
+                account = pwd.getpwnam(self.user)
+                argv = [str(SANDBOX_RUN), str(root), str(account.pw_uid), str(account.pw_gid), str(self.venv.resolve()),
+                        str(self.memory), str(self.cpu), PROGRAM]
+            with open(out_path, "wb") as out:
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL,
+                                        start_new_session=True, cwd=root, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+                timed_out = False
+                try:
+                    proc.communicate(json.dumps(request).encode(), timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                except BrokenPipeError:
+                    pass
+                finally:
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    proc.wait()
+            with open(out_path, "rb") as out:
+                data = out.read(MAX_OUTPUT)
+            shutil.rmtree(root, ignore_errors=True)
+        records = []
+        for line in data.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records, timed_out
+
+
+def encode(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        arr = np.asarray(value)
+        return {"array": base64.b64encode(arr.tobytes()).decode(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# ----- verdicts from the numbers ---------------------------------------------------------------------
+
+
+class _Raised(Exception):
+    """What the learner's function raised, when its type is not a built-in exception."""
+
+
+def _exception(name: str, message: str) -> Exception:
+    kind = getattr(builtins, name, None)
+    if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
+        try:
+            return kind(message)
+        except Exception:
+            pass
+    return type(name, (_Raised,), {})(message)
+
+
+class Replay:
+    """Stands in for the learner's function in the course's verdict: the same parameters, and for its
+    n-th call the n-th case's result as the sandbox reported it. It runs nothing of the learner's."""
+
+    def __init__(self, params, records: list[dict], timed_out: bool, timeout: float, hidden: bool = False):
+        import inspect
+
+        kinds = {"positional": inspect.Parameter.POSITIONAL_OR_KEYWORD, "var_positional": inspect.Parameter.VAR_POSITIONAL,
+                 "keyword_only": inspect.Parameter.KEYWORD_ONLY, "var_keyword": inspect.Parameter.VAR_KEYWORD}
+        self.__signature__ = inspect.Signature([inspect.Parameter(n, kinds[k]) for n, k in params])
+        self.results: dict[int, dict] = {}
+        self.changed: set[int] = set()
+        for record in records:
+            case = record.get("case")
+            if not isinstance(case, int):
+                continue
+            if record.get("changed") is True:
+                self.changed.add(case)
+            elif case not in self.results:  # the first word on a case is the one that counts
+                self.results[case] = record
+        self.timed_out, self.timeout, self.hidden = timed_out, timeout, hidden
+        self.calls = 0
+
+    def __call__(self, *args, **kwargs):
+        case = self.calls
+        self.calls += 1
+        record = self.results.get(case)
+        if record is None:
+            if self.timed_out:
+                raise TimeoutError(f"it did not finish within {self.timeout:g} seconds")
+            raise RuntimeError("its run ended before it returned (out of memory or CPU time)")
+        if case in self.changed:
+            for value in kwargs.values():
+                if isinstance(value, np.ndarray) and value.size:
+                    value.flat[0] = np.nan if value.dtype.kind == "f" else value.flat[0] + 1
+                    break
+        if "raised" in record:
+            raise _exception(_name(record["raised"]), "" if self.hidden else str(record.get("message", ""))[:400])
+        if record.get("none"):
+            return None
+        if "type" in record:
+            return type(_name(record["type"], "object"), (), {})()
+        try:
+            shape = [int(n) for n in record["shape"]]
+            data = np.frombuffer(base64.b64decode(record["data"]), dtype="<f8")
+            return data.reshape(shape).copy()
+        except (KeyError, ValueError, TypeError):
+            return type("unreadable", (), {})()
+
+
+def _name(text: object, default: str = "Exception") -> str:
+    """A name the learner's code reported (a type's), shown only if it is a short identifier."""
+    text = str(text)
+    return text if text.isidentifier() and len(text) <= 60 else default
+
+
+def _toolkit_used(records: list[dict], toolkit: dict[str, str]) -> list[str]:
+    """The toolkit's names the run reported using (an import of ``shared...`` or a stand-in's call); a
+    record naming anything else counts as a use of the toolkit itself."""
+    used = [str(r["toolkit"]) for r in records if "toolkit" in r]
+    known = set(toolkit.values())
+    return [u if (u in known or re.fullmatch(r"shared(\.\w+){0,3}", u)) and len(u) <= 80 else "shared" for u in used]
+
+
+def _toolkit_message(exercise: str, name: str, used: list[str]) -> str:
+    short = sorted({u.rsplit(".", 1)[-1] for u in used})
+    return (f"Exercise {exercise}: write it yourself. {name} calls the toolkit's {' and '.join(short)}, which "
+            f"compute{'s' if len(short) == 1 else ''} the answer for you (the check compares with the toolkit, so "
+            "agreeing with it would prove nothing). Write the computation with numpy; the toolkit stays for the "
+            "notebook's demonstrations.")
+
+
+def grade_function(exercise: str, taken: Taken, sandbox: Sandbox, seed: int, toolkit: dict[str, str]) -> tuple[bool, str]:
+    """The verdict on the learner's function of implement-it ``exercise``: the class's check, then the same
+    check on the hidden cases, each on the numbers the function gave in the sandbox."""
+    from shared.exercises import EXERCISES
+    from shared.exercises.common import verdict_of
+
+    impl = EXERCISES[exercise]
+    if taken.source is None:
+        return False, f"Exercise {exercise}: not answered: {taken.problem}."
+    visible, unseen = impl.cases(), hidden_cases(exercise, seed)
+
+    def run(cases):  # the visible and the hidden cases in two runs: no text of the second is ever shown
+        return sandbox.run({"kind": "function", "source": taken.source, "name": impl.name, "toolkit": toolkit,
+                            "cases": [{k: encode(v) for k, v in kw.items()} for _, kw in cases]})
+
+    records, timed_out = run(visible)
+    used = _toolkit_used(records, toolkit)
+    if used:
+        return False, _toolkit_message(exercise, impl.name, used)
+    failed = [r for r in records if r.get("case") == -1]
+    if failed:
+        return False, (f"Exercise {exercise}: not yet. Defining {impl.name} raised {_name(failed[0].get('raised'))}: "
+                       f"{str(failed[0].get('message', ''))[:400]}")
+    ok, message = verdict_of(EXERCISES, exercise, Replay(taken.params, records, timed_out, sandbox.timeout))
+    if not ok:
+        return ok, message
+    rest, timed_out = run(unseen)
+    used = _toolkit_used(rest, toolkit)
+    if used:
+        return False, _toolkit_message(exercise, impl.name, used)
+    replay = Replay(taken.params, rest, timed_out, sandbox.timeout, hidden=True)
+    hidden_ok, said = verdict_of({exercise: dataclasses.replace(impl, cases=lambda: unseen)}, exercise, replay)
+    if hidden_ok:
+        return True, message
+    description = unseen[min(max(replay.calls - 1, 0), len(unseen) - 1)][0]
+    why = "gives a different result from the toolkit's"
+    record = replay.results.get(replay.calls - 1)
+    if record is None:
+        why = (f"did not finish within {sandbox.timeout:g} seconds" if timed_out
+               else "ended its run before it returned (out of memory or CPU time)")
+    elif "raised" in record:
+        why = f"raised {type(_exception(_name(record['raised']), '')).__name__}"
+    elif record.get("none"):
+        why = "returned None"
+    elif replay.calls - 1 in replay.changed:
+        why = "changed its input array in place"
+    elif "Likely mistake:" in said:
+        why += ". Likely mistake: " + said.split("Likely mistake:", 1)[1].strip().rstrip(".")
+    return False, f"Exercise {exercise}: not yet. On a case not shown in class ({description}), {impl.name} {why}."
+
+
+def grade_answer(exercise: str, taken: Taken, sandbox: Sandbox, toolkit: dict[str, str]) -> tuple[bool, str]:
+    """The verdict on the learner's answer to question ``exercise``, its expression evaluated in the sandbox."""
+    from shared.exercises import EXERCISES
+    from shared.exercises.common import verdict_of
+
+    if taken.source is None:
+        return False, f"Exercise {exercise}: not answered: {taken.problem}."
+    records, timed_out = sandbox.run({"kind": "answer", "source": taken.source, "toolkit": toolkit})
+    if any("toolkit" in r for r in records):
+        return False, (f"Exercise {exercise}: the answer is written with the toolkit's functions; the graded "
+                       "answer is a number or a formula of numbers (or a letter), worked out by you.")
+    for r in records:
+        if "number" in r and isinstance(r["number"], (int, float)):
+            return verdict_of(EXERCISES, exercise, float(r["number"]))
+        if "text" in r and isinstance(r["text"], str):
+            return verdict_of(EXERCISES, exercise, r["text"])
+        if "type" in r:
+            value = None if r["type"] == "NoneType" else str(r["type"])
+            return verdict_of(EXERCISES, exercise, value)
+        if r.get("case") == -1:
+            return False, (f"Exercise {exercise}: not yet. The answer's expression raised {_name(r.get('raised'))}: the graded "
+                           "answer is read from this cell alone, so write a number or a formula of numbers (or a "
+                           "letter), not a name defined elsewhere in the notebook.")
+    if timed_out:
+        return False, f"Exercise {exercise}: the answer's expression did not finish within {sandbox.timeout:g} seconds."
+    return False, f"Exercise {exercise}: the answer's expression gave no value."
+
+
+def grade_notebook(cells: list[dict], course_notebook: Path, sandbox: Sandbox, seed: int) -> dict[str, tuple[bool, str]]:
+    """Each test cell's grade id -> (passed, message), from the answer cells of ``cells`` (a notebook's
+    cells as JSON-like dicts, never run); ``course_notebook`` is the course's own copy, for the toolkit's
+    names it imports."""
+    from shared.exercises import EXERCISES, Implementation
+
+    toolkit = toolkit_names(course_notebook)
+    answers: dict[str, str] = {}
+    tests: list[str] = []
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell.get("metadata"), dict) else {}
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if not isinstance(gid, str) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if ANSWER_ID.fullmatch(gid):
+            answers.setdefault(gid, source)
+        elif TEST_ID.fullmatch(gid):
+            tests.append(gid)
+    out = {}
+    for gid in tests:
+        nn, k = TEST_ID.fullmatch(gid).groups()
+        exercise = f"{nn}.{k}"
+        if exercise not in EXERCISES:
+            continue
+        source = answers.get(f"ex{nn}-{k}-answer")
+        ex = EXERCISES[exercise]
+        if isinstance(ex, Implementation):
+            taken = take_function(source, ex.name) if source is not None else Taken(None, problem="its answer cell was deleted")
+            out[gid] = grade_function(exercise, taken, sandbox, seed, toolkit)
+        else:
+            taken = take_answer(source) if source is not None else Taken(None, problem="its answer cell was deleted")
+            out[gid] = grade_answer(exercise, taken, sandbox, toolkit)
+    return out
+
+
+# ----- nbgrader: in place of its Execute ------------------------------------------------------------
+
+try:
+    from nbgrader.preprocessors import NbGraderPreprocessor
+except ImportError:  # the class server's parts are not installed: the grading above still imports
+    NbGraderPreprocessor = object
+
+
+class IsolatedChecks(NbGraderPreprocessor):
+    """nbgrader's autograde step that replaces running the notebook: each test cell gets as its output
+    the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), and
+    no other cell runs. Configured by ``make_assignments.py``'s ``nbgrader_config.py``."""
+
+    from traitlets import Float, Int, Unicode
+
+    course = Unicode("", help="the course directory, which keeps the hidden seed").tag(config=True)
+    user = Unicode("", help="the sandbox account (empty: no sandbox, for tests without root)").tag(config=True)
+    venv = Unicode("", help="the course environment the answers run in").tag(config=True)
+    memory = Int(4 * 1024**3, help="address-space limit of one answer's run, in bytes").tag(config=True)
+    cpu = Int(600, help="CPU seconds of one answer's run").tag(config=True)
+    timeout = Float(60.0, help="wall-clock seconds of one answer's run (all its cases)").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        import nbformat
+
+        course = Path(self.course)
+        sandbox = Sandbox(user=self.user or None, venv=Path(self.venv), memory=self.memory, cpu=self.cpu,
+                          timeout=self.timeout)
+        seed = int((course / ".hidden_seed").read_text())
+        course_notebook = ROOT / "notebooks" / f"{resources['nbgrader']['notebook']}.ipynb"
+        grades = grade_notebook([dict(c) for c in nb.cells], course_notebook, sandbox, seed)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            cell.outputs, cell.execution_count = [], None
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid in grades:
+                ok, message = grades[gid]
+                if ok:
+                    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=message + "\n")]
+                else:
+                    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=message,
+                                                           traceback=[f"AssertionError: {message}"])]
+        return nb, resources
+
+
+# ----- nbgrader: a submission is its learner's --------------------------------------------------------
+
+try:
+    from nbgrader.exchange.default.collect import ExchangeCollect
+except ImportError:
+    ExchangeCollect = object
+
+
+def _server_time(path: str):
+    """The last time anything in the submission at ``path`` changed, as the server's clock saw it: the
+    largest status-change time (ctime, which no user can set) of the folder and everything in it."""
+    import datetime
+
+    latest, count = os.lstat(path).st_ctime, 0
+    for folder, dirs, files in os.walk(path):
+        for name in dirs + files:
+            latest = max(latest, os.lstat(os.path.join(folder, name)).st_ctime)
+            count += 1
+            if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
+                raise OSError(f"{path}: more than {MAX_ENTRIES} files")
+    return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
+
+
+class OwnedCollect(ExchangeCollect):
+    """nbgrader's collect, where a submission is its learner's: one whose folder in the exchange is not
+    owned by the account it names (or is a link) is refused and not collected; the time recorded is the
+    server's (:func:`_server_time`), not the one in the submission's name or its ``timestamp.txt``; a
+    name that does not parse is passed over, so that no learner's file stops the others' collection; and
+    only notebooks are copied, as regular files (a link, a module named like one that Python imports, any
+    other file of the submission is left behind: nothing of it lands beside the notebook that the teacher
+    opens)."""
+
+    def _path_to_record(self, path):
+        filename = os.path.basename(path)
+        parts = filename.rsplit("+", 3)
+        if len(parts) < 4:
+            return None
+        try:
+            info = os.lstat(path)
+            owner = pwd.getpwuid(info.st_uid).pw_name
+        except (OSError, KeyError):
+            return None
+        import stat
+
+        if not stat.S_ISDIR(info.st_mode) or owner != parts[0]:
+            self.log.error("Refused %s: it claims to be %s's submission but the account %s made it", filename,
+                           parts[0], owner if stat.S_ISDIR(info.st_mode) else f"{owner} (as a link or a file)")
+            return None
+        try:
+            when = _server_time(path)
+        except OSError as error:
+            self.log.error("Refused %s: %s", filename, error)
+            return None
+        return {"username": parts[0], "filename": filename, "timestamp": when}
+
+    def init_src(self):
+        import glob
+
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        student_id = self.coursedir.student_id
+        student_id = "*" if student_id in ("", "*") else glob.escape(student_id)
+        pattern = os.path.join(self.inbound_path, f"{student_id}+{glob.escape(self.coursedir.assignment_id)}+*")
+        latest: dict[str, dict] = {}
+        for path in glob.glob(pattern):
+            record = self._path_to_record(path)
+            if record and (record["username"] not in latest or record["timestamp"] > latest[record["username"]]["timestamp"]):
+                latest[record["username"]] = record
+        self.duedate = None
+        self.src_records = list(latest.values())
+
+    def do_copy(self, src, dest):
+        import stat
+
+        for folder, dirs, files in os.walk(src):
+            target = os.path.join(dest, os.path.relpath(folder, src))
+            os.makedirs(target, exist_ok=True)
+            for name in files:
+                path = os.path.join(folder, name)
+                if name.endswith(".ipynb") and stat.S_ISREG(os.lstat(path).st_mode):
+                    with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as read, \
+                            open(os.path.join(target, name), "wb") as write:
+                        shutil.copyfileobj(read, write)
+        when = self.src_records and next((r["timestamp"] for r in self.src_records
+                                           if os.path.join(self.inbound_path, r["filename"]) == src), None)
+        if when:  # the server's time, which autograde reads and records
+            with open(os.path.join(dest, "timestamp.txt"), "w") as out:
+                out.write(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))

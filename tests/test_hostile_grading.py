@@ -1,0 +1,265 @@
+"""Grading against a hostile learner: one test per kind of attack, each refused or without effect.
+
+A submission of notebook 01 carries the attack (in cells the grader never runs, or in the graded
+function itself, which runs in the sandbox), and the grade must be the one the function deserves, with
+nothing of the hidden cases, the seed or another submission in any message. Collect is tried with a
+submission in another learner's name, a backdated one, junk in the exchange and a link. Marked
+``classroom`` (root: accounts, namespaces). Leftover checks look only at this file's own folders.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_assignments  # noqa: E402
+
+pytestmark = [pytest.mark.classroom,
+              pytest.mark.skipif(os.geteuid() != 0, reason="grading runs answers as another user: needs root")]
+
+NB = "01_sphere_vs_cone"
+SANDBOX = "course-sandbox-hostile"
+SEED = 777123456789
+NBGRADER = str(Path(sys.executable).parent / "nbgrader")
+RIGHT = ("def my_effective_rank(X):\n    Xc = X - X.mean(axis=0)\n    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n"
+         "    return lam.sum() ** 2 / np.sum(lam ** 2)")
+WRONG = "def my_effective_rank(X):\n    return float(X.shape[1])"
+
+
+@pytest.fixture(scope="module")
+def place():
+    base = Path(tempfile.mkdtemp(prefix="course-hostile-"))
+    base.chmod(0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+    for user in (SANDBOX, "hostile-a", "hostile-b"):
+        subprocess.run(["userdel", user], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def course(place):
+    course = place / "course"
+    make_assignments.main([str(course), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20"])
+    return course
+
+
+@pytest.fixture(scope="module")
+def sandbox(course, place):
+    from classroom.grading import Sandbox
+
+    return Sandbox(SANDBOX, place / "venv", timeout=20)
+
+
+def graded(sandbox, answers: dict[str, str], extra: list[str] = ()) -> dict[str, tuple[bool, str]]:
+    """The grades of a notebook 01 with these answer cells and these extra cells put before them."""
+    from classroom.grading import grade_notebook
+
+    source = nbformat.read(ROOT / "notebooks" / f"{NB}.ipynb", 4)
+    nb = make_assignments.source_notebook(ROOT / "notebooks" / f"{NB}.ipynb")
+    cells = [nbformat.v4.new_code_cell(code) for code in extra]
+    defaults = {"ex01-1-answer": RIGHT, "ex01-3-answer": "answer = 10", "ex01-2-answer": 'answer = "c"'}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid in defaults:
+            cell.source = answers.get(gid, defaults[gid])
+        cells.append(cell)
+    assert source.cells
+    return grade_notebook([dict(c) for c in cells], ROOT / "notebooks" / f"{NB}.ipynb", sandbox, SEED)
+
+
+def no_secret(grades) -> None:
+    text = repr(grades)
+    for secret in (str(SEED), "BEGIN SOLUTION", "eigvalsh(Xc.T", "gaussian_cloud("):
+        assert secret not in text, (secret, text)
+
+
+def test_honest_submission_full_marks(sandbox):
+    grades = graded(sandbox, {})
+    assert all(ok for ok, _ in grades.values()), grades
+
+
+def test_patched_checks_change_nothing(sandbox):
+    patch = ("import shared.exercises.common as c, shared.exercises as e\n"
+             "c.verdict_of = e.verdict = lambda *a, **k: (True, 'right')\nimport numpy\nnumpy.allclose = lambda *a, **k: True")
+    grades = graded(sandbox, {"ex01-1-answer": patch + "\n" + WRONG, "ex01-3-answer": patch + "\nanswer = 50"}, [patch])
+    assert not grades["ex01-1-test"][0] and not grades["ex01-3-test"][0], grades
+    # the same patch from inside the graded function: the toolkit is not there to patch
+    inside = ("def my_effective_rank(X):\n    import shared.exercises.common as c\n"
+              "    c._close = lambda *a: True\n    return 0.0")
+    ok, message = graded(sandbox, {"ex01-1-answer": inside})["ex01-1-test"]
+    assert not ok and "write it yourself" in message, message
+
+
+def test_exception_handler_swallowing_assertions_changes_nothing(sandbox):
+    handler = "get_ipython().set_custom_exc((AssertionError, Exception), lambda *a, **k: None)"
+    grades = graded(sandbox, {"ex01-1-answer": handler + "\n" + WRONG}, [handler])
+    assert not grades["ex01-1-test"][0]
+
+
+def test_input_transformer_blanking_tests_changes_nothing(sandbox):
+    blank = ("get_ipython().input_transformers_cleanup.append("
+             "lambda lines: [] if any('verdict' in l for l in lines) else lines)")
+    grades = graded(sandbox, {"ex01-3-answer": "answer = 3"}, [blank])
+    assert not grades["ex01-3-test"][0]
+
+
+def test_calling_the_toolkit_only_when_not_traced_is_seen(sandbox):
+    sneaky = ("def my_effective_rank(X):\n    import sys\n"
+              "    if sys.getprofile() is None and sys.gettrace() is None:\n"
+              "        return effective_rank(cov_eigs(X))\n    return 0.0")
+    ok, message = graded(sandbox, {"ex01-1-answer": sneaky})["ex01-1-test"]
+    assert not ok and "write it yourself" in message, message
+    by_name = ("def my_effective_rank(X):\n    m = __import__('importlib').import_module('shar' + 'ed.meters')\n"
+               "    return getattr(m, 'effective_rank')(X)")
+    ok, message = graded(sandbox, {"ex01-1-answer": by_name})["ex01-1-test"]
+    assert not ok and "write it yourself" in message, message
+
+
+def test_printing_every_cell_and_echoing_hidden_cases_reaches_no_message(sandbox):
+    printer = "get_ipython().events.register('pre_run_cell', lambda info: print(info.raw_cell))"
+    from shared.exercises import EXERCISES
+
+    shown = [kw["X"].shape for _, kw in EXERCISES["01.1"].cases()]
+    echo = ("import inspect\n"
+            "def my_effective_rank(X):\n"
+            f"    if X.shape not in {shown!r}:\n"
+            "        raise ValueError('LEAK' + repr(X.tolist()) + repr([f.frame.f_locals for f in inspect.stack()]))\n"
+            + RIGHT.split("\n", 1)[1])
+    grades = graded(sandbox, {"ex01-1-answer": echo}, [printer])
+    ok, message = grades["ex01-1-test"]
+    assert not ok and "a case not shown in class" in message and "LEAK" not in message, message
+    no_secret(grades)
+
+
+def test_reading_the_hidden_cases_from_memory_shows_them_nowhere(sandbox):
+    """The hidden cases are not in the run whose messages are shown: a function that looks for them in
+    its process (the runner's request) and raises them on a visible case finds none."""
+    snoop = ("def my_effective_rank(X):\n    import __main__, gc\n"
+             "    cases = [o for o in gc.get_objects() if isinstance(o, dict) and 'cases' in o]\n"
+             "    raise ValueError('SNOOP %d %r' % (len(cases[0]['cases']) if cases else -1, cases)[:300])")
+    ok, message = graded(sandbox, {"ex01-1-answer": snoop})["ex01-1-test"]
+    from shared.exercises import EXERCISES
+
+    assert not ok and f"SNOOP {len(EXERCISES['01.1'].cases())} " in message, message  # the visible ones only
+
+
+def test_walking_paths_reads_no_other_submission_and_writes_nothing_outside(sandbox, course, place):
+    other = course / "submitted" / "someone" / NB
+    other.mkdir(parents=True)
+    (other / f"{NB}.ipynb").write_text("OTHER SUBMISSION")
+    walker = f'''def my_effective_rank(X):
+    import os
+    found, wrote = [], []
+    for start in ["/", "..", "../..", {str(course)!r}, {str(place)!r}, "/proc/1/root", "/proc/self/cwd/.."]:
+        for folder, dirs, files in os.walk(start):
+            dirs[:] = [d for d in dirs if d not in ("shared", "usr", "proc", "site-packages")]
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    text = open(path, errors="replace").read(40)
+                except Exception:
+                    continue
+                if name.endswith((".ipynb", ".db", "seed")) or "OTHER" in text:
+                    found.append(path)
+    for target in ["/tmp/hostile-leak", {str(place / 'leak')!r}, {str(course / 'leak')!r}, "/leak", "/work/../leak"]:
+        try:
+            open(target, "w").write("x")
+            wrote.append(target)
+        except OSError:
+            pass
+    raise ValueError("WROTE " + repr(wrote) + " FOUND " + repr(found))'''
+    try:
+        ok, message = graded(sandbox, {"ex01-1-answer": walker})["ex01-1-test"]
+    finally:
+        shutil.rmtree(course / "submitted" / "someone")
+    assert not ok and "FOUND []" in message, message
+    assert "WROTE [] " in message or "WROTE ['/tmp/hostile-leak'] " in message, message  # its own private /tmp, at most
+    assert not Path("/tmp/hostile-leak").exists() and not (place / "leak").exists() and not (course / "leak").exists()
+    # nothing of the sandbox's runs is left: no process of its account, no folder of its run
+    left = subprocess.run(["ps", "-u", SANDBOX, "-o", "pid="], capture_output=True, text=True).stdout.split()
+    assert left == [], left
+    uid = pwd.getpwnam(SANDBOX).pw_uid
+    owned = [p for p in place.rglob("*") if not p.is_symlink() and p.lstat().st_uid == uid]
+    assert owned == [], owned
+
+
+def test_a_forked_process_cannot_outlive_the_run(sandbox):
+    stay = ("def my_effective_rank(X):\n    import os\n    os.fork()\n    return 0.0")
+    ok, message = graded(sandbox, {"ex01-1-answer": stay})["ex01-1-test"]
+    assert not ok
+    assert subprocess.run(["ps", "-u", SANDBOX, "-o", "pid="], capture_output=True, text=True).stdout.split() == []
+
+
+def useradd(name: str, home: Path) -> int:
+    subprocess.run(["useradd", "--home-dir", str(home), "--no-create-home", "--shell", "/bin/sh", "--user-group", name],
+                   check=True, capture_output=True)
+    return pwd.getpwnam(name).pw_uid
+
+
+def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    run = subprocess.run([NBGRADER, *args], cwd=course, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run
+
+
+def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_no_one(course, place):
+    nbgrader(course, "generate_assignment", NB, "--create", "--force")
+    inbound = place / "exchange" / "isotropy-anisotropy" / "inbound"
+    inbound.mkdir(parents=True, exist_ok=True)
+    inbound.chmod(0o1733)
+    a, b = useradd("hostile-a", place / "a"), useradd("hostile-b", place / "b")
+    release = course / "release" / NB / f"{NB}.ipynb"
+
+    def submit(folder: str, owner: int, stamp: str, extra: dict[str, str] = {}) -> Path:
+        path = inbound / folder
+        path.mkdir()
+        shutil.copy(release, path / f"{NB}.ipynb")
+        (path / "timestamp.txt").write_text(stamp)
+        for name, text in extra.items():
+            (path / name).write_text(text)
+        for p in [path, *path.iterdir()]:
+            os.chown(p, owner, owner)
+        return path
+
+    old = "2001-01-01 00:00:00.000000 UTC"
+    # a, in b's name, dated later than b's own; a's own submission, backdated, with modules named like imports
+    submit(f"hostile-b+{NB}+2099-01-01 00:00:00.000000 UTC+aaaa", a, "2099-01-01 00:00:00.000000 UTC")
+    submit(f"hostile-b+{NB}+2026-01-01 00:00:00.000000 UTC+bbbb", b, "2026-01-01 00:00:00.000000 UTC")
+    marker = place / "imported"
+    module = f"open({str(marker)!r}, 'a').write(__name__)\n"
+    submit(f"hostile-a+{NB}+{old}+cccc", a, old, {"numpy.py": module, "shared.py": module, "IPython.py": module,
+                                                  "sitecustomize.py": module})
+    (inbound / f"hostile-a+{NB}+junk").mkdir()  # a name that does not parse
+    os.symlink(course, inbound / f"hostile-b+{NB}+2100-01-01 00:00:00.000000 UTC+dddd")  # a link to the course
+    run = nbgrader(course, "collect", NB)
+    log = run.stdout + run.stderr
+    assert "Refused" in log and "hostile-a" in log
+    mine = (course / "submitted" / "hostile-b" / NB / f"{NB}.ipynb").read_bytes()
+    assert mine == release.read_bytes()
+    assert (course / "submitted" / "hostile-b" / NB / "timestamp.txt").read_text().startswith("20")
+    stamp = (course / "submitted" / "hostile-a" / NB / "timestamp.txt").read_text()
+    assert not stamp.startswith("2001"), stamp
+    assert not (course / "submitted" / "hostile-b" / NB / "gradebook.db").exists()
+    # a's folder held modules named like imports: none is collected, and autograde runs none
+    assert sorted(p.name for p in (course / "submitted" / "hostile-a" / NB).iterdir()) == [f"{NB}.ipynb", "timestamp.txt"]
+    run = nbgrader(course, "autograde", NB, "--create")
+    assert not marker.exists(), marker.read_text()
+    assert "WARNING" not in run.stdout + run.stderr, run.stdout + run.stderr
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        when = gb.find_submission(NB, "hostile-a").timestamp
+        assert when.year >= 2026
+    # an honest collect and autograde warn of nothing
+    assert "cheating" not in log
