@@ -55,7 +55,8 @@ my_effective_rank = Rank()
 import inspect
 import shared.meters.spectrum as spectrum
 source = inspect.getsource(spectrum).replace("from .. import _checks", "from shared import _checks")
-source = source.replace("from .registry import declare_meter", "declare_meter = lambda *a, **k: (lambda f: f)")
+source = source.replace("from .registry import declare_meter, scaled_cov_eigs",
+                        "from shared.meters.registry import scaled_cov_eigs\\ndeclare_meter = lambda *a, **k: (lambda f: f)")
 space = {"__name__": "mine"}
 exec(source, space)
 def my_effective_rank(X):
@@ -66,7 +67,7 @@ import inspect
 import shared.meters.spectrum as spectrum
 space = {"__name__": "mine"}
 exec("import numpy as np\\nfrom shared import _checks\\n" + inspect.getsource(spectrum.scaled_cov_eigs)
-     + inspect.getsource(spectrum.cov_eigs), space)
+     + inspect.getsource(spectrum.cov_eigs), space)  # scaled_cov_eigs is the registry's, imported by spectrum
 def my_effective_rank(X):
     lam = space["cov_eigs"](X)
     return lam.sum() ** 2 / np.sum(lam ** 2)
@@ -132,8 +133,9 @@ def test_the_toolkit_reached_any_way_is_seen_running_and_named(how):
 
 @pytest.mark.parametrize("how", sorted(INDIRECTIONS))
 def test_the_graded_cell_refuses_what_the_class_refuses(how):
-    """The graded test cell of 01.1 (hidden cases included) fails with the same words."""
-    nb = make_assignments.source_notebook(next((ROOT / "notebooks").glob("01_*.ipynb")), 1234)
+    """The graded test cell of 01.1, run as a learner runs it in class, fails with the same words
+    (autograde checks the function alone in its sandbox instead: tests/test_grading.py)."""
+    nb = make_assignments.source_notebook(next((ROOT / "notebooks").glob("01_*.ipynb")))
     (cell,) = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-test"]
     space = {"np": np, "my_effective_rank": defined(INDIRECTIONS[how])}
     with pytest.raises(AssertionError, match="write it yourself"):
