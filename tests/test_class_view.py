@@ -39,15 +39,15 @@ K_OVER_D = next(key for key, m in EXERCISES["01.3"].mistakes.items() if m.says.s
 FIRST_01_1 = next(iter(EXERCISES["01.1"].mistakes))
 
 
-# --- the counting, without a hub (default run) -----------------------------------------------------
+# --- the counting and the predictions, without a hub (the store's tests need the classroom group) -------
 
 def _store():
-    pytest.importorskip("jupyterhub")
-    from classroom.class_view import Store
+    from classroom.class_view import Store  # needs the classroom group (JupyterHub's libraries)
 
     return Store(":memory:")
 
 
+@pytest.mark.classroom  # no hub, but the classroom group: .ci/run runs it
 def test_counts_are_learners_not_events_and_hold_no_name() -> None:
     store = _store()
     session, salt = store.session()
@@ -71,6 +71,7 @@ def test_counts_are_learners_not_events_and_hold_no_name() -> None:
     assert not any(n in text or k in text for n, k in key.items())
 
 
+@pytest.mark.classroom  # no hub, but the classroom group: .ci/run runs it
 def test_a_new_class_session_starts_from_zero_with_a_new_salt() -> None:
     store = _store()
     first, salt = store.session()

@@ -286,12 +286,12 @@ def test_hostile_other_users_paths_and_own_limits_are_closed(hub: TrialClass, le
     assert _alive(b_pid)
 
 
-# --- without a hub (the default run) ---------------------------------------------------------------
+# --- without a hub (the default run; the log-in tests need the classroom group) ------------------------
 
+@pytest.mark.classroom  # no hub, but the classroom group (classroom.auth imports JupyterHub)
 def test_hostile_unknown_names_cost_a_full_password_check(tmp_path: Path, monkeypatch) -> None:
     """A name off the roster runs the same scrypt, with the same costs, as a roster name with a wrong
     password: the roster cannot be read off the refusal times."""
-    pytest.importorskip("jupyterhub")
     from classroom import accounts
     from classroom.auth import RosterAuthenticator, client_address
 
@@ -315,6 +315,7 @@ def test_hostile_unknown_names_cost_a_full_password_check(tmp_path: Path, monkey
     assert client_address(Handler) == "192.0.2.1"  # what the proxy appended, not what the client claims
 
 
+@pytest.mark.classroom  # no hub, but the classroom group (classroom.auth imports JupyterHub)
 def test_hostile_repeated_failures_are_slowed_per_name_and_address_within_a_bound() -> None:
     from classroom.auth import Throttle
 
