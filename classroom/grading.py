@@ -549,10 +549,26 @@ except ImportError:  # the class server's parts are not installed: the grading a
     NbGraderPreprocessor = object
 
 
+def inert(cell) -> None:
+    """A learner's markdown or raw cell made text that the teacher's browser shows but never runs:
+    formgrader and the feedback render a submission's markdown as HTML in the teacher's (and the
+    learner's) page, so every ``<`` becomes ``&lt;`` (no tag of the learner's, no ``<script>``, no
+    ``onerror=``, reaches the page) and a raw cell, which nbconvert would paste in as raw HTML, becomes
+    such a markdown cell. Code cells are left to :class:`IsolatedChecks` (their outputs are cleared)."""
+    if cell.cell_type not in ("markdown", "raw"):
+        return
+    if cell.cell_type == "raw":
+        cell.cell_type = "markdown"
+        for key in ("format", "raw_mimetype"):
+            cell.metadata.pop(key, None)
+    cell.source = cell.source.replace("<", "&lt;")
+
+
 class IsolatedChecks(NbGraderPreprocessor):
     """nbgrader's autograde step that replaces running the notebook: each test cell gets as its output
-    the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), and
-    no other cell runs. Configured by ``make_assignments.py``'s ``nbgrader_config.py``."""
+    the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), no
+    other cell runs, and the learner's markdown is made inert (:func:`inert`). Configured by
+    ``make_assignments.py``'s ``nbgrader_config.py``."""
 
     from traitlets import Float, Int, Unicode
 
@@ -574,6 +590,7 @@ class IsolatedChecks(NbGraderPreprocessor):
         grades = grade_notebook([dict(c) for c in nb.cells], course_notebook, sandbox, seed)
         for cell in nb.cells:
             if cell.cell_type != "code":
+                inert(cell)
                 continue
             cell.outputs, cell.execution_count = [], None
             gid = cell.metadata.get("nbgrader", {}).get("grade_id")

@@ -263,3 +263,31 @@ def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_
         assert when.year >= 2026
     # an honest collect and autograde warn of nothing
     assert "cheating" not in log
+
+
+def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
+    """A learner's markdown (or raw) cell with a script, rendered the way formgrader renders an
+    autograded submission for the teacher, arrives as text: no tag of the learner's is in the page."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    from classroom.grading import inert
+
+    attack = ('Answer: <img src=x onerror="fetch(\'/api/contents/\')">\n\n<script>alert(document.cookie)</script>'
+              " and $a < b$")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(attack), nbformat.v4.new_raw_cell(attack, metadata={"format": "text/html"})]
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {"nbgrader": {}, "index": 0, "total": 1, "notebook_id": "ps1", "assignment_id": "ps1", "base_url": "/",
+                 "mathjax_url": "", "student": "alice", "last_name": "", "first_name": "", "notebook_path": "x",
+                 "hide_header": False, "base_path": "/"}
+    before, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
+    assert "<script>alert" in before and 'onerror="fetch' in before  # what the page held before
+    for cell in nb.cells:
+        inert(cell)
+    after, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
+    assert "<script>alert" not in after and "<img src=x" not in after, after
+    assert "alert(document.cookie)" in after  # shown, as text
