@@ -33,6 +33,7 @@ import json
 import os
 import pwd
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -41,6 +42,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from classroom import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 SANDBOX_RUN = ROOT / "classroom" / "nbgrader" / "sandbox-run"
@@ -285,6 +288,16 @@ class Sandbox:
     cpu: int = 600
     timeout: float = 60.0
 
+    def _group(self):
+        """A control group of this run's own (where the machine lets root make one): the run and all it
+        starts share :attr:`memory` (not each of its processes), 64 processes and a CPU weight of a
+        quarter of a learner's, so one autograde cannot take the memory or the cores a class needs."""
+        if self.user is None or not limits.available():
+            return None
+        group = limits.LearnerGroup(f"grading-{os.getpid()}-{secrets.token_hex(4)}")
+        group.create(self.memory, 64, cpu_weight=256)
+        return group
+
     def run(self, request: dict) -> tuple[list[dict], bool]:
         """The records the program wrote for ``request``, and whether it ran out of time."""
         with tempfile.TemporaryDirectory(prefix="course-grade.") as scratch:
@@ -297,9 +310,12 @@ class Sandbox:
                 account = pwd.getpwnam(self.user)
                 argv = [str(SANDBOX_RUN), str(root), str(account.pw_uid), str(account.pw_gid), str(self.venv.resolve()),
                         str(self.memory), str(self.cpu), PROGRAM]
+            group = self._group()
+            join = (lambda files=group.procs_files(): limits.join(files)) if group else None
             with open(out_path, "wb") as out:
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL,
-                                        start_new_session=True, cwd=root, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+                                        start_new_session=True, cwd=root, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                                        preexec_fn=join)
                 timed_out = False
                 try:
                     proc.communicate(json.dumps(request).encode(), timeout=self.timeout)
@@ -313,6 +329,8 @@ class Sandbox:
                     except ProcessLookupError:
                         pass
                     proc.wait()
+                    if group:
+                        group.remove()  # kills whatever is left in it
             with open(out_path, "rb") as out:
                 data = out.read(MAX_OUTPUT)
             shutil.rmtree(root, ignore_errors=True)

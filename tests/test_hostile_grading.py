@@ -291,3 +291,18 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     after, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
     assert "<script>alert" not in after and "<img src=x" not in after, after
     assert "alert(document.cookie)" in after  # shown, as text
+
+
+def test_hostile_a_run_shares_one_memory_limit_in_a_group_of_its_own(sandbox):
+    """Many processes of one answer share the run's memory, not one limit each: the run is in a
+    control group of its own (where the machine has them), and the group is gone afterwards."""
+    from classroom import limits
+
+    if not limits.available():
+        pytest.skip("no control groups root can make on this machine")
+    records, _ = sandbox.run({"kind": "answer", "toolkit": {},
+                              "source": "float('/grading-' in open('/proc/self/cgroup').read())"})
+    assert [r.get("number") for r in records if "number" in r] == [1.0], records
+    left = [d for d in Path(limits.CGROUP).glob(f"*/{limits.PARENT}/grading-*")] + \
+        [d for d in Path(limits.CGROUP).glob(f"{limits.PARENT}/grading-*")]
+    assert not left, left
