@@ -14,8 +14,11 @@ Who may do what:
   (the teachers' role and the admins; Hub OAuth, so the hub refuses everyone else);
 - ``POST events``: any user's hub token (a learner's server has its own in the kernel), counted as
   that user and no other; an event naming a learner, too large, or not matching the schema is
-  refused with 400 and a message saying why; more than :data:`RATE` events a second from one
-  learner are refused with 429.
+  refused with 400 and a message saying why, and so is one naming an exercise, a mistake, a prediction
+  or an option the course does not have (where the service runs beside the course: what the page
+  shows is the course's words, never a learner's); an error class that is not one of Python's own is
+  counted as ``another error``; more than :data:`RATE` events a second from one learner, or more than
+  :data:`PER_SESSION` in one class session, are refused with 429.
 
 Run by the hub (``classroom/config/40_class_view.py``; ``hub.services`` on Kubernetes)::
 
@@ -25,6 +28,7 @@ Run by the hub (``classroom/config/40_class_view.py``; ``hub.services`` on Kuber
 from __future__ import annotations
 
 import argparse
+import builtins
 import importlib.util
 import json
 import os
@@ -41,6 +45,7 @@ from tornado import ioloop, web
 ROOT = Path(__file__).resolve().parent.parent
 #: Events a second one learner may send (a check takes a person at least seconds); a burst of BURST.
 RATE, BURST = 5.0, 30.0
+PER_SESSION = 2000  # events one learner may send in one class session (a three-hour lab at one every 6 s)
 
 
 def load_events(path: Path = ROOT / "shared" / "events.py"):
@@ -108,6 +113,29 @@ class Store:
                 "ORDER BY exercise", (session,)):
             predictions.setdefault(exercise, {})[guess] = learners
         return {"session": session, "exercises": exercises, "predictions": predictions}
+
+
+def admissible(known: dict, event: dict) -> dict:
+    """``event`` as the class view counts it, or ValueError if it names what the course does not have
+    (checked only where ``known``, the :func:`catalog`, holds the course): an exercise, a named mistake,
+    a prediction or an option. An error class other than Python's own becomes ``another error``."""
+    if event.get("error") and not isinstance(getattr(builtins, event["error"], None), type):
+        event = {**event, "error": "another error"}
+    if not known["mistakes"]:
+        return event
+    number = event["exercise"]
+    if event["kind"] == "prediction":
+        options = known["predictions"].get(number, {}).get("options")
+        if options is None:
+            raise ValueError(f"exercise: the course has no prediction {number!r}")
+        if event.get("guess") not in (*options, "typed"):
+            raise ValueError(f"guess: prediction {number} has no option {event.get('guess')!r}")
+        return event
+    if number not in known["mistakes"]:
+        raise ValueError(f"exercise: the course has no exercise {number!r}")
+    if event.get("mistake") and event["mistake"] not in known["mistakes"][number]:
+        raise ValueError(f"mistake: exercise {number} names no mistake {event['mistake']!r}")
+    return event
 
 
 def catalog() -> dict:
@@ -184,7 +212,7 @@ class Events(web.RequestHandler):
         if not user or user.get("kind", "user") != "user" or not user.get("name"):
             return self.refuse(403, "the hub does not know this token as a user's")
         try:
-            event = self.app["events"].received(self.request.body)
+            event = admissible(self.app["catalog"], self.app["events"].received(self.request.body))
         except ValueError as error:
             return self.refuse(400, str(error))
         now, buckets = time.monotonic(), self.app["buckets"]
@@ -195,6 +223,10 @@ class Events(web.RequestHandler):
             return self.refuse(429, f"more than {RATE:g} events a second from one learner")
         buckets[user["name"]] = (level - 1, now)
         session, salt = self.app["store"].session()
+        sent = self.app["sent"]
+        if sent.get((session, user["name"]), 0) >= PER_SESSION:
+            return self.refuse(429, f"more than {PER_SESSION} events from one learner in this class session")
+        sent[(session, user["name"])] = sent.get((session, user["name"]), 0) + 1
         self.app["store"].add(session, self.app["events"].learner_key(salt, user["name"]), event)
         self.set_status(204)
         self.finish()
@@ -203,7 +235,7 @@ class Events(web.RequestHandler):
 def make_app(db: str, prefix: str | None = None) -> web.Application:
     prefix = prefix or os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/class-view/")
     auth = HubOAuth()  # a token's owner is asked of the hub once, then cached for its default 5 minutes
-    app = {"store": Store(db), "events": load_events(), "auth": auth, "catalog": catalog(), "buckets": {}}
+    app = {"store": Store(db), "events": load_events(), "auth": auth, "catalog": catalog(), "buckets": {}, "sent": {}}
     routes = [
         (prefix, Page), (url_path_join(prefix, "counts"), Counts), (url_path_join(prefix, "reset"), Reset),
         (url_path_join(prefix, "events"), Events),

@@ -72,6 +72,27 @@ def test_counts_are_learners_not_events_and_hold_no_name() -> None:
 
 
 @pytest.mark.classroom  # no hub, but the classroom group: .ci/run runs it
+def test_only_the_courses_own_ids_reach_the_page() -> None:
+    """What the page shows is the course's words: an exercise, mistake, prediction or option the course
+    does not have is refused, and an error class of the learner's own is counted as another error."""
+    from classroom.class_view import admissible, catalog
+
+    known = catalog()
+    right = {"exercise": "01.3", "kind": "question", "outcome": "mistake", "mistake": "k_over_d", "attempt": 1}
+    assert admissible(known, right) == right
+    vote = {"exercise": "03.p1", "kind": "prediction", "outcome": "guess", "guess": "near_1", "attempt": 1}
+    assert admissible(known, vote) == vote and admissible(known, {**vote, "guess": "typed"})
+    for bad, says in (({**right, "exercise": "99.9"}, "no exercise"), ({**right, "mistake": "vote_for_no_homework"}, "no mistake"),
+                      ({**vote, "exercise": "01.p9"}, "no prediction"), ({**vote, "guess": "teacher_is_wrong"}, "no option")):
+        with pytest.raises(ValueError, match=says):
+            admissible(known, bad)
+    raised = {"exercise": "01.1", "kind": "implementation", "outcome": "error", "attempt": 1}
+    assert admissible(known, {**raised, "error": "IndexError"})["error"] == "IndexError"
+    assert admissible(known, {**raised, "error": "TeacherIsWrongError"})["error"] == "another error"
+    assert admissible({"mistakes": {}, "predictions": {}}, {**right, "exercise": "99.9"})  # no course beside it: ids only
+
+
+@pytest.mark.classroom  # no hub, but the classroom group: .ci/run runs it
 def test_a_new_class_session_starts_from_zero_with_a_new_salt() -> None:
     store = _store()
     first, salt = store.session()
@@ -300,6 +321,9 @@ def test_class_view_refuses_learners_other_names_and_bad_events(hub: TrialClass,
         "oversized": ("x" * (events.MAX_BYTES + 10), learner.token, 400, "more than"),
         "code in it": (json.dumps({**capsule, "code": "import os"}), learner.token, 400, "code"),
         "not JSON": ("{", learner.token, 400, "not JSON"),
+        "an exercise the course lacks": (json.dumps({**capsule, "exercise": "99.9"}), learner.token, 400, "no exercise"),
+        "a mistake of a learner's words": (json.dumps({**capsule, "outcome": "mistake", "mistake": "the_teacher_is_wrong"}),
+                                           learner.token, 400, "names no mistake"),
     }
     for what, (body, token, status, says) in refused.items():
         response = post(body, token)
