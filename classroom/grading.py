@@ -700,17 +700,34 @@ class OwnedCollect(ExchangeCollect):
     def do_copy(self, src, dest):
         import stat
 
-        for folder, dirs, files in os.walk(src):
-            target = os.path.join(dest, os.path.relpath(folder, src))
-            os.makedirs(target, exist_ok=True)
-            for name in files:
-                path = os.path.join(folder, name)
-                if name.endswith(".ipynb") and stat.S_ISREG(os.lstat(path).st_mode):
-                    with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as read, \
-                            open(os.path.join(target, name), "wb") as write:
-                        shutil.copyfileobj(read, write)
-        when = self.src_records and next((r["timestamp"] for r in self.src_records
-                                           if os.path.join(self.inbound_path, r["filename"]) == src), None)
+        record = next((r for r in self.src_records or [] if os.path.join(self.inbound_path, r["filename"]) == src), None)
+        try:  # the folder itself, never a link put in its place since init_src looked at it
+            top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError as error:
+            self.log.error("Refused %s: %s", os.path.basename(src), error)
+            return
+        try:
+            owner = os.fstat(top).st_uid
+            if record is None or owner != pwd.getpwnam(record["username"]).pw_uid:
+                self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
+                return
+            for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
+                target = os.path.normpath(os.path.join(dest, folder))
+                os.makedirs(target, exist_ok=True)
+                for name in files:
+                    if not name.endswith(".ipynb"):
+                        continue
+                    try:  # no link, and no pipe that would hold collect waiting
+                        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+                    except OSError:
+                        continue
+                    with open(handle, "rb") as read:
+                        if stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+                            with open(os.path.join(target, name), "wb") as write:
+                                shutil.copyfileobj(read, write)
+        finally:
+            os.close(top)
+        when = record["timestamp"]
         if when:  # the server's time, which autograde reads and records
             with open(os.path.join(dest, "timestamp.txt"), "w") as out:
                 out.write(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))

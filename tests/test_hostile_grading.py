@@ -306,3 +306,37 @@ def test_hostile_a_run_shares_one_memory_limit_in_a_group_of_its_own(sandbox):
     left = [d for d in Path(limits.CGROUP).glob(f"*/{limits.PARENT}/grading-*")] + \
         [d for d in Path(limits.CGROUP).glob(f"{limits.PARENT}/grading-*")]
     assert not left, left
+
+
+def test_hostile_a_folder_swapped_for_a_link_after_it_was_checked_is_not_followed(place):
+    """Between collect's check of a submission folder and its copy, the learner puts a link to
+    someone else's folder in its place (or a pipe named like a notebook): the copy follows no link,
+    waits on no pipe and copies nothing that is not the learner's own."""
+    import logging
+
+    from classroom.grading import OwnedCollect
+
+    inbound, dest = place / "race-inbound", place / "race-dest"
+    other = place / "race-other"
+    for folder in (inbound, other):
+        folder.mkdir()
+    (other / f"{NB}.ipynb").write_text('{"secret": "another learner"}')
+    name = f"nobody+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+    mine = inbound / name
+    mine.mkdir()
+    (mine / f"{NB}.ipynb").write_text("{}")
+    os.mkfifo(mine / "pipe.ipynb")
+    os.chown(mine, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("race")
+    collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+    collect.do_copy(str(mine), str(dest / "ok"))  # the learner's own folder: its notebook only, no wait on the pipe
+    assert sorted(p.name for p in (dest / "ok").iterdir()) == [f"{NB}.ipynb"]
+    mine.rename(place / "race-moved")  # the swap
+    os.symlink(other, mine)
+    collect.do_copy(str(mine), str(dest / "swapped"))
+    assert not (dest / "swapped").exists()
+    os.unlink(mine)
+    other.rename(mine)  # a real folder, but not the learner's
+    collect.do_copy(str(mine), str(dest / "not-theirs"))
+    assert not (dest / "not-theirs").exists()
