@@ -36,6 +36,7 @@ import pwd
 import re
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -333,6 +334,15 @@ def main(argv: list[str] | None = None) -> None:
                 folder.chmod(0o755 if folder.name != "feedback" else 0o711)
             inbound.mkdir()
             inbound.chmod(0o3733)
+        # everyone may write the exchange's top folder: a learner could have made this course's folders
+        # before the course (and so own what the others submit to); they must be root's, and no links
+        for folder in (args.exchange, inbound.parent, *(inbound.parent / n for n in ("outbound", "feedback", "inbound"))):
+            if not folder.is_symlink() and not folder.exists():
+                continue
+            info = folder.lstat()
+            if stat.S_ISLNK(info.st_mode) or info.st_uid != 0:
+                raise SystemExit(f"{folder}: {'a link' if stat.S_ISLNK(info.st_mode) else f'owned by uid {info.st_uid}'}, "
+                                 "not root's: someone made it before the course did; remove it and run this again")
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
         home = Path(pwd.getpwnam(args.owner).pw_dir)

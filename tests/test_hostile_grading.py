@@ -340,3 +340,17 @@ def test_hostile_a_folder_swapped_for_a_link_after_it_was_checked_is_not_followe
     other.rename(mine)  # a real folder, but not the learner's
     collect.do_copy(str(mine), str(dest / "not-theirs"))
     assert not (dest / "not-theirs").exists()
+
+
+def test_hostile_a_course_folder_made_in_the_exchange_before_the_course_is_refused(course, place):
+    """Everyone may write the exchange's top folder: a learner who makes the next course's folder
+    first would own what the class submits to it. Making the assignments refuses it, naming it."""
+    exchange = place / "exchange-early"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    early = exchange / "isotropy-anisotropy"
+    early.mkdir()
+    os.chown(early, 65534, 65534)
+    with pytest.raises(SystemExit, match="not root's"):
+        make_assignments.main([str(place / "course-early"), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
+                               "--exchange", str(exchange), "--sandbox-user", SANDBOX, "--timeout", "20"])
