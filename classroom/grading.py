@@ -707,8 +707,11 @@ class OwnedCollect(ExchangeCollect):
             self.log.error("Refused %s: %s", os.path.basename(src), error)
             return
         try:
-            owner = os.fstat(top).st_uid
-            if record is None or owner != pwd.getpwnam(record["username"]).pw_uid:
+            try:
+                owner = pwd.getpwuid(os.fstat(top).st_uid).pw_name
+            except KeyError:
+                owner = None
+            if record is None or owner != record["username"]:
                 self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
                 return
             for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
