@@ -22,8 +22,9 @@ browser: one ``ipywidgets.Stack`` per slider, linked to it in the browser (``jsl
 frame of the current setting, so a move swaps pictures in the page and asks the kernel for nothing.
 The frames come from the study store (:mod:`shared.store`), keyed by the content of what the view
 draws (``compute``'s results for every setting, the view's class, matplotlib's and Pillow's
-versions and the toolkit's code): drawn once per machine, by whoever fills the store
-(``python -m shared.real.build`` on a class server), and read by every kernel. A learner who
+versions and the toolkit's code): drawn once per machine, by whoever fills the store and only
+then (``python -m shared.real.build``, which sets :data:`shared.store.DRAW_FRAMES`), and read by
+every kernel; without frames an explorer is live. A learner who
 changes the data draws other content, finds no frames for it and gets the live explorer, redrawn
 by the kernel on each move; a store this user cannot write is only read.
 
@@ -38,6 +39,7 @@ import html
 import inspect
 import itertools
 import json
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -246,7 +248,8 @@ def _axis(control: widgets.Widget) -> tuple[list, str] | None:
 def _frames(explorer: Explorer) -> dict | None:
     """The explorer's frames: ``axes`` (each slider's values and trait), and for every setting (the
     first slider outermost) its picture (``images``, JPEG bytes as uint8 arrays) and ``readings``;
-    read from the study store, drawn into it where this user may write it and it has none; None
+    read from the study store, drawn into it while the store is built
+    (:data:`shared.store.DRAW_FRAMES`) by a user who may write it; None
     where the explorer stays live (sliders the browser cannot number, too many settings, content
     the store cannot key or that takes too long to compute, or no frames and a store it cannot write)."""
     axes = [_axis(control) for control in explorer.controls.values()]
@@ -275,7 +278,7 @@ def _frames(explorer: Explorer) -> dict | None:
     inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
     shelf = store.default()
     frames = shelf.find("explorer frames", inputs)
-    if frames is None and shelf.writable:
+    if frames is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
         frames = shelf.get("explorer frames", inputs, lambda: _draw_frames(explorer, settings))
     if frames is None:
         return None

@@ -186,6 +186,9 @@ def test_frames_are_drawn_once_per_store_and_read_by_every_later_explorer(tmp_pa
     monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
     data = {(layer, remedy): 10.0 * layer + (remedy == "centring") for layer in range(3) for remedy in ("none", "centring")}
     FrameCountingView.pictures = 0
+    assert frame_explorer(data).live and not store.default().entries(), "frames are drawn only while the store is built"
+    monkeypatch.setenv(store.DRAW_FRAMES, "1")
+    FrameCountingView.pictures = 0
     first = frame_explorer(data)
     assert not first.live and FrameCountingView.pictures == 6, "each of the six settings is drawn once"
     assert len(store.default().entries()) == 1
@@ -216,7 +219,9 @@ def test_edited_data_is_drawn_live_and_a_store_that_cannot_be_written_is_only_re
     assert explorer.image.value == b"3.0+0.0" and FrameCountingView.pictures == 2
 
     monkeypatch.setattr(store, "default", lambda: store.Store(tmp_path / "store"))
-    assert not frame_explorer(data).live  # the owner of the store draws the frames
+    monkeypatch.setenv(store.DRAW_FRAMES, "1")
+    assert not frame_explorer(data).live  # the owner of the store draws the frames, while building it
+    monkeypatch.delenv(store.DRAW_FRAMES)
     monkeypatch.setattr(store, "default", lambda: shelf)
     assert not frame_explorer(data).live  # and a reader reads them
     data[2, "none"] = 4.5  # a learner's edit: other content, no frames for it, a live redraw
@@ -230,6 +235,7 @@ def test_sliders_the_browser_cannot_number_keep_the_explorer_live(tmp_path, monk
     from shared import store
 
     monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setenv(store.DRAW_FRAMES, "1")  # as while the store is built
     assert explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 1, 3, 1)).live  # from 1
     assert explore(lambda scale: scale, FrameCountingView, scale=slider("scale", 1.0, 0.0, 2.0, 0.5)).live  # a float
     assert explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 0, 300, 1)).live  # too many

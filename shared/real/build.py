@@ -51,7 +51,8 @@ def run_notebook(path: Path) -> None:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=1800, resources={"metadata": {"path": str(path.parent)}}).execute(env=dict(os.environ))
+    NotebookClient(notebook, timeout=1800, resources={"metadata": {"path": str(path.parent)}}).execute(
+        env={**os.environ, store.DRAW_FRAMES: "1"})  # the explorers draw their frames into the store
 
 
 def build(directory: Path | str | None = None) -> store.Store:

@@ -37,7 +37,7 @@ what the real models put in it, and the command that fills it, live with them
 
 from .cache import Store, StoreNotice, default, remember
 from .entries import DIR_MODE, FILE_MODE, MANIFEST
-from .keys import ENV, FORMAT, code_version, default_directory, entry_name, file_digest
+from .keys import DRAW_FRAMES, ENV, FORMAT, code_version, default_directory, entry_name, file_digest
 
-__all__ = ["DIR_MODE", "ENV", "FILE_MODE", "FORMAT", "MANIFEST", "Store", "StoreNotice", "code_version", "default",
+__all__ = ["DIR_MODE", "DRAW_FRAMES", "ENV", "FILE_MODE", "FORMAT", "MANIFEST", "Store", "StoreNotice", "code_version", "default",
            "default_directory", "entry_name", "file_digest", "remember"]

@@ -9,6 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ENV = "ISOTROPY_STORE"
+#: Set to ``1`` by ``python -m shared.real.build`` while it runs the notebooks: only then do explorers
+#: draw their missing frames into the store (:mod:`shared.explorers`; a learner's first run of a
+#: notebook draws no pictures ahead).
+DRAW_FRAMES = "ISOTROPY_DRAW_FRAMES"
 FORMAT = 1  # the layout of an entry; part of every entry's name
 PACKAGE = Path(__file__).resolve().parent.parent  # the toolkit, whose files are the code version
 # the libraries that compute every entry; a model's reader libraries are among its inputs (shared.real.models)
