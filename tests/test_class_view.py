@@ -267,10 +267,10 @@ def test_class_view_page_in_a_browser_shows_the_counts_live_and_resets(hub: Tria
             page.fill("input[name=password]", hub.passwords[hub.teacher])
             page.click("input[type=submit], button[type=submit]")
             page.wait_for_url(f"**{VIEW}", timeout=60_000)
-            exercise = page.locator("section.exercise[data-id='01.2']")
+            exercise = page.locator("section.exercise[data-id='01.3']")
             exercise.wait_for(timeout=10_000)
             assert "3 tried, 1 right" in exercise.locator("h2").inner_text()
-            assert exercise.locator(".mistake").filter(has_text=K_OVER_D).locator(".n").inner_text() == "2"
+            assert exercise.locator(".mistake").filter(has_text=EXERCISES["01.3"].mistakes[K_OVER_D].says).locator(".n").inner_text() == "2"
             guesses = page.locator("section.prediction[data-id='03.p1']")
             assert "(3 committed)" in guesses.locator("h2").inner_text()
             assert guesses.locator(".guess").filter(has_text="near 1").locator(".n").inner_text() == "2"
@@ -281,10 +281,10 @@ def test_class_view_page_in_a_browser_shows_the_counts_live_and_resets(hub: Tria
             page.screenshot(path=str(SHOTS / "class_view.png"), full_page=True)
 
             # a new event shows within 2 s
-            _run(learners[hub.students[2]], "from shared.exercises import check\ncheck('01.2', 10)\n"
+            _run(learners[hub.students[2]], "from shared.exercises import check\ncheck('01.3', 10)\n"
                                             "from shared import events\nevents.flush()")
             start = time.monotonic()
-            page.wait_for_function("() => document.querySelector(\"section.exercise[data-id='01.2'] h2\")"
+            page.wait_for_function("() => document.querySelector(\"section.exercise[data-id='01.3'] h2\")"
                                    ".textContent.includes('2 right')", timeout=2_000)
             assert time.monotonic() - start <= 2.0
 
