@@ -44,6 +44,15 @@ class TrialClass:
 
         return Student(self.url, name, self.passwords[name])
 
+    def started(self, name: str):
+        """``name``'s client, logged in through the log-in form, with a token and the server started."""
+        s = self.student(name)
+        if not s.log_in():
+            raise RuntimeError(f"{name} could not log in with the password the hub issued")
+        s.get_token()
+        s.start_server()
+        return s
+
 
 @contextlib.contextmanager
 def trial_class(students: int, serve_args: Sequence[str] = (), start_timeout: float = 900) -> Iterator[TrialClass]:

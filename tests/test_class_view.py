@@ -169,14 +169,7 @@ def hub() -> Iterator[TrialClass]:
 
 @pytest.fixture(scope="module")
 def learners(hub: TrialClass) -> dict:
-    found = {}
-    for name in hub.students:
-        s = hub.student(name)
-        assert s.log_in(), name
-        s.get_token()
-        s.start_server()
-        found[name] = s
-    return found
+    return {name: hub.started(name) for name in hub.students}
 
 
 @pytest.fixture(scope="module")
@@ -247,14 +240,9 @@ print("sent", sum(h.sent for h in events._logger().handlers if hasattr(h, "sent"
 
 @pytest.mark.classroom
 def test_class_view_page_in_a_browser_shows_the_counts_live_and_resets(hub: TrialClass, learners, teacher) -> None:
-    from tests.test_e2e import _chromium
+    from tests.test_e2e import chromium_or_skip
 
-    chromium = _chromium()
-    if chromium is None:
-        message = "Chromium not found: install Debian's 'chromium' package"
-        if os.environ.get("COURSE_E2E_REQUIRED") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    chromium = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

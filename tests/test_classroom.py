@@ -44,14 +44,7 @@ def hub() -> Iterator[TrialClass]:
 @pytest.fixture(scope="module")
 def running(hub: TrialClass):
     """Both learners logged in (through the log-in form), with a token each and their servers started."""
-    learners = {}
-    for name in hub.students:
-        s = hub.student(name)
-        assert s.log_in(), f"{name} could not log in with the password the hub issued"
-        s.get_token()
-        s.start_server()
-        learners[name] = s
-    return learners
+    return {name: hub.started(name) for name in hub.students}
 
 
 @pytest.mark.classroom
@@ -239,14 +232,9 @@ def test_idle_servers_are_culled_by_a_hub_service(hub: TrialClass) -> None:
 
 @pytest.mark.classroom
 def test_a_learner_in_a_browser_logs_in_moves_a_slider_and_sees_a_new_picture(hub: TrialClass, running) -> None:
-    from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, _chromium
+    from tests.test_e2e import KERNEL_IDLE, NO_RUNNING_CELL, PANEL, chromium_or_skip
 
-    chromium = _chromium()
-    if chromium is None:
-        message = "Chromium not found: install Debian's 'chromium' package"
-        if os.environ.get("COURSE_E2E_REQUIRED") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    chromium = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 
     name = hub.students[1]

@@ -50,14 +50,7 @@ def hub() -> Iterator[TrialClass]:
 
 @pytest.fixture(scope="module")
 def learners(hub: TrialClass):
-    out = {}
-    for name in (*hub.students, hub.teacher):
-        s = hub.student(name)
-        assert s.log_in(), name
-        s.get_token()
-        s.start_server()
-        out[name] = s
-    return out
+    return {name: hub.started(name) for name in (*hub.students, hub.teacher)}
 
 
 def _group(name: str):
