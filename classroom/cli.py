@@ -74,6 +74,7 @@ def setup(args: argparse.Namespace) -> Path:
     venv = install.install_environment(prefix, args.python)
     course = install.install_course(prefix)
     start = install.write_start_script(prefix, venv, course)
+    learner_config = install.write_learner_config(prefix)
     args.home_base.mkdir(parents=True, exist_ok=True)
     os.chmod(args.home_base, 0o755)
     created = accounts.create_users(members, state, args.home_base.resolve())
@@ -87,6 +88,7 @@ def setup(args: argparse.Namespace) -> Path:
     settings = {
         "prefix": str(prefix), "state": str(state), "venv": str(venv), "course": str(course),
         "store": str(store) if store else None, "start_script": str(start), "runtime_root": str(runtime_root),
+        "learner_config": str(learner_config),
         "members": [m.name for m in members], "teachers": [m.name for m in members if m.teacher],
         "ip": args.ip, "port": args.port, "hub_port": free_port(), "proxy_api_port": free_port(),
         "class_view_port": free_port(),

@@ -9,6 +9,8 @@ Under the prefix (``/opt/isotropy`` by default):
   first start of their server (files they have are never replaced);
 - ``store/``: the study store, filled once here and read by every kernel (``ISOTROPY_STORE``);
 - ``bin/start-server``: what the hub runs, as the learner, for each server;
+- ``learner-config/``: Jupyter configuration that only the learners' servers read (the spawner puts
+  it on their ``JUPYTER_CONFIG_PATH``): nbgrader's teacher's views off;
 - ``hub/``: the hub's own state (database, cookie secret, password hashes, the credentials to
   hand out), mode 0700.
 """
@@ -37,6 +39,13 @@ cp -R -n "{course}/." "$HOME/isotropy/"
 cd "$HOME/isotropy"
 exec "{venv}/bin/jupyterhub-singleuser" "$@"
 """
+
+
+# nbgrader's parts that are the teacher's (@jupyter/nbgrader 0.9): its JupyterLab plugins Formgrader, Course
+# List and Create Assignment, and the server extensions behind the first two. Learners keep the Assignment
+# List (fetch and submit), the Validate button and the Nbgrader menu that holds them.
+TEACHER_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment")
+TEACHER_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
 
 
 # The install step, shared with the Kubernetes image (classroom/k8s/Dockerfile runs the same command).
@@ -109,6 +118,27 @@ def install_environment(prefix: Path, python: Path | None = None) -> Path:
     safe_kernel_spec(venv)
     make_readable(venv)
     return venv
+
+
+def write_learner_config(prefix: Path) -> Path:
+    """``prefix/learner-config``, a Jupyter configuration folder for the learners' servers only: the
+    teacher's nbgrader plugins disabled in JupyterLab (``labconfig/page_config.json``, so a learner's
+    page shows no Formgrader, Course List or Create Assignment) and their server extensions off (their
+    pages answer 404). The teachers' servers do not read it. Returns the folder."""
+    folder = prefix / "learner-config"
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    files = {
+        folder / "labconfig" / "page_config.json": {"disabledExtensions": dict.fromkeys(TEACHER_PLUGINS, True)},
+        folder / "jupyter_server_config.json": {
+            "ServerApp": {"jpserver_extensions": dict.fromkeys(TEACHER_SERVER_EXTENSIONS, False)}},
+    }
+    for path, content in files.items():
+        fresh = path.with_name(f".{path.name}.{os.getpid()}")
+        fresh.write_text(json.dumps(content, indent=1) + "\n")
+        os.chmod(fresh, 0o644)
+        os.replace(fresh, path)
+    make_readable(folder)
+    return folder
 
 
 def install_course(prefix: Path) -> Path:

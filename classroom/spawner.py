@@ -25,6 +25,10 @@ When the server stops, everything left in its group is killed and the group remo
 Kernels talk to their server over Unix sockets (``--KernelManager.transport=ipc``, in
 ``config/20_servers.py``) in a runtime directory only the learner can open (``runtime_root/NAME``,
 mode 0700): over TCP on 127.0.0.1, any account could subscribe to a kernel's output channel.
+
+A learner's server (not a teacher's) reads the configuration folder ``learner_config`` before the
+environment's own (``JUPYTER_CONFIG_PATH``): nbgrader's Formgrader, Course List and Create Assignment
+are off there (``classroom.install.write_learner_config``).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from subprocess import DEVNULL, Popen
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from jupyterhub.utils import random_port
-from traitlets import Bool, Integer, Unicode
+from traitlets import Bool, Integer, Set, Unicode
 
 from classroom import limits, logcap
 
@@ -53,6 +57,8 @@ class CourseSpawner(LocalProcessSpawner):
     use_cgroups = Bool(True, help="a control group per learner, when the machine allows it").tag(config=True)
     niceness = Integer(10, help="nice level of every learner's server and kernels").tag(config=True)
     runtime_root = Unicode(help="root-owned folder of the learners' private runtime folders (short: socket paths are limited)").tag(config=True)
+    learner_config = Unicode(help="a Jupyter configuration folder that learners' servers read and teachers' do not").tag(config=True)
+    teachers = Set(Unicode(), help="the teachers' names: their servers do not read learner_config").tag(config=True)
 
     _group = None
     _forwarder = None
@@ -62,6 +68,8 @@ class CourseSpawner(LocalProcessSpawner):
         env.pop("PYTHONPATH", None)  # the hub's own (this clone) is no business of a learner's server
         if self.runtime_root:
             env["JUPYTER_RUNTIME_DIR"] = os.path.join(self.runtime_root, self.user.name)
+        if self.learner_config and self.user.name not in self.teachers:
+            env["JUPYTER_CONFIG_PATH"] = self.learner_config  # before the environment's own configuration
         return env
 
     def _prepare(self) -> None:

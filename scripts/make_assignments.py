@@ -46,7 +46,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from classroom.install import install_environment  # noqa: E402 (the class server's environment: one home)
+from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402 (the class server's: one home)
 
 NOTEBOOKS = ROOT / "notebooks"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
@@ -238,9 +238,6 @@ def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
     new.rename(path)
 
 
-FORMGRADER = "nbgrader.server_extensions.formgrader"
-
-
 def readable_by(user: str, path: Path) -> bool:
     """Whether ``user`` can run ``path`` (tried as that user)."""
     run = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", str(path),
@@ -323,7 +320,7 @@ def main(argv: list[str] | None = None) -> None:
         # Learners do not get formgrader (nor the course list, a teacher's view): off for the environment,
         # on again in the teacher's own configuration below.
         write_atomically(etc / "jupyter_server_config.d" / "zz-isotropy-grading.json", json.dumps(
-            {"ServerApp": {"jpserver_extensions": {FORMGRADER: False, "nbgrader.server_extensions.course_list": False}}},
+            {"ServerApp": {"jpserver_extensions": dict.fromkeys(TEACHER_SERVER_EXTENSIONS, False)}},
             indent=1))
         # Submissions are made in an inbound folder everyone writes and nobody lists; the sticky bit keeps
         # one learner from removing or renaming another's (nbgrader keeps the mode of a folder it finds).
@@ -349,7 +346,7 @@ def main(argv: list[str] | None = None) -> None:
         teacher = home / ".jupyter" / "nbgrader_config.py"  # the teacher's formgrader opens this course
         write_atomically(teacher, f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
         write_atomically(home / ".jupyter" / "jupyter_server_config.json", json.dumps(
-            {"ServerApp": {"jpserver_extensions": {FORMGRADER: True, "nbgrader.server_extensions.course_list": True}}},
+            {"ServerApp": {"jpserver_extensions": dict.fromkeys(TEACHER_SERVER_EXTENSIONS, True)}},
             indent=1))
         # The teacher opens learners' notebooks: their kernel starts Python with the safe path (-P), so no
         # file beside a submission is imported in place of a module.

@@ -100,6 +100,45 @@ def test_hostile_modules_named_like_imports_do_not_run_in_the_teachers_kernel(hu
     assert spec["argv"][1] == "-P"
 
 
+# --- 4. learners do not see formgrader ----------------------------------------------------------------
+
+def _page_config(client, user: str) -> dict:
+    """The JupyterLab page config that ``user``'s /lab page hands the browser (fetched with ``client``'s token)."""
+    import re
+
+    page = client.api("GET", f"/user/{user}/lab")
+    assert page.status_code == 200, (user, page.status_code)
+    found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page.text, re.S)
+    assert found, f"no page config in {user}'s /lab page"
+    return json.loads(found.group(1))
+
+
+@pytest.mark.classroom
+def test_hostile_learners_do_not_see_formgrader(hub: TrialClass, learners) -> None:
+    """A learner's JupyterLab loads none of nbgrader's teacher's plugins (Formgrader, Course List,
+    Create Assignment: disabled in the page config the browser gets) and the pages behind them answer
+    404; the learner keeps the Assignment List (its version check answers). The teacher's JupyterLab
+    loads them all."""
+    from classroom.install import TEACHER_PLUGINS
+
+    kept = ("@jupyter/nbgrader:menu", "@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment")
+    static = hub.prefix / "venv" / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "static"
+    code = "".join(f.read_text() for f in static.glob("*.js"))
+    for plugin in (*TEACHER_PLUGINS, *kept):  # the ids are the installed labextension's own
+        assert f'"{plugin}"' in code, f"{plugin} is not a plugin of the installed nbgrader labextension"
+    teacher = learners[hub.teacher]
+    for name in hub.students:
+        learner = learners[name]
+        disabled = set(_page_config(learner, name)["disabledExtensions"])
+        assert set(TEACHER_PLUGINS) <= disabled, disabled
+        assert not disabled & set(kept), disabled
+        for page in ("formgrader", "formgrader/api/assignments", "formgraders"):
+            assert learner.api("GET", f"/user/{name}/{page}").status_code == 404, page
+        version = learner.api("GET", f"/user/{name}/nbgrader_version", params={"version": "0"})
+        assert version.status_code == 200, version.status_code
+    assert not set(_page_config(teacher, hub.teacher)["disabledExtensions"]) & {*TEACHER_PLUGINS, *kept}
+
+
 # --- 5. limits per learner, not per process ----------------------------------------------------------
 
 @pytest.mark.classroom

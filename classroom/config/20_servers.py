@@ -21,6 +21,9 @@ c.Spawner.args = [
     "--KernelManager.transport=ipc",
 ]
 c.CourseSpawner.runtime_root = s["runtime_root"]
+# learners' servers (not the teachers') read classroom/install.py's learner-config: no formgrader for them
+c.CourseSpawner.learner_config = s.get("learner_config", "")
+c.CourseSpawner.teachers = set(s["teachers"])
 # A class logs in at once: the start request answers at once (202, pending) and the learner's page
 # follows the progress, instead of the request waiting up to 10 s for the server (slow_spawn_timeout)
 # and the proxy giving up on it; the servers start in a queue, so a late one is not failed at 2 min.
