@@ -22,6 +22,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from classroom.limits import release_home
 from classroom.roster import Member
 
 # scrypt with these costs takes about 50 ms and 16 MB per check.
@@ -108,7 +109,7 @@ def account_exists(name: str) -> bool:
 def create_users(members: Iterable[Member], state: Path, home_base: Path) -> list[str]:
     """An OS account with a private home for each member that has none; returns the names created."""
     created_file = state / "created-users"
-    created = created_file.read_text().split() if created_file.exists() else []
+    created = created_users(state)
     new = []
     for m in members:
         if not account_exists(m.name):
@@ -124,15 +125,24 @@ def create_users(members: Iterable[Member], state: Path, home_base: Path) -> lis
     return new
 
 
-def remove_users(state: Path) -> list[str]:
-    """Delete the accounts :func:`create_users` made (and their homes and processes); returns them."""
+def created_users(state: Path) -> list[str]:
+    """The accounts :func:`create_users` made (and has not removed)."""
+    created_file = state / "created-users"
+    return created_file.read_text().split() if created_file.exists() else []
+
+
+def remove_users(state: Path, images: Path | None = None) -> list[str]:
+    """Delete the accounts :func:`create_users` made (and their homes and processes; a home on a file
+    system of its own, an image in ``images``, is unmounted and its image deleted); returns them."""
     created_file = state / "created-users"
     if not created_file.exists():
         return []
     removed = []
-    for name in created_file.read_text().split():
+    for name in created_users(state):
         if account_exists(name):
             subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+            if images is not None:
+                release_home(Path(pwd.getpwnam(name).pw_dir), images / f"{name}.img")
             subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
             if account_exists(name):
                 raise RuntimeError(f"could not remove the account {name!r}")

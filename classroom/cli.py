@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -62,10 +63,10 @@ def setup(args: argparse.Namespace) -> Path:
     _need_root()
     members = read_roster(args.roster)
     prefix = args.prefix.resolve()
-    folders = [(prefix, "--prefix"), (args.home_base.resolve(), "--home-base")]
-    for path, option in folders + ([(args.store.resolve(), "--store")] if args.store else []):
+    # (the store may lie there: it is bound back into each learner's private folder, read-only)
+    for path, option in [(prefix, "--prefix"), (args.home_base.resolve(), "--home-base")]:
         if args.tmp_size and any(path.is_relative_to(hidden) for hidden in limits.PRIVATE):
-            raise ValueError(f"{option} {path}: each learner's server gets a private {' and '.join(limits.PRIVATE)} "
+            raise ValueError(f"{option} {path}: each learner's server gets a private {', '.join(limits.PRIVATE)} "
                              "of its own, which would hide it; choose a folder elsewhere (or --tmp-size 0)")
     prefix.mkdir(parents=True, exist_ok=True)
     os.chmod(prefix, 0o755)
@@ -78,6 +79,8 @@ def setup(args: argparse.Namespace) -> Path:
     args.home_base.mkdir(parents=True, exist_ok=True)
     os.chmod(args.home_base, 0o755)
     created = accounts.create_users(members, state, args.home_base.resolve())
+    if args.home_size:
+        cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size)
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
@@ -100,6 +103,19 @@ def setup(args: argparse.Namespace) -> Path:
     path.write_text(json.dumps(settings, indent=1))
     os.chmod(path, 0o600)
     return path
+
+
+def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None:
+    """Each learner's home that this class server made on a file system of ``size`` bytes of its own
+    (:func:`classroom.limits.capped_home`; the images in ``images``, root's). An account that was there
+    before the class is left as it is."""
+    images.mkdir(exist_ok=True)
+    os.chmod(images, 0o700)
+    for name in sorted(set(learners) & set(accounts.created_users(state))):
+        user = pwd.getpwnam(name)
+        limits.capped_home(Path(user.pw_dir), images / f"{name}.img", size, user.pw_uid, user.pw_gid)
+    print(f"classroom: each learner's home holds at most {size / 1024**2:.0f} MiB (a file system of its own, "
+          f"images in {images})", flush=True)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -140,7 +156,7 @@ def credentials(args: argparse.Namespace) -> int:
 def remove(args: argparse.Namespace) -> int:
     _need_root()
     prefix = args.prefix.resolve()
-    removed = accounts.remove_users(_state(prefix))
+    removed = accounts.remove_users(_state(prefix), prefix / "homes")
     if limits.available():
         for name in removed:  # a hub that was killed leaves its learners' control groups behind
             limits.LearnerGroup(name).remove()
@@ -167,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="memory of all of a learner's processes together (a control group; default 3G)")
     s.add_argument("--tmp-size", type=_bytes, default=_bytes("512M"),
                    help="size of each learner's private /tmp and /dev/shm (default 512M; 0: the machine's, shared)")
+    s.add_argument("--home-size", type=_bytes, default=0,
+                   help="put each learner's home on a file system of this size of its own (a loop-mounted ext4 "
+                   "image; needs loop devices), so that no learner fills the disk (default 0: homes on the machine's disk)")
     s.add_argument("--idle-timeout", type=int, default=3600, help="seconds before an idle server is stopped")
     s.add_argument("--ssl-key", type=Path)
     s.add_argument("--ssl-cert", type=Path)

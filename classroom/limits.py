@@ -17,10 +17,18 @@ isotropy-class/NAME``; on cgroup v2 (a unified hierarchy at ``/sys/fs/cgroup``) 
 ``/sys/fs/cgroup/isotropy-class/NAME`` with ``memory.max``, ``cpu.weight`` and ``pids.max``. Where
 systemd runs the machine, jupyterhub-systemdspawner gives the same per-user units instead.
 
-:func:`private_tmp` gives the process tree a mount namespace of its own in which ``/tmp`` and
-``/dev/shm`` are tmpfs of ``size`` bytes each, private to the learner: pages there count against the
-learner's memory limit too, so a learner filling them fills only their own. (``/var/tmp`` stays the
-machine's: the study store may live there.)
+:func:`private_tmp` gives the process tree a mount namespace of its own in which ``/tmp``,
+``/var/tmp`` and ``/dev/shm`` are tmpfs of ``size`` bytes each, private to the learner: pages there
+count against the learner's memory limit too, so a learner filling them fills only their own. A
+folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
+machines) is bound back in, read-only.
+
+:func:`capped_home` puts a learner's home on a file system of its own, of a given size: an ext4
+image (sparse, so it takes on the disk what its files take) mounted on the home through a loop
+device. A learner who fills it gets "No space left on device" in their own home; the machine's disk,
+and so every other learner's home, the hub's state and the exchange, keep their room. This is the
+bound there is where the kernel has no disk quotas (these machines' kernels are built without
+``CONFIG_QUOTA``: mounting ext4 with ``usrquota`` fails), and it needs root and loop devices.
 """
 
 from __future__ import annotations
@@ -29,17 +37,20 @@ import contextlib
 import ctypes
 import errno
 import os
+import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 CGROUP = Path("/sys/fs/cgroup")
-PRIVATE = ("/tmp", "/dev/shm")  # each learner's server sees a tmpfs of its own there
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")  # each learner's server sees a tmpfs of its own there
 PARENT = "isotropy-class"
 V1 = ("memory", "cpu", "pids")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-CLONE_NEWNS, MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x20000, 0x2, 0x4, 0x4000, 1 << 18
+CLONE_NEWNS, MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
+    0x20000, 0x1, 0x2, 0x4, 0x20, 0x1000, 0x4000, 1 << 18)
 
 
 def unified() -> bool:
@@ -151,9 +162,10 @@ def join(procs_files: list[str]) -> None:
             os.close(fd)
 
 
-def private_tmp(size: int, uid: int, gid: int) -> None:
+def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> None:
     """A mount namespace of the calling process's own, with private, size-capped tmpfs on
-    :data:`PRIVATE` owned by ``uid`` (called in the child, as root, before dropping)."""
+    :data:`PRIVATE` owned by ``uid`` (called in the child, as root, before dropping); each folder of
+    ``keep`` that lies below one of them is bound back in at its place, read-only."""
 
     def check(result: int, what: str) -> None:
         if result != 0:
@@ -164,5 +176,54 @@ def private_tmp(size: int, uid: int, gid: int) -> None:
     check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     options = f"size={size},mode=0700,uid={uid},gid={gid}".encode()
     for target in PRIVATE:
-        if os.path.isdir(target):
+        if not os.path.isdir(target):
+            continue
+        kept = [path for path in keep if os.path.isdir(path) and Path(path).is_relative_to(target)]
+        held = [os.open(path, os.O_PATH | os.O_DIRECTORY) for path in kept]  # before the tmpfs hides them
+        try:
             check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount tmpfs on {target}")
+            for path, fd in zip(kept, held):
+                os.makedirs(path, exist_ok=True)
+                check(_libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, MS_BIND | MS_REC, None), f"bind {path}")
+                check(_libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None),
+                      f"remount {path} read-only")
+        finally:
+            for fd in held:
+                os.close(fd)
+
+
+def capped_home(home: Path, image: Path, size: int, uid: int, gid: int) -> None:
+    """``home`` on a file system of its own of ``size`` bytes (the ext4 image ``image``, made at the
+    first call from what the home holds, then mounted through a loop device; a later call mounts it
+    again, after a reboot say, or does nothing while it is mounted). Needs root."""
+    if os.path.ismount(home):
+        return
+    if not image.exists():
+        fresh = image.with_name(image.name + ".new")
+        with open(fresh, "wb") as f:
+            f.truncate(size)  # sparse: the disk it takes is what its files take
+        os.chmod(fresh, 0o600)
+        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", f"root_owner={uid}:{gid}", "-d", str(home),
+                               str(fresh)], capture_output=True, text=True)
+        if made.returncode != 0:
+            fresh.unlink()
+            raise OSError(f"mkfs.ext4 for {home}: {made.stderr.strip()}")
+        os.replace(fresh, image)
+        for child in home.iterdir():  # now in the image; the mount will hide the old copies
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    mounted = subprocess.run(["mount", "-o", "loop,nosuid,nodev", str(image), str(home)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        raise OSError(f"mount {image} on {home}: {mounted.stderr.strip()}")
+    os.chown(home, uid, gid)
+    os.chmod(home, 0o700)
+
+
+def release_home(home: Path, image: Path) -> None:
+    """Undo :func:`capped_home`: unmount ``home`` (lazily: the loop device goes when nothing uses it)
+    and delete the image."""
+    if os.path.ismount(home):
+        subprocess.run(["umount", "--lazy", str(home)], check=True, capture_output=True)
+    image.unlink(missing_ok=True)

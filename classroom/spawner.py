@@ -5,8 +5,9 @@ Before the server starts (after the fork, still as root) each server's process g
 - a control group of its learner's (:mod:`classroom.limits`): a memory limit, a CPU weight and a
   process limit for everything the learner runs together, whatever sessions they open; the OOM
   killer then chooses inside the learner who overran;
-- a mount namespace of its own with private, size-capped ``/tmp`` and ``/dev/shm`` (tmpfs,
-  counted against the learner's memory);
+- a mount namespace of its own with private, size-capped ``/tmp``, ``/var/tmp`` and ``/dev/shm``
+  (tmpfs, counted against the learner's memory; the study store, if it lies below one, bound back in
+  read-only);
 - ``RLIMIT_AS``: an address-space limit per process, so that a runaway allocation in a kernel
   (``np.ones((10**6, 10**5))``) fails there with a ``MemoryError``; the hard limit equals the soft
   one, so the learner cannot lift it;
@@ -42,7 +43,7 @@ from subprocess import DEVNULL, Popen
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from jupyterhub.utils import random_port
-from traitlets import Bool, Integer, Set, Unicode
+from traitlets import Bool, Integer, List, Set, Unicode
 
 from classroom import limits, logcap
 
@@ -54,6 +55,7 @@ class CourseSpawner(LocalProcessSpawner):
     cpu_shares = Integer(256, help="CPU weight of each learner's group among the class's (cgroup v1 cpu.shares)").tag(config=True)
     tmp_size = Integer(512 * 1024**2, help="size of each learner's private /tmp and /dev/shm (0: the machine's own, shared)").tag(config=True)
     file_size = Integer(2 * 1024**3, help="RLIMIT_FSIZE: the largest file a learner's process may write").tag(config=True)
+    kept_paths = List(Unicode(), help="folders below a private /tmp, /var/tmp or /dev/shm that learners still read (the study store)").tag(config=True)
     use_cgroups = Bool(True, help="a control group per learner, when the machine allows it").tag(config=True)
     niceness = Integer(10, help="nice level of every learner's server and kernels").tag(config=True)
     runtime_root = Unicode(help="root-owned folder of the learners' private runtime folders (short: socket paths are limited)").tag(config=True)
@@ -90,13 +92,13 @@ class CourseSpawner(LocalProcessSpawner):
         drop = set_user_setuid(name)
         user = pwd.getpwnam(name)
         address_space, max_processes, niceness = self.address_space, self.max_processes, self.niceness
-        file_size, tmp_size = self.file_size, self.tmp_size
+        file_size, tmp_size, kept = self.file_size, self.tmp_size, tuple(self.kept_paths)
         procs_files = self._group.procs_files() if self._group else []
 
         def preexec():
             limits.join(procs_files)
             if tmp_size:
-                limits.private_tmp(tmp_size, user.pw_uid, user.pw_gid)
+                limits.private_tmp(tmp_size, user.pw_uid, user.pw_gid, kept)
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("500")  # under memory pressure from outside the groups, a learner's process goes first
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))

@@ -101,9 +101,18 @@ def trial_class(students: int, serve_args: Sequence[str] = (), start_timeout: fl
         log.close()
         subprocess.run([sys.executable, "-m", "classroom", "remove", "--prefix", str(prefix), "--everything"],
                        cwd=ROOT, check=False, timeout=120, capture_output=True)
+        for mount in reversed(_mounts_below(top)):  # the command failed: no home image left mounted
+            subprocess.run(["umount", "--lazy", mount], check=False, capture_output=True)
         left = [name for name in (*names, teacher) if account_exists(name)]
         for name in left:  # the command failed: clean up anyway, then say so
             subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
         shutil.rmtree(top, ignore_errors=True)
         if left:
             raise RuntimeError(f"'classroom remove' left the accounts {left}")
+
+
+def _mounts_below(folder: Path) -> list[str]:
+    """The mount points below ``folder`` (in the order they were mounted)."""
+    with open("/proc/self/mounts") as f:
+        points = [line.split()[1].encode().decode("unicode_escape") for line in f]
+    return [p for p in points if Path(p).is_relative_to(folder)]

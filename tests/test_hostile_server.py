@@ -3,7 +3,7 @@ another learner or on the teacher, and what stops it.
 
 The tests marked ``classroom`` start a class of two learners and a teacher (as root, on 127.0.0.1,
 like tests/test_classroom.py) with small limits, so that reaching them is quick: 1 GiB of memory
-per learner and a 64 MiB private /tmp and /dev/shm. ``.ci/run`` runs them as root with
+per learner, a 64 MiB private /tmp, /var/tmp and /dev/shm, and a 64 MiB home. ``.ci/run`` runs them as root with
 ``uv run --group classroom pytest -m classroom -n 0 tests/test_hostile_server.py``. The tests
 without the mark check the log-in check and the log's bound without a hub (in the default run).
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE = Path("/var/tmp/isotropy-store")
-MEMORY, TMP = 1024**3, 64 * 1024**2
+MEMORY, TMP, HOME = 1024**3, 64 * 1024**2, 64 * 1024**2
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def hub() -> Iterator[TrialClass]:
 
     if not limits.available():
         pytest.skip("this machine lets no one make control groups")
-    with trial_class(2, ["--store", str(STORE), "--learner-memory", str(MEMORY), "--tmp-size", str(TMP)]) as room:
+    with trial_class(2, ["--store", str(STORE), "--learner-memory", str(MEMORY), "--tmp-size", str(TMP),
+                                "--home-size", str(HOME)]) as room:
         yield room
 
 
@@ -214,12 +215,12 @@ def test_hostile_memory_hog_kills_only_its_own_learners_processes(hub: TrialClas
 
 @pytest.mark.classroom
 def test_hostile_tmp_fill_is_bounded_and_private(hub: TrialClass, learners) -> None:
-    """Writing /tmp and /dev/shm until they refuse stops at the learner's own cap; the machine's
-    /tmp does not grow, and another learner sees none of it."""
+    """Writing /tmp, /var/tmp and /dev/shm until they refuse stops at the learner's own cap; the
+    machine's folders do not grow, and another learner sees none of it."""
     a, b = (learners[n] for n in hub.students)
     attacker, other = a.kernel(), b.kernel()
     try:
-        for folder in ("/tmp", "/dev/shm"):
+        for folder in ("/tmp", "/var/tmp", "/dev/shm"):
             code = (f"import os\nwritten = 0\nchunk = b'x' * 2**20\n"
                     f"try:\n    with open('{folder}/fill-{a.name}', 'wb') as f:\n"
                     f"        for _ in range(4096):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
@@ -232,7 +233,53 @@ def test_hostile_tmp_fill_is_bounded_and_private(hub: TrialClass, learners) -> N
             seen = other.execute(f"import os; print(os.path.exists('{folder}/fill-{a.name}'))")
             assert seen.stdout.strip() == "False"
     finally:
-        attacker.execute("import os\nfor d in ('/tmp', '/dev/shm'):\n    os.remove(f'{d}/fill-" + a.name + "')")
+        attacker.execute("import os\nfor d in ('/tmp', '/var/tmp', '/dev/shm'):\n    os.remove(f'{d}/fill-" + a.name + "')")
+        attacker.close()
+        other.close()
+
+
+FILL = ("import os\nwritten, error = 0, None\nchunk = b'x' * 2**20\n"
+        "try:\n    with open(os.path.expanduser('~/fill'), 'wb') as f:\n"
+        "        for _ in range(4096):\n            f.write(chunk); f.flush(); os.fsync(f.fileno()); written += len(chunk)\n"
+        "except OSError as e:\n    error = e.errno\nprint(error, written)")
+
+
+@pytest.mark.classroom
+def test_hostile_home_fill_stops_at_the_learners_own_size(hub: TrialClass, learners) -> None:
+    """A learner writes their home until it refuses: "No space left on device" at their home's own
+    size (a file system of its own), which is all the machine's disk gives it; another learner still
+    writes 8 MiB into their home and reads the study store through their private /var/tmp. The
+    teacher's home is the machine's (not capped)."""
+    import errno
+
+    a, b = (learners[n] for n in hub.students)
+    for name in hub.students:
+        assert os.path.ismount(pwd.getpwnam(name).pw_dir), f"{name}'s home is on the machine's disk"
+    assert not os.path.ismount(pwd.getpwnam(hub.teacher).pw_dir)
+    attacker, other = a.kernel(), b.kernel()
+    image = hub.prefix / "homes" / f"{a.name}.img"
+    try:
+        reply = attacker.execute(FILL, timeout=300)
+        assert reply.status == "ok", reply
+        error, written = (int(x) if x != "None" else None for x in reply.stdout.split())
+        assert error == errno.ENOSPC, f"{written} bytes written into the home without refusal ({error})"
+        assert written <= HOME
+        taken = image.stat().st_blocks * 512
+        assert taken <= HOME, f"the home's image takes {taken} bytes of the machine's disk"
+        again = attacker.execute("open(os.path.expanduser('~/more'), 'wb').write(b'y' * 2**20)")
+        assert again.status == "error" and "No space left" in again.error, again
+        print(f"a learner's home fill: {written / 2**20:.0f} MiB written, then ENOSPC; its image takes "
+              f"{taken / 2**20:.0f} MiB of the machine's disk")
+        fine = other.execute(FILL.replace("range(4096)", "range(8)"), timeout=120)
+        assert fine.stdout.split() == ["None", str(8 * 2**20)], fine
+        store = sorted(os.listdir(STORE))
+        seen = other.execute(f"import os\nprint(len(os.listdir({str(STORE)!r})))\n"
+                             f"open({str(STORE / 'x')!r}, 'w')")
+        assert seen.stdout.split() == [str(len(store))] and seen.error.startswith("OSError"), seen
+    finally:
+        attacker.execute("import os\nfor f in ('~/fill', '~/more'):\n    if os.path.exists(os.path.expanduser(f)):"
+                         "\n        os.remove(os.path.expanduser(f))")
+        other.execute("import os\nos.remove(os.path.expanduser('~/fill'))")
         attacker.close()
         other.close()
 

@@ -44,3 +44,4 @@ c.CourseSpawner.address_space = s["address_space"]
 c.CourseSpawner.max_processes = s["max_processes"]
 c.CourseSpawner.learner_memory = s.get("learner_memory", s["address_space"])
 c.CourseSpawner.tmp_size = s.get("tmp_size", 512 * 1024**2)
+c.CourseSpawner.kept_paths = [s["store"]] if s.get("store") else []  # in /var/tmp, say: read through the private one
