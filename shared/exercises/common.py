@@ -62,8 +62,8 @@ def _check_mistakes(owner: object, kind: type | tuple[type, ...]) -> None:
 @dataclass(frozen=True)
 class Exercise:
     """An exercise answered by a number or a choice: its reference answer, how close is close
-    enough, and what to say. The question itself is asked in the notebook (and restated in
-    ``notebooks/SOLUTIONS.md``). ``hints`` are steps, one more shown per wrong try: first the idea
+    enough, and what to say. The question itself is asked in the notebook (and restated in its
+    worked solution, ``worked``). ``hints`` are steps, one more shown per wrong try: first the idea
     to revisit, then where to look; none of them states the answer."""
 
     reference: Callable[[], float | str]
