@@ -21,7 +21,9 @@ no code can remove, and each toolkit name the notebook imports is a stand-in tha
 The test cell's output is the verdict's text; on a case the class never saw it names the case's
 description only (no data of the case, no expected value, nothing the learner's code printed).
 
-The hidden cases are public code (:data:`HIDDEN_CASES`); only their seed is the course's secret.
+The hidden cases are public code, each in its exercise's home (``hidden_cases`` of its entry in
+``shared/exercises/nbNN.py``, drawn by :func:`shared.exercises.hidden_cases`); only their seed, kept in
+the course directory, is the course's secret.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -52,120 +53,6 @@ ANSWER_ID = re.compile(r"ex(\d\d)-(\d)-answer")
 TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
 MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
-
-
-# ----- the hidden cases: public code, secret seed -----------------------------------------------------
-
-
-def _cases_01_1(rng):
-    from shared.exercises.common import gaussian_cloud
-    from shared.geometry import make_cone
-    s = int(rng.integers(10**6))
-    flat = rng.standard_normal((90, 7))
-    flat[:, 3] = 2.5  # a constant coordinate
-    return [
-        ("an uneven Gaussian shifted far from the origin (137 x 11)", dict(X=gaussian_cloud(137, 11, s, shift=6.0))),
-        ("a cone (250 x 12)", dict(X=make_cone(250, 12, s + 1))),
-        ("3 points in 7 dimensions", dict(X=rng.standard_normal((3, 7)) + 1.0)),
-        ("a cloud with a constant coordinate (90 x 7)", dict(X=flat)),
-    ]
-
-
-def _cases_02_3(rng):
-    from shared.geometry import make_isotropic
-    s = int(rng.integers(10**6))
-    return [
-        ("a shifted Gaussian (91 x 13)", dict(X=make_isotropic(91, 13, s) + 0.7)),
-        ("three points in 4 dimensions", dict(X=rng.standard_normal((3, 4)) + 0.5)),
-        ("points of lengths from 0.01 to 1000 (60 x 3)",
-         dict(X=(rng.standard_normal((60, 3)) + 1.0) * np.geomspace(0.01, 1000.0, 60)[:, None])),
-    ]
-
-
-def _cases_03_1(rng):
-    from shared.exercises.common import gaussian_cloud
-    s = int(rng.integers(10**6))
-    return [
-        ("25 tokens in 4-D, beta 0.3, alpha 0.2", dict(X=gaussian_cloud(25, 4, s), beta=0.3, alpha=0.2)),
-        ("7 tokens in 9-D, beta 1.7, alpha 0.8", dict(X=gaussian_cloud(7, 9, s + 1) + 0.4, beta=1.7, alpha=0.8)),
-        ("very large scores (tokens of size 80)", dict(X=80.0 * gaussian_cloud(12, 3, s + 2), beta=0.5, alpha=0.4)),
-    ]
-
-
-def _cases_04_2(rng):
-    from shared.exercises.nb04 import lm_case
-    s = int(rng.integers(10**6))
-    return [
-        ("7 tokens in 5-D, Zipf exponent 1.5", lm_case(7, 5, s, 1.5)),
-        ("12 tokens in 3-D, Zipf exponent 0.7", lm_case(12, 3, s + 1, 0.7)),
-    ]
-
-
-def _cases_05_1(rng):
-    return [
-        ("a random spectrum of 17, eta 0.07", dict(lam=rng.uniform(0.1, 5.0, 17), eta=0.07)),
-        ("a spectrum of 3 with mean 1, eta 1.3", dict(lam=np.array([2.0, 0.7, 0.3]), eta=1.3)),
-        ("a long spectrum of 200, eta 0.01", dict(lam=rng.exponential(2.0, 200), eta=0.01)),
-    ]
-
-
-def _cases_06_1(rng):
-    from shared.exercises.common import gaussian_cloud
-    from shared.geometry import make_cone
-    s = int(rng.integers(10**6))
-    return [
-        ("an uneven Gaussian shifted by +1.5 (120 x 7), k = 2", dict(X=gaussian_cloud(120, 7, s, shift=1.5), k=2)),
-        ("a cone (200 x 5), k = 4", dict(X=make_cone(200, 5, s + 1), k=4)),
-        ("a cloud in 10-D, k = 1", dict(X=gaussian_cloud(80, 10, s + 2, shift=-2.0), k=1)),
-    ]
-
-
-def _cases_07_1(rng):
-    from shared.geometry import make_isotropic
-    s = int(rng.integers(10**6))
-    return [
-        ("tokens whose sentences are not in order",
-         dict(X=make_isotropic(18, 5, s) + 0.8, groups=rng.permutation(np.arange(18) % 4))),
-        ("two sentences of 1 and 9 tokens", dict(X=make_isotropic(10, 3, s + 1) + 0.3, groups=np.array([7] + [2] * 9))),
-    ]
-
-
-def _cases_08_2(rng):
-    from shared.exercises.common import gaussian_cloud
-    from shared.geometry import make_cone
-    s = int(rng.integers(10**6))
-    return [
-        ("an uneven Gaussian with an offset (150 x 4)",
-         dict(X=gaussian_cloud(150, 4, s, scales=(1.1, 0.9, 0.5, 0.2), shift=0.5))),
-        ("a cone of short vectors (300 x 5)", dict(X=0.3 * make_cone(300, 5, s + 1))),
-        ("long vectors, where exp overflows without log-sum-exp (200 x 3)",
-         dict(X=gaussian_cloud(200, 3, s + 2, scales=(40.0, 30.0, 20.0), shift=60.0))),
-    ]
-
-
-def _cases_09_1(rng):
-    return [
-        ("3 vectors of width 12 with an offset, eps 1e-3",
-         dict(x=2.0 * rng.standard_normal((3, 12)) + 1.0, gain=rng.uniform(0.2, 2.0, 12), eps=1e-3)),
-        ("a batch of 2 x 3 vectors of width 5",
-         dict(x=rng.standard_normal((2, 3, 5)), gain=rng.uniform(0.5, 1.5, 5), eps=1e-5)),
-        ("a single vector (1-D)", dict(x=rng.standard_normal(6) * 50.0, gain=np.ones(6), eps=1e-6)),
-    ]
-
-
-#: Cases the checks in class do not show, per implement-it exercise: other sizes, seeds and edge cases,
-#: so that a function tuned to the visible cases does not pass. Each takes a generator seeded by the
-#: course's secret seed and the exercise's number.
-HIDDEN_CASES: dict[str, Callable[[np.random.Generator], list[tuple[str, dict]]]] = {
-    "01.1": _cases_01_1, "02.3": _cases_02_3, "03.1": _cases_03_1, "04.2": _cases_04_2, "05.1": _cases_05_1,
-    "06.1": _cases_06_1, "07.1": _cases_07_1, "08.2": _cases_08_2, "09.1": _cases_09_1,
-}
-
-
-def hidden_cases(exercise: str, seed: int) -> list[tuple[str, dict]]:
-    """The hidden cases of ``exercise`` drawn with the course's secret ``seed``."""
-    rng = np.random.default_rng([seed, int(exercise[:2]), int(exercise[3:])])
-    return HIDDEN_CASES[exercise](rng)
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -447,6 +334,7 @@ def grade_function(exercise: str, taken: Taken, sandbox: Sandbox, seed: int, too
     """The verdict on the learner's function of implement-it ``exercise``: the class's check, then the same
     check on the hidden cases, each on the numbers the function gave in the sandbox."""
     from shared.exercises import EXERCISES
+    from shared.exercises import hidden_cases
     from shared.exercises.common import verdict_of
 
     impl = EXERCISES[exercise]

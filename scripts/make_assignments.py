@@ -5,13 +5,14 @@
 writes into the course directory COURSE (created, mode 0700: students must not read it):
 
 * ``source/NN_name/NN_name.ipynb``, the instructor's version of each notebook. The learner's notebook
-  stays as it is; here its implement-it cell becomes a solution cell whose body is the worked solution
-  of ``notebooks/SOLUTIONS.md`` between ``### BEGIN SOLUTION`` / ``### END SOLUTION``, each answer cell
-  (``answer = None``) becomes a solution cell holding the answer of SOLUTIONS.md, and each ``check(...)``
-  becomes an autograded test cell with points. Autograde does not run these cells: classroom/grading.py
-  takes each answer from the submission's JSON and checks it alone in the grading sandbox, on the cases
-  of the class's check and on hidden ones (public code in classroom/grading.py, drawn with the course's
-  secret seed ``COURSE/.hidden_seed``), and writes the course's verdict as the test cell's output.
+  stays as it is; here its implement-it cell becomes a solution cell whose body is the code of the
+  exercise's worked solution (its home, ``shared/exercises/nbNN.py``) between ``### BEGIN SOLUTION`` /
+  ``### END SOLUTION``, each answer cell (``answer = None``) becomes a solution cell holding the worked
+  solution's answer, and each ``check(...)`` becomes an autograded test cell with points. Autograde does
+  not run these cells: classroom/grading.py takes each answer from the submission's JSON and checks it
+  alone in the grading sandbox, on the cases of the class's check and on hidden ones (public code in the
+  exercise's home, drawn with the course's secret seed ``COURSE/.hidden_seed``), and writes the course's
+  verdict as the test cell's output.
   Outputs are cleared, and the sentence pointing at SOLUTIONS.md is left out.
 * ``nbgrader_config.py``: the course, the exchange, autograde through classroom/grading.py as the
   unprivileged user ``--sandbox-user`` (created if missing) with memory, CPU and time limits, and a
@@ -20,8 +21,8 @@ writes into the course directory COURSE (created, mode 0700: students must not r
 As root it also turns formgrader off for the environment's users (learners) and, with ``--owner``, on for
 the teacher, whose kernel for opening submissions starts Python with the safe path (``-P``).
 
-The sources are generated, never edited by hand: run this again after changing a notebook, SOLUTIONS.md
-or a check (the secret seed is kept, so the hidden cases stay the same). The grading sandbox needs a course
+The sources are generated, never edited by hand: run this again after changing a notebook or an
+exercise (the secret seed is kept, so the hidden cases stay the same). The grading sandbox needs a course
 environment that the sandbox user can read: the class server's, ``PREFIX/venv`` (``--prefix``, default
 ``/opt/isotropy`` as for ``python -m classroom serve``), made by ``classroom.install`` if missing.
 """
@@ -69,12 +70,11 @@ def for_students(text: str) -> str:
 
 
 def solutions() -> dict[str, tuple[str, str]]:
-    """Each exercise of notebooks/SOLUTIONS.md: its kind and the first Python block after its heading."""
-    text = (NOTEBOOKS / "SOLUTIONS.md").read_text()
-    found = {}
-    for m in re.finditer(r"^### (\d\d\.\d) · (\w+)\n(.*?)```python\n(.*?)```", text, re.S | re.M):
-        found[m.group(1)] = (m.group(2), m.group(4))
-    return found
+    """Each exercise's kind (``Implement``, ``Predict``, ...) and the code of its worked solution, from
+    its home in ``shared/exercises``."""
+    from shared.exercises import EXERCISES
+
+    return {name: (ex.kind, ex.worked.code) for name, ex in EXERCISES.items()}
 
 
 def indent(text: str, prefix: str) -> str:
@@ -82,16 +82,16 @@ def indent(text: str, prefix: str) -> str:
 
 
 def solution_body(code: str, name: str, params: list[str]) -> str:
-    """The body of function ``name`` in ``code`` (a SOLUTIONS.md block), as written there. Imports beside it
-    other than numpy's (which every notebook has) open the body."""
+    """The body of function ``name`` in ``code`` (a worked solution's code), as written there. Imports beside
+    it other than numpy's (which every notebook has) open the body."""
     tree = ast.parse(code)
     lines = code.splitlines()
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
     if len(defs) != 1:
-        raise ValueError(f"SOLUTIONS.md: expected one `def {name}` in its block, found {len(defs)}")
+        raise ValueError(f"worked solution: expected one `def {name}` in its code, found {len(defs)}")
     fn = defs[0]
     if [a.arg for a in fn.args.args] != params:
-        raise ValueError(f"SOLUTIONS.md: {name} takes {[a.arg for a in fn.args.args]}, the notebook {params}")
+        raise ValueError(f"worked solution: {name} takes {[a.arg for a in fn.args.args]}, the notebook {params}")
     extra = []
     for node in tree.body:
         if node is fn:
@@ -99,7 +99,7 @@ def solution_body(code: str, name: str, params: list[str]) -> str:
         if isinstance(node, ast.Import) and [(a.name, a.asname) for a in node.names] == [("numpy", "np")]:
             continue
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            raise ValueError(f"SOLUTIONS.md: the block of {name} holds more than imports and the function")
+            raise ValueError(f"worked solution: the code of {name} holds more than imports and the function")
         extra.append(ast.get_source_segment(code, node))
     body = textwrap.dedent("\n".join(lines[fn.body[0].lineno - 1 : fn.end_lineno]))
     return "\n".join(extra + [body])

@@ -19,13 +19,19 @@ however it was reached (:mod:`shared.exercises.watch`); matching the reference b
 nothing.
 
 No hint is the answer. The worked solution is shown only when asked for, by
-``solution("01.1")``, which reads it from ``notebooks/SOLUTIONS.md`` (its one home) and shows it
-folded, opened by a click. Each notebook's exercise cells carry that call commented out, so
-running the notebook never shows it, and a build of graded homework can drop the line.
+``solution("01.1")``, which shows it folded, opened by a click. Each notebook's exercise cells carry
+that call commented out, so running the notebook never shows it, and a build of graded homework can
+drop the line.
 
 The machinery is in :mod:`shared.exercises.common`; each notebook's exercises are in their own
-module, ``nb01`` .. ``nb09``, as a dict ``EXERCISES``. A new notebook's exercises are one new module
-``nbNN.py``: every module of this package whose name is ``nb`` and two digits is collected.
+module, ``nb01`` .. ``nb09``, the one home of each exercise: as a dict ``EXERCISES``, each entry
+holds its reference, its cases, the cases graded homework adds (``hidden_cases``, public code; only
+their seed is secret), its mistakes, its hints and its worked solution (``worked``); the module also
+holds the notebook's ``TITLE`` and the answers to its "Try this." prompts (``TRY_THIS``).
+``notebooks/SOLUTIONS.md`` and the graded homework (``scripts/make_assignments.py``) are made from
+them: ``python -m shared.exercises solutions > notebooks/SOLUTIONS.md``. A new notebook's exercises
+are one new module ``nbNN.py``: every module of this package whose name is ``nb`` and two digits is
+collected.
 """
 
 from __future__ import annotations
@@ -33,27 +39,33 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+
+import numpy as np
 
 from .common import HINTS_SHOWN, Exercise, Implementation, check_with, verdict_of
+from .worked import Worked, WorkedSolution, document, section
 
-#: The worked solutions, one section ``### NN.K · Kind`` per exercise.
+#: The course's worked solutions, as ``python -m shared.exercises solutions`` writes them.
 SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "SOLUTIONS.md"
 
 
-def _collect() -> dict[str, Exercise | Implementation]:
+def _collect() -> tuple[dict[str, Exercise | Implementation], dict[str, ModuleType]]:
     found: dict[str, Exercise | Implementation] = {}
+    modules: dict[str, ModuleType] = {}
     for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name)):
-        exercises = importlib.import_module(f"{__name__}.{module}").EXERCISES
+        modules[module[2:]] = importlib.import_module(f"{__name__}.{module}")
+        exercises = modules[module[2:]].EXERCISES
         if not all(key.startswith(module[2:] + ".") for key in exercises):
             raise ValueError(f"shared.exercises.{module}: every exercise number must start with {module[2:]}.")
         found.update(exercises)
-    return dict(sorted(found.items()))
+    return dict(sorted(found.items())), modules
 
 
-#: Every exercise of the course by number ("01.1", ...), from the modules nb01, nb02, ...
-EXERCISES: dict[str, Exercise | Implementation] = _collect()
+#: Every exercise of the course by number ("01.1", ...), from the modules nb01, nb02, ...; and those
+#: modules by notebook ("01", ...).
+EXERCISES, NOTEBOOKS = _collect()
 #: The exercises answered by writing a function.
 IMPLEMENTATIONS: dict[str, Implementation] = {k: v for k, v in EXERCISES.items() if isinstance(v, Implementation)}
 
@@ -70,38 +82,29 @@ def check(exercise: str, answer: object) -> None:
     check_with(EXERCISES, exercise, answer)
 
 
-@dataclass(frozen=True, repr=False)
-class WorkedSolution:
-    """One exercise's worked solution as ``notebooks/SOLUTIONS.md`` states it: shown folded in a
-    notebook (a ``<details>`` element, opened by a click), as plain text elsewhere."""
-
-    exercise: str
-    text: str
-
-    def _repr_markdown_(self) -> str:
-        return (f"<details><summary>Worked solution {self.exercise} (click to open; try the exercise "
-                f"first)</summary>\n\n{self.text}\n\n</details>")
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:  # a console without markdown shows the text itself
-        return self.text
+def hidden_cases(exercise: str, seed: int) -> list[tuple[str, dict]]:
+    """The cases of the implement-it ``exercise`` that the class never sees, drawn by its home's
+    ``hidden_cases`` with the course's secret ``seed`` (and the exercise's number)."""
+    impl = IMPLEMENTATIONS.get(exercise) if isinstance(exercise, str) else None
+    if impl is None or impl.hidden_cases is None:
+        raise ValueError(f"exercise: {exercise!r} has no hidden cases; these do: "
+                         f"{', '.join(k for k, v in IMPLEMENTATIONS.items() if v.hidden_cases)}")
+    return impl.hidden_cases(np.random.default_rng([seed, int(exercise[:2]), int(exercise[3:])]))
 
 
 def solution(exercise: str) -> WorkedSolution:
-    """The worked solution of ``exercise`` (``"01.1"``, ...), read from ``notebooks/SOLUTIONS.md``:
-    its heading, the question, the code and why it is right."""
+    """The worked solution of ``exercise`` (``"01.1"``, ...): its heading, the question, the code and
+    why it is right."""
     if not isinstance(exercise, str) or exercise not in EXERCISES:
         raise ValueError(f"exercise: unknown exercise {exercise!r}; known: {', '.join(EXERCISES)}")
-    if not SOLUTIONS.is_file():
-        raise ValueError(f"exercise: the worked solutions are not part of this copy of the course ({SOLUTIONS})")
-    text = SOLUTIONS.read_text(encoding="utf-8")
-    found = re.search(rf"^### {re.escape(exercise)} · .*?(?=^#{{1,3}} |\Z)", text, re.M | re.S)
-    if found is None:
-        raise ValueError(f"exercise: {SOLUTIONS.name} has no section '### {exercise} · ...'")
-    return WorkedSolution(exercise, found.group(0).strip())
+    return WorkedSolution(exercise, section(exercise, EXERCISES[exercise]))
 
 
-__all__ = ["EXERCISES", "HINTS_SHOWN", "IMPLEMENTATIONS", "Exercise", "Implementation", "WorkedSolution", "check",
-           "solution", "verdict"]
+def worked_solutions() -> str:
+    """``notebooks/SOLUTIONS.md``, made from the exercises' homes: every exercise's worked solution by
+    notebook, then each notebook's answers to its "Try this." prompts."""
+    return document(EXERCISES, NOTEBOOKS)
+
+
+__all__ = ["EXERCISES", "HINTS_SHOWN", "IMPLEMENTATIONS", "NOTEBOOKS", "Exercise", "Implementation", "Worked",
+           "WorkedSolution", "check", "hidden_cases", "solution", "verdict", "worked_solutions"]

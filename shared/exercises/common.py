@@ -1,6 +1,6 @@
 """The machinery of the self-checking exercises: the two kinds (:class:`Exercise`,
-:class:`Implementation`), the verdicts, and the clouds and cases that several notebooks' checks
-share. What each kind checks is described in :mod:`shared.exercises`; the exercises themselves are
+:class:`Implementation`) and the verdicts (the clouds that several notebooks' checks share are in
+:mod:`shared.exercises.clouds`). What each kind checks is described in :mod:`shared.exercises`; the exercises themselves are
 in ``nb01`` .. ``nb09``.
 """
 
@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .watch import ran_message, toolkit_ran
+from .worked import KINDS, Worked, check_worked
 
 
 #: A blank in a code skeleton, for the learner to fill.
@@ -61,8 +62,8 @@ def _check_mistakes(owner: object, kind: type | tuple[type, ...]) -> None:
 @dataclass(frozen=True)
 class Exercise:
     """An exercise answered by a number or a choice: its reference answer, how close is close
-    enough, and what to say. The question itself is asked in the notebook (and restated in
-    ``notebooks/SOLUTIONS.md``). ``hints`` are steps, one more shown per wrong try: first the idea
+    enough, and what to say. The question itself is asked in the notebook (and restated in its
+    worked solution, ``worked``). ``hints`` are steps, one more shown per wrong try: first the idea
     to revisit, then where to look; none of them states the answer."""
 
     reference: Callable[[], float | str]
@@ -74,9 +75,14 @@ class Exercise:
     #: Typical wrong numbers by id: (what the check says, the number). An answer within the tolerance
     #: of one of them is told which mistake it looks like (the tolerance must reject every one).
     mistakes: Mapping[str, Mistake] = field(default_factory=dict)
+    #: Its kind (one of ``KINDS``) and worked solution (:mod:`shared.exercises.worked`), which every
+    #: exercise of the course has.
+    kind: str = "Explain"
+    worked: Worked | None = None
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 2)
+        check_worked(self.worked, self.kind, KINDS)
         _check_mistakes(self, (int, float))
         if not self.choices:
             for mistake, (_, value) in self.mistakes.items():
@@ -116,27 +122,18 @@ class Implementation:
     #: numpy and scipy functions that do (part of) this exercise's work, by dotted name, with what to
     #: say when one runs inside the learner's function; an empty text means it is accepted.
     libraries: Mapping[str, str] = field(default_factory=dict)
+    #: The cases graded homework adds, which the class never sees (other sizes, seeds, edge cases): public
+    #: code drawing from a generator seeded by the course's secret seed (:func:`shared.exercises.hidden_cases`).
+    hidden_cases: Callable[[np.random.Generator], list[tuple[str, dict]]] | None = None
+    worked: Worked | None = None  # its worked solution, as for an Exercise
+    kind = "Implement"
 
     def __post_init__(self) -> None:
         _check_hints(self.hints, 3)
+        check_worked(self.worked, self.kind, (self.kind,))
         _check_mistakes(self, Callable)
         if BLANK not in self.hints[-1]:
             raise ValueError(f"hints: the last step must be a skeleton with blanks ({BLANK}), got {self.hints[-1]!r}")
-
-
-# ----- clouds and cases that several exercises share -----------------------------------------------
-
-
-def gaussian_cloud(n: int, d: int, seed: int, scales: tuple[float, ...] | None = None, shift: float = 0.0) -> np.ndarray:
-    """A Gaussian cloud with distinct per-axis scales (so principal directions are unique)."""
-    rng = np.random.default_rng(seed)
-    scales = np.linspace(3.0, 0.5, d) if scales is None else np.asarray(scales)
-    return rng.standard_normal((n, d)) * scales + shift * rng.standard_normal(d)
-
-
-def unit(X: np.ndarray) -> np.ndarray:
-    """The rows of ``X`` divided by their norms (the checks' clouds have no zero row)."""
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 # ----- verdicts -------------------------------------------------------------------------------------

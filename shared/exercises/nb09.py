@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .common import Exercise, Implementation
+from .worked import Worked
 
 EPS = 1e-5  # SmolLM2's RMSNorm epsilon (rounded), used by the cases
+
+#: The notebook's title, as the worked solutions head its part.
+TITLE = "The cone in a decoder LLM"
 
 
 def reference_rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
@@ -64,6 +68,17 @@ def norm_not_rms(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
+def hidden_cases(rng: np.random.Generator) -> list[tuple[str, dict]]:
+    """The cases of 09.1 the class never sees, drawn from ``rng`` (seeded by the course's secret seed)."""
+    return [
+        ("3 vectors of width 12 with an offset, eps 1e-3",
+         dict(x=2.0 * rng.standard_normal((3, 12)) + 1.0, gain=rng.uniform(0.2, 2.0, 12), eps=1e-3)),
+        ("a batch of 2 x 3 vectors of width 5",
+         dict(x=rng.standard_normal((2, 3, 5)), gain=rng.uniform(0.5, 1.5, 5), eps=1e-5)),
+        ("a single vector (1-D)", dict(x=rng.standard_normal(6) * 50.0, gain=np.ones(6), eps=1e-6)),
+    ]
+
+
 EXERCISES: dict[str, Exercise | Implementation] = {
     "09.1": Implementation(
         name="my_rms_norm",
@@ -99,6 +114,25 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "    ms = np.mean(____, axis=____, keepdims=True)   # one mean square per vector\n"
             "    return ____ * gain",
         ),
+        hidden_cases=hidden_cases,
+        worked=Worked(
+            question=("Write RMSNorm: divide each row of `x` by the root of its mean square (plus `eps`, "
+                      "inside the root), then multiply by the gain vector."),
+            code="""\
+import numpy as np
+
+
+def my_rms_norm(x, gain, eps):
+    ms = np.mean(x * x, axis=-1, keepdims=True)  # mean square of each row
+    return x / np.sqrt(ms + eps) * gain
+""",
+            why=("The step that distinguishes it from LayerNorm is the one it leaves out: nothing is "
+                 "subtracted. A coordinate that every token carries (coordinate 507 in SmolLM2) is rescaled "
+                 "but kept, so the blocks see it; and since only the copies entering the blocks are "
+                 "normalised, the residual stream itself is never centred or rescaled at all. `eps` goes "
+                 "inside the square root: outside it, a tiny vector is divided by almost `eps` instead of by "
+                 "its own size (the check's last case)."),
+        ),
     ),
     "09.2": Exercise(
         reference=lambda: "b",
@@ -111,6 +145,24 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "effective rank.",
         ),
         choices=("a", "b", "c"),
+        kind="Explain",
+        worked=Worked(
+            question=("At layer 15, leaving out the first token of every sentence changes the mean cosine "
+                      "from +0.606 to +0.617, and the effective rank from 1.0 to 45.8. What does that say? "
+                      "(a) the first token is what makes the cone, so leaving it out removes the offset (b) "
+                      "every token shares the cone; the first token's huge entry ruins only the covariance "
+                      "meters (c) leaving out any tokens always raises the effective rank, whichever tokens "
+                      "they are"),
+            code="""\
+answer = "b"
+""",
+            why=("The first tokens are 228 of 2,306 tokens, so they take part in about a fifth of the "
+                 "cross-sentence pairs, and their cosines with the other tokens are of the same order as the "
+                 "others' among themselves: the mean cosine moves by a hundredth. Their entry on coordinate "
+                 "507 (median 22,517 at layer 15) is thousands of times every other entry, so the covariance "
+                 "has one direction that holds nearly all the variance: effective rank 1.0. Without them, "
+                 "45.8 directions are in use, still far below the Gaussian's 450.8."),
+        ),
     ),
     "09.3": Exercise(
         reference=lambda: "c",
@@ -123,5 +175,132 @@ EXERCISES: dict[str, Exercise | Implementation] = {
             "them apart.",
         ),
         choices=("a", "b", "c"),
+        kind="Explain",
+        worked=Worked(
+            question=("At layer 3, centring fitted on the fit half leaves the held-out tokens a mean cosine "
+                      "of +0.189; at layer 15 it leaves +0.002. Why? (a) centring cannot work on a decoder, "
+                      "whose tokens keep leaning one way at every layer (b) the held-out sentences of layer 3 "
+                      'are different ones, so the fitted mean does not fit them (c) at layer 3 the "the" '
+                      "tokens carry an outsized entry, so the mean sits off the rest"),
+            code="""\
+answer = "c"
+""",
+            why=("At layer 3 the fit tokens' mean on coordinate 507 is +73.5 against a median of +42.6: the "
+                 '"the" tokens, about one in seventeen, pull it up. After subtracting the mean, the held-out '
+                 'tokens other than "the" sit at -31.8 on that coordinate, half of their norm (62.2), all '
+                 'with the same sign: a cone on the other side. Two printed controls back this: the "the" '
+                 "tokens' largest entry sits on coordinate 507 for 0.97 of them, and on the held-out tokens "
+                 'other than "the", centring fitted on all fit tokens leaves +0.259, fitted without the "the" '
+                 "tokens +0.005. The +0.189 is one split of the sentences: over five random halvings plain "
+                 "centring leaves +0.137 to +0.210. At layer 15 no token but the first (left out) passes the "
+                 "course's 100-times rule, so the mean is the typical value and centring removes it."),
+        ),
     ),
 }
+
+#: What a learner should see at each of the notebook's "Try this." prompts, and why: the notebook's part of
+#: the worked solutions' second half (``tests/test_try_this.py`` runs its blocks).
+TRY_THIS = r'''The explorer shows `decoder_point(layer, leave_out)`: SmolLM2-135M's residual stream for the
+course's 228 sentences, with the first token of every sentence, the massive coordinates, or both
+left out. Running the decoder takes a few seconds; after that every setting is cached.
+
+```pycon
+>>> from shared.real.decoder_study import decoder_point, decoder_profile
+>>> def explorer(layer, leave_out="nothing"):
+...     point = decoder_point(layer, leave_out)
+...     print(f"layer {layer:2d}, left out {leave_out}: "
+...           + ", ".join(str(r) for r in point.readings()["tokens from different sentences"]))
+...     return point
+>>> def right_panel(point):
+...     """The eight coordinates with the largest terms of the mean cosine, and their terms."""
+...     print(", ".join(f"{int(c)}: {t:.3f}" for c, t in zip(point.top, point.top_terms)))
+```
+
+### Try this 09.1
+
+*With nothing left out, step the layer from 0 to 30. At which layer does the histogram jump away
+from 0, which coordinate carries most of the mean through the middle, and which takes over from
+layer 25?*
+
+```pycon
+>>> for layer in (0, 1, 2, 10, 15, 24, 25, 29):
+...     point = explorer(layer)
+layer  0, left out nothing: mean cosine = +0.089, cosine carried by coordinate 199 = 0.015, share carried by the top three = 0.370
+layer  1, left out nothing: mean cosine = +0.289, cosine carried by coordinate 247 = 0.147, share carried by the top three = 0.800
+layer  2, left out nothing: mean cosine = +0.605, cosine carried by coordinate 507 = 0.347, share carried by the top three = 0.936
+layer 10, left out nothing: mean cosine = +0.583, cosine carried by coordinate 507 = 0.364, share carried by the top three = 0.952
+layer 15, left out nothing: mean cosine = +0.606, cosine carried by coordinate 507 = 0.384, share carried by the top three = 0.934
+layer 24, left out nothing: mean cosine = +0.644, cosine carried by coordinate 507 = 0.509, share carried by the top three = 0.926
+layer 25, left out nothing: mean cosine = +0.675, cosine carried by coordinate 17 = 0.319, share carried by the top three = 0.942
+layer 29, left out nothing: mean cosine = +0.647, cosine carried by coordinate 17 = 0.583, share carried by the top three = 0.946
+```
+
+The jump comes in the first two blocks: the mean cosine is $+0.089$ on the embeddings, $+0.289$
+after block 1 and $+0.605$ after block 2, about where it stays through the middle. From layer 2
+to 24, coordinate 507 carries the largest term (0.347 at layer 2, 0.509 at layer 24), and the top
+three coordinates carry about nine tenths of the mean (0.936 at layer 2, 0.926 at layer 24). At
+layer 25 coordinate 17 takes over (0.319, just above 507's 0.312), and by layer 29 it carries
+0.583 of the $+0.647$ alone. The cone of this decoder is carried by a handful of coordinates, and
+which ones changes with depth.
+
+### Try this 09.2
+
+*At layer 15, leave out the first token, then the massive coordinates. Which one moves the mean
+cosine, and how far?*
+
+```pycon
+>>> for leave_out in ("nothing", "the first token", "the massive coordinates", "both"):
+...     point = explorer(15, leave_out)
+layer 15, left out nothing: mean cosine = +0.606, cosine carried by coordinate 507 = 0.384, share carried by the top three = 0.934
+layer 15, left out the first token: mean cosine = +0.617, cosine carried by coordinate 507 = 0.335, share carried by the top three = 0.918
+layer 15, left out the massive coordinates: mean cosine = +0.089, cosine carried by coordinate 8 = 0.004, share carried by the top three = 0.114
+layer 15, left out both: mean cosine = +0.109, cosine carried by coordinate 350 = 0.005, share carried by the top three = 0.126
+>>> len(decoder_profile().massive)
+19
+```
+
+The massive coordinates. Leaving out the first token of every sentence changes the mean cosine
+from $+0.606$ to $+0.617$, a hundredth (exercise 09.2 says why); leaving out the 19 massive
+coordinates, of 576, drops it to $+0.089$, and both together leave $+0.109$. What remains is
+carried by no coordinate in particular: the largest term is 0.004 and the top three hold 0.114 of
+the mean. At layer 15 the cone is the few coordinates on which every token carries a large entry
+of the same sign, not the first token.
+
+### Try this 09.3
+
+*At layer 3, leave out the massive coordinates. Which coordinates carry the mean now?*
+
+```pycon
+>>> right_panel(explorer(3))
+layer  3, left out nothing: mean cosine = +0.577, cosine carried by coordinate 507 = 0.354, share carried by the top three = 0.922
+507: 0.354, 247: 0.156, 308: 0.021, 260: 0.019, 100: 0.005, 118: 0.004, 446: 0.001, 285: 0.001
+>>> right_panel(explorer(3, "the massive coordinates"))
+layer  3, left out the massive coordinates: mean cosine = +0.071, cosine carried by coordinate 285 = 0.009, share carried by the top three = 0.228
+285: 0.009, 118: 0.006, 25: 0.002, 157: 0.002, 330: 0.002, 257: 0.001, 350: 0.001, 270: 0.001
+```
+
+None in particular. With everything kept, coordinate 507 carries 0.354 of the $+0.577$ and 247
+another 0.156. Without the massive coordinates the mean cosine is $+0.071$, and its largest terms
+are small and spread out (coordinate 285 with 0.009, then 118 with 0.006); the top three hold
+0.228 of it. The rest of the space leans about as much as the embeddings did ($+0.089$ at layer
+0): the cone built by the first blocks lives almost entirely on the massive coordinates.
+
+### Try this 09.4
+
+*Compare layer 29 with layer 30: what changes in the right panel after the last block?*
+
+```pycon
+>>> right_panel(explorer(29))
+layer 29, left out nothing: mean cosine = +0.647, cosine carried by coordinate 17 = 0.583, share carried by the top three = 0.946
+17: 0.583, 507: 0.025, 521: 0.003, 140: 0.003, 100: 0.002, 14: 0.002, 471: 0.001, 247: 0.001
+>>> right_panel(explorer(30))
+layer 30, left out nothing: mean cosine = +0.536, cosine carried by coordinate 17 = 0.364, share carried by the top three = 0.805
+17: 0.364, 199: 0.051, 471: 0.016, 350: 0.007, 100: 0.006, 140: 0.004, 173: 0.003, 31: 0.002
+```
+
+After the last block, coordinate 17's term falls from 0.583 to 0.364, coordinate 507 (already down
+to 0.025 at layer 29) leaves the panel, and 199 appears with 0.051; the mean cosine falls from $+0.647$ to $+0.536$. The top three carry less of the mean (0.805 against 0.946). The last block
+undoes part of the offset the middle blocks carried on the massive coordinates, just before the
+final RMSNorm and the output layer read the stream, as the last layer of notebook 07's encoder
+does more thoroughly.
+'''
