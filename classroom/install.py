@@ -23,7 +23,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,19 +180,11 @@ def fill_store(store: Path, venv: Path, course: Path) -> Path | None:
         raise PermissionError(f"{store}: the study store must be root's and writable by root only "
                               f"(owner uid {info.st_uid}, mode {oct(info.st_mode & 0o777)})")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    subprocess.run([str(venv / "bin" / "python"), "-m", "shared.real.build", "--dir", str(store)], env=env, check=True, cwd="/")
-    # The build runs the real models' notebooks (their records, shared.real.models) once when it finds
-    # them beside the toolkit; the shared environment holds the toolkit alone, so run them here, from the
-    # course copy, in a kernel of that environment: whatever else they read is stored too (and they run).
-    env["ISOTROPY_STORE"] = str(store)
-    with tempfile.TemporaryDirectory() as scratch:
-        for notebook in notebooks:
-            print(f"classroom: running {notebook} once with the store", flush=True)
-            run = subprocess.run([str(venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
-                                  "--ExecutePreprocessor.timeout=1800", "--output-dir", scratch,
-                                  str(course / "notebooks" / notebook)], env=env, capture_output=True, text=True, cwd="/")
-            if run.returncode != 0:
-                raise RuntimeError(f"{notebook} failed in the shared environment:\n{run.stderr[-3000:]}")
+    # the build runs the real models' notebooks (their records, shared.real.models) and those whose
+    # explorers keep frames, from the course copy, each once in a kernel of the shared environment: whatever
+    # else they read is stored too, with every explorer's frames (so a slider move is a swap in the page)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "shared.real.build", "--dir", str(store),
+                    "--notebooks", str(course / "notebooks")], env=env, check=True, cwd="/")
     make_readable(store)
     return store
 

@@ -150,6 +150,10 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass,
             assert store == str(STORE)
             replies = kernel.run_notebook(ROOT / "notebooks" / notebook)
             assert replies and not any(r.stderr.strip().startswith("Traceback") for r in replies)
+            if notebook.startswith("09"):  # the class's store holds its explorers' frames: a move is a swap in the page
+                live = kernel.execute("import gc; from shared.explorers import Explorer; "
+                                      "print(sorted({o.live for o in gc.get_objects() if isinstance(o, Explorer)}))")
+                assert live.stdout.strip() == "[False]", f"09's explorers redraw in the kernel: {live.stdout}"
         finally:
             kernel.close()
 

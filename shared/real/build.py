@@ -55,9 +55,9 @@ def run_notebook(path: Path) -> None:
         env={**os.environ, store.DRAW_FRAMES: "1"})  # the explorers draw their frames into the store
 
 
-def build(directory: Path | str | None = None) -> store.Store:
+def build(directory: Path | str | None = None, notebooks: Path = NOTEBOOKS) -> store.Store:
     """Fill the store (``directory``, or the default) with everything the real models' notebooks
-    read, showing a progress bar on stderr."""
+    (found in ``notebooks``) read, and their explorers' frames, showing a progress bar on stderr."""
     from tqdm.auto import tqdm
 
     if directory is not None:
@@ -70,7 +70,7 @@ def build(directory: Path | str | None = None) -> store.Store:
     pruned = kept.prune()
     if pruned:
         print(f"study store: removed {pruned} entries made by another version of the code", file=sys.stderr)
-    todo = steps()
+    todo = steps(Path(notebooks))
     with tqdm(total=len(todo), desc="study store", unit="step", file=sys.stderr) as bar:
         for label, step in todo:
             bar.set_postfix_str(label, refresh=True)
@@ -85,8 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m shared.real.build",
                                      description="Fill the course's study store with what the real models' notebooks read.")
     parser.add_argument("--dir", help=f"the store's directory (default: ${store.ENV}, else the user's cache)")
+    parser.add_argument("--notebooks", default=str(NOTEBOOKS),
+                        help="the course's notebooks folder, run once each (default: the one beside this toolkit)")
     args = parser.parse_args(argv)
-    kept = build(args.dir)
+    kept = build(args.dir, Path(args.notebooks))
     entries = kept.entries()
     size = sum(f.stat().st_size for e in entries for f in e.iterdir())
     print(f"study store: {kept.directory}: {len(entries)} entries, {size / 1e6:.0f} MB; files mode 0644, folders"
