@@ -388,3 +388,28 @@ def test_the_meters_of_the_vocabulary_are_made_by_the_build_and_read_back_not_me
     read = encoder_study.vocabulary_meters()
     assert _same(made, read)
     assert 0 < read.partition < 0.1 and read.effective_rank < read.gaussian_rank  # the flattened ellipsoid of section 1
+
+
+def test_the_decoders_header_is_parsed_once_and_read_back_with_the_same_tensors(tmp_path, monkeypatch):
+    """The GGUF header (architecture, tokenizer, where each tensor lies) is kept in the store: a
+    kernel after the first builds the same model without parsing the file (a parse fails the test)."""
+    import gguf
+
+    from shared.real import decoder, study
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setattr(study, "_HELD", {})
+    first = decoder.load_smollm()
+    monkeypatch.setattr(study, "_HELD", {})
+
+    def parse(*args, **kwargs):
+        raise AssertionError("the header was parsed again instead of read from the store")
+
+    monkeypatch.setattr(gguf, "GGUFReader", parse)
+    again = decoder.load_smollm()
+    assert again.config == first.config and again.vocab == first.vocab and list(again.quantized) == list(first.quantized)
+    for name, tensor in first.quantized.items():
+        other = again.quantized[name]
+        assert other.tensor_type == tensor.tensor_type and np.array_equal(other.shape, tensor.shape)
+        assert other.data.dtype == tensor.data.dtype and np.array_equal(other.data, tensor.data)
+    assert again.tokenizer.encode("Tardigrades survive.").ids == first.tokenizer.encode("Tardigrades survive.").ids
