@@ -12,6 +12,10 @@ read the study store in use (``python -m shared.store where``; ``python -m share
 ``benchmarks/store.py`` measures them with it filled; on a filled store, notebooks 07 and 09 are to
 run in at most 5 s each with the kernel's start (they would then cost about what reading the store costs).
 
+``--cells NOTEBOOK`` runs one notebook the same way and prints the kernel's CPU seconds cell by cell
+(the first row is the kernel's start, before any cell): where a notebook's time goes, and whether
+matplotlib and scipy are loaded yet.
+
 ``--baseline`` measures instead what one idle kernel holds before any notebook runs: its resident
 and proportional set sizes (``/proc/self/smaps_rollup``; PSS counts a page shared by N processes as
 1/N) bare, with numpy and ``import shared``, and with matplotlib, ipywidgets and the course's
@@ -63,6 +67,32 @@ def measure(path: Path) -> tuple[float, float, float, float]:
     return cells, total, rss_kb / 1024, cpu
 
 
+PROBE = (
+    "import resource as _bench_resource, sys as _bench_sys\n"
+    "_bench_usage = _bench_resource.getrusage(_bench_resource.RUSAGE_SELF)\n"
+    "print(_bench_usage.ru_utime + _bench_usage.ru_stime, 'matplotlib' in _bench_sys.modules, 'scipy' in _bench_sys.modules)"
+)
+
+
+def cell_costs(path: Path) -> list[tuple[str, float, bool, bool]]:
+    """The kernel's CPU seconds for each code cell of the notebook at ``path`` run in a new kernel (the
+    first row: the kernel's start), each with the cell's first line and whether matplotlib and scipy
+    were loaded after it."""
+    nb = nbformat.read(path, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    nb.cells = [nbformat.v4.new_code_cell(PROBE)]
+    for cell in code:
+        nb.cells += [cell, nbformat.v4.new_code_cell(PROBE)]
+    NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(path.parent)}}).execute()
+    rows, before = [], 0.0
+    labels = ["(kernel start)", *(cell.source.strip().splitlines()[0] if cell.source.strip() else "" for cell in code)]
+    for label, probe in zip(labels, nb.cells[0::2]):
+        cpu, matplotlib, scipy = probe.outputs[0]["text"].split()
+        rows.append((label, float(cpu) - before, matplotlib == "True", scipy == "True"))
+        before = float(cpu)
+    return rows
+
+
 MEMORY = (
     "def _bench_memory():\n"
     "    rollup = dict(line.split(':', 1) for line in open('/proc/self/smaps_rollup').read().splitlines()[1:])\n"
@@ -87,6 +117,13 @@ def baseline() -> dict[str, tuple[int, int]]:
 
 
 def main(paths: list[str]) -> int:
+    if len(paths) == 2 and paths[0] == "--cells":
+        rows = cell_costs(Path(paths[1]).resolve())
+        print(f"{'CPU s':>6s}  matplotlib  scipy  cell")
+        for label, cpu, matplotlib, scipy in rows:
+            print(f"{cpu:6.2f}  {'loaded' if matplotlib else '-':>10s}  {'loaded' if scipy else '-':>5s}  {label[:80]}")
+        print(f"{sum(r[1] for r in rows):6.2f}  in all")
+        return 0
     if paths == ["--baseline"]:
         print(f"{'one idle kernel':62s} {'RSS MB':>7s} {'PSS MB':>7s}")
         for stage, (rss, pss) in baseline().items():

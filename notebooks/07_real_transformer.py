@@ -38,11 +38,9 @@ from shared import (
     cov_eigs,
     effective_rank,
     gaussian_effective_rank,
-    isoscore,
     isotropy_report,
     numerical_rank,
     paraphrase_check,
-    partition_isotropy,
     random_cosines,
 )
 from shared.exercises import check, solution
@@ -58,6 +56,8 @@ from shared.real.encoder_study import (
     real_point,
     real_remedy,
     real_study,
+    variant_checks,
+    vocabulary_meters,
 )
 from shared.real.frequency import norm_frequency
 from shared.real.negatives import (
@@ -148,16 +148,19 @@ real_tokens = np.array([not (t.startswith("[") and t.endswith("]")) for t in mod
 first_real = int(np.argmax(real_tokens))  # [PAD], [UNK], [CLS], [SEP], [MASK], 994 [unused]: all first
 assert real_tokens[first_real:].all()
 X_vocab = E[first_real:]  # a slice is a view of the weights as read, not an 87 MB copy in every kernel
-eigs = cov_eigs(X_vocab)
+# partition_isotropy(X_vocab), random_cosines(X_vocab, 0).mean(), cov_eigs(X_vocab), isoscore(X_vocab), ...:
+# the same for every learner, so measured once per machine and read from the study store
+input_meters = vocabulary_meters()
+assert (input_meters.rows, input_meters.first_row) == (len(X_vocab), first_real)
+eigs = input_meters.eigs
 print(f"{len(X_vocab):,} vocabulary vectors in {X_vocab.shape[1]} dimensions")
-print(f"partition I      = {partition_isotropy(X_vocab):.3f}")
-print(f"mean cosine      = {random_cosines(X_vocab, 0).mean():+.3f}  (6,000 random pairs, seed 0)")
-print(f"effective rank   = {effective_rank(eigs):.1f} of {len(eigs)}"
-      f"  (a Gaussian of the same size: {gaussian_effective_rank(len(X_vocab), len(eigs)):.1f})")
-print(f"IsoScore         = {isoscore(X_vocab):.3f}")
+print(f"partition I      = {input_meters.partition:.3f}")
+print(f"mean cosine      = {input_meters.mean_cosine:+.3f}  (6,000 random pairs, seed 0)")
+print(f"effective rank   = {input_meters.effective_rank:.1f} of {len(eigs)}"
+      f"  (a Gaussian of the same size: {input_meters.gaussian_rank:.1f})")
+print(f"IsoScore         = {input_meters.isoscore:.3f}")
 print(f"top-5 variance fractions: {np.round(eigs[:5] / eigs.sum(), 3)}")
-norms = np.linalg.norm(X_vocab, axis=1)
-print(f"mean norm = {norms.mean():.3f}, norm of the mean vector = {np.linalg.norm(X_vocab.mean(axis=0)):.3f}")
+print(f"mean norm = {input_meters.mean_norm:.3f}, norm of the mean vector = {input_meters.mean_vector_norm:.3f}")
 
 # %% [markdown]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
@@ -618,7 +621,7 @@ for layer, report in reports.items():
 # is about $e^{-(\sigma_{\max}^2 - \sigma_{\min}^2)/2}$.
 
 # %%
-spread = (eigs[0] - eigs[-1]) / np.mean(X_vocab**2)  # in the units partition_isotropy rescales to
+spread = (eigs[0] - eigs[-1]) / input_meters.mean_square  # np.mean(X_vocab**2): the units partition_isotropy rescales to
 print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1]:.0f};"
       f" Gaussian estimate of partition I, exp(-{spread:.2f} / 2) = {np.exp(-spread / 2):.3f}")
 
@@ -669,17 +672,6 @@ print(f"Gaussian control ({n_fit:,} x {n_dir} fit rows, {n_held:,} held-out rows
 # The output is folded; click it to open.
 
 # %% jupyter={"outputs_hidden": true}
-def sentence_variants(layer: int) -> dict[str, np.ndarray]:
-    """The held-out sentence vectors at `layer`, after each remedy."""
-    pooled = sentence_embeddings(enc, layer)[study.held_sentences]
-    H = enc.states[layer]
-    every_fit_token = study.is_fit[enc.sentence]  # [CLS] and [SEP] included
-    variants = {remedy: real_point(layer, remedy).sentences for remedy in REAL_REMEDIES}
-    variants["whitening, on all tokens"] = real_remedy("whitening", pooled, H[every_fit_token])
-    variants["whitening, on ordinary tokens"] = real_remedy("whitening", pooled, H[study.fit_tokens])
-    return variants
-
-
 def span(interval: tuple[float, float], sign: str = "") -> str:
     return f"({interval[0]:{sign}.3f} to {interval[1]:{sign}.3f})"
 
@@ -689,11 +681,14 @@ print(f"whitening is fitted on {study.is_fit.sum()} sentence vectors (their cova
       f" or on {study.is_fit[enc.sentence].sum():,} tokens ({study.fit_tokens.sum():,} without [CLS]/[SEP])")
 print("row 'none': each figure's 95% interval; other rows: the 95% interval of the change from 'none',"
       " * where it excludes 0\n")
-checks = {}
+# variant_checks()[layer, name]: paraphrase_check(S, study.held_pairs, study.held_traps, rng=0, resamples=1000) for
+# each S of sentence_variants(layer) (shared/real/encoder_study.py): the held-out sentence vectors after each remedy,
+# and after whitening fitted on tokens; the same for every learner, so bootstrapped once per machine (study store)
+checks = variant_checks()
 for layer in (0, 3, 6):
     print(f"layer {layer}                         AUC                        top-1                      AUC against traps")
-    for name, S in sentence_variants(layer).items():
-        c = checks[layer, name] = paraphrase_check(S, study.held_pairs, study.held_traps, rng=0, resamples=1000)
+    for name in [name for at, name in checks if at == layer]:
+        c = checks[layer, name]
         cells = []
         for figure in ("auc", "top1", "trap_auc"):
             if name == "none":

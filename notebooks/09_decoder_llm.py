@@ -35,7 +35,7 @@ from collections import Counter
 
 import numpy as np
 
-from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank, meter_table
+from shared import cov_eigs, cross_group_cosines, effective_rank, gaussian_effective_rank
 from shared.exercises import check, solution
 from shared.explorers import choice, explore, slider
 from shared.predictions import predict
@@ -52,6 +52,7 @@ from shared.real.decoder_study import (
     decoder_remedies,
     decoder_study,
     encoder_side,
+    massive_deletion,
     vocabulary_cone,
 )
 from shared.real.encoder_study import PUBLISHED_MEAN_COSINE
@@ -351,15 +352,15 @@ for layer in (3, 6, 9):
 # Is the coordinate the mechanism? Switch it off and measure, beside a Gaussian of the same size:
 
 # %%
-layer = 15
-rest = enc.states[layer][~study.first].astype(np.float64)
-keep = np.setdiff1d(np.arange(rest.shape[1]), profile.massive)
-print(meter_table({f"layer {layer}, first tokens left out": rest,
-                   f"... and the {len(profile.massive)} massive coordinates deleted": rest[:, keep],
-                   "... and centred instead": rest - rest.mean(axis=0)}))
-random_deleted = [cross_group_cosines(np.delete(rest, np.random.default_rng(seed).choice(rest.shape[1], len(profile.massive),
-                                                                                         replace=False), axis=1),
-                                      enc.sentence[~study.first]).sum() for seed in range(5)]
+# massive_deletion(15) (shared/real/decoder_study.py), the same for every learner, so measured once per machine:
+#   rest = enc.states[15][~study.first].astype(np.float64)
+#   keep = np.setdiff1d(np.arange(rest.shape[1]), profile.massive)
+#   meter_table({"layer 15, first tokens left out": rest, "... and the massive coordinates deleted": rest[:, keep],
+#                "... and centred instead": rest - rest.mean(axis=0)})
+# and the control: the mean cosine across sentences (cross_group_cosines) with as many random coordinates deleted
+switched_off = massive_deletion(15)
+print(switched_off.table)
+random_deleted = switched_off.random_deleted
 print(f"control: {len(profile.massive)} random coordinates deleted instead (seeds 0-4): mean cosine across sentences"
       f" {min(random_deleted):+.3f} to {max(random_deleted):+.3f}")
 

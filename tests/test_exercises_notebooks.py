@@ -112,7 +112,7 @@ EXPLAINED_BY = {
     "06.3": ("### Why whitening hurts cloud A, and helps cloud B", 'TradeoffView(sweeps["B: labels in weak directions"]'),
     "07.3": ("**What you see.** Centring takes the held-out mean cosine to about 0", "for layer in (3, 6):"),
     "07.2": ("**What you see.** Two opposite answers.", "NormFrequencyView(freq)"),
-    "07.4": ("On this split, cut to 128 directions, shrunk, or fitted on all", "def sentence_variants(layer: int)"),
+    "07.4": ("On this split, cut to 128 directions, shrunk, or fitted on all", "checks = variant_checks()"),
     "08.1": ("Frequent words and rare words lean in nearly opposite directions", "ROWS = (10_000, 50_000"),
     "08.3": ("**Why they differ.** After centring, every direction has $Z(c) \\ge n$", "StaticVectorsView(eigs_raw"),
     "08.4": ("**What you see.** Norm falls with rank", None),

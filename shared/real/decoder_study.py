@@ -416,12 +416,48 @@ def _encoder_side(study: DecoderStudy) -> EncoderSide:
                        tokens=int(ordinary.sum()))
 
 
+@dataclass(frozen=True)
+class MassiveDeletion:
+    """Notebook 09's switch-off test at one ``layer``: ``table``, notebook 01's meter table
+    (:func:`~shared.meters.meter_table`) of the layer's tokens with the first ones left out, the same
+    with the profile's massive coordinates deleted, and centred instead; ``random_deleted``, the
+    mean cosine across sentences with as many random coordinates deleted instead (seeds 0 to 4)."""
+
+    layer: int
+    table: MeterTable
+    random_deleted: tuple[float, ...]
+
+
+def massive_deletion(layer: int = 15) -> MassiveDeletion:
+    """:class:`MassiveDeletion` at ``layer`` (about a second; kept by the study, so once per machine)."""
+    study = decoder_study()
+    layer = _checks.integer(layer, "layer", 0, study.dec.enc.states.shape[0] - 1)
+    return kept(study.measured, ("massive deletion", layer), lambda: _massive_deletion(study, layer))
+
+
+def _massive_deletion(study: DecoderStudy, layer: int) -> MassiveDeletion:
+    enc = study.dec.enc
+    massive = decoder_profile().massive
+    rest = enc.states[layer][~study.first].astype(np.float64)
+    keep = np.setdiff1d(np.arange(rest.shape[1]), massive)
+    table = meter_table({f"layer {layer}, first tokens left out": rest,
+                         f"... and the {len(massive)} massive coordinates deleted": rest[:, keep],
+                         "... and centred instead": rest - rest.mean(axis=0)})
+    random_deleted = tuple(
+        float(cross_group_cosines(np.delete(rest, np.random.default_rng(seed).choice(rest.shape[1], len(massive),
+                                                                                     replace=False), axis=1),
+                                  enc.sentence[~study.first]).sum()) for seed in range(5))
+    return MassiveDeletion(layer, table, random_deleted)
+
+
 def store_entries() -> list[tuple[str, Callable[[], object]]]:
     """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
-    :mod:`shared.real.models`, names this module): the corpus through SmolLM2, its profile, the vocabulary's cone, MiniLM on the same sentences and every point of notebook 09's explorer and remedy table."""
+    :mod:`shared.real.models`, names this module): the corpus through SmolLM2, its profile, the vocabulary's cone, MiniLM on the same sentences, the
+    massive coordinates switched off at layer 15 and every point of notebook 09's explorer and remedy table."""
     layers = load_smollm().n_layers + 1  # 0 = token embeddings
     return [("corpus through SmolLM2", decoder_study), ("decoder profile", decoder_profile),
             ("vocabulary cone", vocabulary_cone), ("MiniLM on the decoder's sentences", encoder_side),
+            ("massive coordinates deleted at layer 15", massive_deletion),
             *((f"SmolLM2 remedies, layer {layer}", lambda l=layer: decoder_remedies(l)) for layer in range(layers)),
             *((f"SmolLM2 layer {layer}, {out}", lambda l=layer, o=out: decoder_point(l, o))
               for layer in range(layers) for out in LEAVE_OUT)]

@@ -19,8 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _checks
+from .. import _checks, store
 from ..meters import (
+    gaussian_effective_rank,
+    isoscore,
+    partition_isotropy,
+    random_cosines,
     ParaphraseCheck,
     Reading,
     cov_eigs,
@@ -34,7 +38,7 @@ from ..meters import (
 )
 from ..remedies import FittedRemedies
 from .corpus import Corpus, load_corpus, split_halves
-from .encoder import Encoded, encode, sentence_embeddings
+from .encoder import Encoded, encode, load_minilm, sentence_embeddings
 from .models import minilm_dir, model_inputs, run_through
 from .study import Memory, kept, once
 
@@ -328,11 +332,90 @@ def _layer_profile(study: RealStudy) -> LayerProfile:
     )
 
 
+@dataclass(frozen=True)
+class VocabularyMeters:
+    """Notebook 07's section 1: the meters on the model's input embeddings, one row per vocabulary
+    entry from the first that is not a special entry (``[PAD]``, ``[UNK]``, ``[unused...]``: all
+    come first). ``eigs``: the covariance's eigenvalues (:func:`~shared.meters.cov_eigs`);
+    ``mean_cosine``: :func:`~shared.meters.random_cosines` (seed 0) averaged; ``gaussian_rank``:
+    a Gaussian's effective rank at the same size; ``mean_norm`` and ``mean_vector_norm``: the
+    rows' mean norm and the norm of their mean; ``mean_square``: the mean squared entry."""
+
+    rows: int
+    first_row: int
+    partition: float
+    mean_cosine: float
+    eigs: np.ndarray
+    effective_rank: float
+    gaussian_rank: float
+    isoscore: float
+    mean_norm: float
+    mean_vector_norm: float
+    mean_square: float
+
+
+@once
+def vocabulary_meters() -> VocabularyMeters:
+    """:class:`VocabularyMeters` of all-MiniLM-L6-v2's input embeddings (a few seconds; once per
+    machine, in the study store: :mod:`shared.store`)."""
+    return store.remember("MiniLM vocabulary meters", model_inputs("MiniLM"), _measure_vocabulary)
+
+
+def _measure_vocabulary() -> VocabularyMeters:
+    model = load_minilm()
+    E = model.weights["embeddings.word_embeddings.weight"]
+    real = np.array([not (t.startswith("[") and t.endswith("]")) for t in model.vocab])
+    first = int(np.argmax(real))
+    if not real[first:].all():
+        raise ValueError("the vocabulary's special entries are not all at its start")
+    X = E[first:]
+    eigs = cov_eigs(X)
+    return VocabularyMeters(len(X), first, partition_isotropy(X), float(random_cosines(X, 0).mean()), eigs,
+                            effective_rank(eigs), gaussian_effective_rank(len(X), len(eigs)), isoscore(X),
+                            float(np.linalg.norm(X, axis=1).mean()), float(np.linalg.norm(X.mean(axis=0))),
+                            float(np.mean(X**2)))
+
+
+#: The sentence vectors of :func:`sentence_variants` besides :data:`REAL_REMEDIES`: whitening fitted on tokens.
+TOKEN_WHITENINGS = ("whitening, on all tokens", "whitening, on ordinary tokens")
+VARIANT_LAYERS = (0, 3, 6)  # the layers of notebook 07's bootstrap table (Appendix C)
+VARIANT_RESAMPLES = 1000
+
+
+def sentence_variants(layer: int) -> dict[str, np.ndarray]:
+    """The held-out sentence vectors at ``layer``, after each of :data:`REAL_REMEDIES` (fitted on the
+    fit half's sentence vectors, :func:`real_point`) and after whitening fitted on the fit half's
+    tokens (:data:`TOKEN_WHITENINGS`: every token, ``[CLS]`` and ``[SEP]`` included, or the
+    ordinary tokens only)."""
+    study = real_study()
+    layer = _checks.integer(layer, "layer", 0, study.enc.states.shape[0] - 1)
+    enc = study.enc
+    pooled = sentence_embeddings(enc, layer)[study.held_sentences]
+    H = enc.states[layer]
+    every_fit_token = study.is_fit[enc.sentence]  # [CLS] and [SEP] included
+    variants = {remedy: real_point(layer, remedy).sentences for remedy in REAL_REMEDIES}
+    variants[TOKEN_WHITENINGS[0]] = real_remedy("whitening", pooled, H[every_fit_token])
+    variants[TOKEN_WHITENINGS[1]] = real_remedy("whitening", pooled, H[study.fit_tokens])
+    return variants
+
+
+def variant_checks() -> dict[tuple[int, str], ParaphraseCheck]:
+    """The paraphrase check, with traps and :data:`VARIANT_RESAMPLES` bootstrap resamples (seed 0),
+    of every :func:`sentence_variants` at each of :data:`VARIANT_LAYERS`, by ``(layer, variant)``
+    (a few seconds; kept by the study, so once per machine)."""
+    study = real_study()
+    return kept(study.measured, ("variant checks", VARIANT_LAYERS, VARIANT_RESAMPLES), lambda: {
+        (layer, name): paraphrase_check(S, study.held_pairs, study.held_traps, rng=0, resamples=VARIANT_RESAMPLES)
+        for layer in VARIANT_LAYERS for name, S in sentence_variants(layer).items()})
+
+
 def store_entries() -> list[tuple[str, Callable[[], object]]]:
     """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
-    :mod:`shared.real.models`, names this module): the corpus through MiniLM, its layer profile and every point of notebook 07's explorer."""
+    :mod:`shared.real.models`, names this module): the corpus through MiniLM, its layer profile, the meters of its input embeddings, the bootstrap of its
+    sentence variants and every point of notebook 07's explorer."""
     config = json.loads((minilm_dir() / "config.json").read_text())
     layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
     return [("corpus through MiniLM", real_study), ("layer profile", layer_profile),
+            ("MiniLM vocabulary meters", vocabulary_meters), ("bootstrap of the sentence variants", variant_checks),
             *((f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: real_point(l, r))
               for layer in range(layers) for remedy in REAL_REMEDIES)]
