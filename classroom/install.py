@@ -4,7 +4,8 @@ Under the prefix (``/opt/isotropy`` by default):
 
 - ``venv/``: the course's environment, from the lock (``uv sync --frozen --no-editable``, so the
   toolkit ``shared`` is installed into it, not linked to this clone), built on an interpreter that
-  every account can run (not one under root's home);
+  every account can run (not one under root's home), with its bytecode compiled (the learners cannot
+  write it there, and a kernel that compiles its imports on each start pays about a second more);
 - ``course/``: the notebooks and the theory they link to, copied into each learner's home at the
   first start of their server (files they have are never replaced);
 - ``store/``: the study store, filled once here and read by every kernel (``ISOTROPY_STORE``);
@@ -48,7 +49,7 @@ TEACHER_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.
 
 
 # The install step, shared with the Kubernetes image (classroom/k8s/Dockerfile runs the same command).
-UV_SYNC = ["uv", "sync", "--frozen", "--no-editable", "--no-dev", "--group", "classroom"]
+UV_SYNC = ["uv", "sync", "--frozen", "--no-editable", "--no-dev", "--group", "classroom", "--compile-bytecode"]
 
 
 def _world_usable(path: Path) -> bool:
