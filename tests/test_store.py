@@ -310,7 +310,7 @@ def test_what_the_store_writes_is_readable_by_all_and_writable_only_by_its_owner
 
 
 def test_build_fills_the_store_with_a_progress_bar_and_says_who_can_write_it(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(build, "steps", lambda: [("one", lambda: store.remember("one", ["a"], lambda: [1.0])),
+    monkeypatch.setattr(build, "steps", lambda notebooks: [("one", lambda: store.remember("one", ["a"], lambda: [1.0])),
                                                  ("two", lambda: store.remember("two", ["a"], lambda: [2.0]))])
     monkeypatch.setenv(store.ENV, str(tmp_path / "elsewhere"))
     assert build.main(["--dir", str(tmp_path / "store")]) == 0
