@@ -38,14 +38,16 @@ function render({ model, el }) {
   box.append(button, note);
   el.append(box);
 
-  let cell = null, observer = null, hidden = [];
+  let cell = null, container = null, observer = null, hidden = [];
   const shown = () => { try { return localStorage.getItem(key) === "shown"; } catch { return false; } };
 
   function range() { // the model's indices of the cells to hide, or null
     const cells = context?.model?.cells;
     if (!cell || !cells) return null;
-    const nodes = [...cell.parentElement.querySelectorAll(":scope > .jp-Cell")];
+    // With windowing set to "full" only the cells in view are in the page, each with its index.
+    const nodes = [...container.querySelectorAll(":scope > .jp-Cell")];
     const own = cellIndex(cell, nodes);
+    if (own < 0) return null;
     for (let j = own + 1; j < cells.length; j++) {
       const tags = cells.get(j).getMetadata?.("tags") ?? [];
       if (tags.includes(END)) return { own, end: j, nodes };
@@ -89,9 +91,10 @@ function render({ model, el }) {
     if (!found || !found.parentElement) return;
     clearInterval(attach);
     cell = found;
+    container = found.parentElement;
     VIEWS.set(cell, (VIEWS.get(cell) ?? 0) + 1);
     observer = new MutationObserver(apply); // cells attached, added or moved
-    observer.observe(cell.parentElement, { childList: true });
+    observer.observe(container, { childList: true });
     apply();
   }, 50);
 
