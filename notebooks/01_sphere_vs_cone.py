@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -94,7 +94,7 @@ for name, X in [("isotropic", X_iso), ("narrow cone", X_cone)]:
     print(f"{name:12s}: partition I = {partition_isotropy(X):.3f}"
           f"   effective rank = {effective_rank(cov_eigs(X)):.1f} / {d}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -220,7 +220,7 @@ answer = None  # one of "a", "b", "c"
 check("01.2", answer)
 # solution("01.2")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What the table teaches.**
 #
 # * **No single meter suffices.** The centred line uses one direction, yet its mean cosine is

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -93,7 +93,7 @@ answer = None  # one of "a", "b", "c"
 check("02.2", answer)
 # solution("02.2")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** Random pairs of the isotropic cloud have a mean cosine of $-0.003$ with a
 # standard deviation of 0.143, close to the 0.141 the theory predicts. In the cone the whole
 # histogram is shifted right: mean $+0.845$, standard deviation 0.112, and only a small share of
@@ -170,7 +170,7 @@ for name, X in [("raw", X_rogue), ("centred", X_rogue - X_rogue.mean(axis=0)),
     share = np.abs(terms[:, 7]) / np.abs(terms).sum(axis=1)
     print(f"{name:13s} {cos.mean():+9.3f} {np.abs(cos).mean():11.3f} {share.mean():22.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #

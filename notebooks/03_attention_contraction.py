@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -121,7 +121,7 @@ print(f"tokens each row spreads over, exp(entropy of its weights): median {np.me
 # %%
 AttentionView(run)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** After one layer the tokens still point in all directions (mean cosine 0.270,
 # angular standard deviation 1.224 rad, about 70°). By layer 10 (orange) they have bunched up; by
 # layer 40 (red) they form a tight knot away from the origin, all pointing the same way: mean

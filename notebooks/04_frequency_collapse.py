@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -87,7 +87,7 @@ print(f"partition isotropy of the embedding matrix = {partition_isotropy(emb):.3
 # %% jupyter={"outputs_hidden": true}
 FrequencyView(freq, emb)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -238,7 +238,7 @@ for name, r in [("Zipf s = 1 (tied)", run), ("uniform s = 0 (control)", control)
 # %% jupyter={"outputs_hidden": true}
 DegenerationView(run)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -344,7 +344,7 @@ entropy = -np.sum(joint * np.log(joint / joint.sum(axis=1, keepdims=True)))
 print(f"lowest possible exact loss (conditional entropy of the language): {entropy:.2f}")
 print(f"tokens never a target in the corpus of {corpus:,} pairs, by seed:", [int((~r.seen).sum()) for r in finite])
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -100,7 +100,7 @@ print(f"effective rank: start = {effective_rank(history[0]):.1f} / {d}"
 # %% jupyter={"outputs_hidden": true}
 RichGetRicherView(history)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -191,7 +191,7 @@ print("mean cosine after 60 steps at mu / sigma = 0.5, seeds 0-4: " + " ".join(f
 print(f"what sampling adds to the largest of the other eigenvalues, about (1 + sqrt(d/n))^2 - 1 = "
       f"{(1 + np.sqrt(d / 2000)) ** 2 - 1:.2f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -321,7 +321,7 @@ for size in (3.0, 10.0):
         print(f"{f'{part} entry {size:g}':26s}{f'{min(cosines):+.3f} to {max(cosines):+.3f}':>18s}{cone:11.3f}"
               f"{f'{min(shares):.3f} to {max(shares):.3f}':>18s}{share}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #

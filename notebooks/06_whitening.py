@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -125,7 +125,7 @@ answer = None  # one of "a", "b", "c"
 check("06.2", answer)
 # solution("06.2")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # ## The whitened cloud has no "eigenvectors"
 #
 # Partition isotropy evaluates $Z(c)$ along the eigenvectors of $X^\top X$. After whitening,
@@ -247,7 +247,7 @@ for name, planted in clouds_with_labels.items():
 # %% jupyter={"outputs_hidden": true}
 TradeoffView(sweeps["A: labels in strong directions"], "cloud A: labels in strong directions", k=2, power=1.0)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -375,7 +375,7 @@ for name, shape in three_clouds.items():
           f" {','.join(f'{p:.2f}' for p in ps_):>9s} {ranges[4]:>12s} {ranges[5]:>16s} {ranges[6]:>12s}"
           f"  {np.sum(cols[6] > cols[5])} of 5")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -410,7 +410,8 @@ for name, shape in three_clouds.items():
 #   isotropic. Fit the remedy on one part of the data, choose its setting on a second and score it
 #   on a third. In real data the label directions are not known; the ratio is then a way to
 #   reason about a result, and the held-out score is the test.
-#
+
+# %% [markdown]
 # ### A counter-example: labels in a strong direction and in weak ones
 #
 # The rule speaks of "the label directions" as if they were all alike. In the **mixed cloud** they
@@ -476,7 +477,7 @@ gauss = [fit_choose_score(np.random.default_rng(300 + seed).standard_normal((300
 aucs = [a for c in gauss for a in (c.centred_auc, c.abtt_auc, c.whitening_auc)]
 print(f"Gaussian, 3,000 x 50, same labels, five seeds: every contestant's held-out pair AUC between {min(aucs):.3f} and {max(aucs):.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -162,7 +162,7 @@ print(f"IsoScore         = {input_meters.isoscore:.3f}")
 print(f"top-5 variance fractions: {np.round(eigs[:5] / eigs.sum(), 3)}")
 print(f"mean norm = {input_meters.mean_norm:.3f}, norm of the mean vector = {input_meters.mean_vector_norm:.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -224,7 +224,7 @@ for name, values in PUBLISHED_MEAN_COSINE.items():
 # %% jupyter={"outputs_hidden": true}
 LayerCurvesView(profile, PUBLISHED_MEAN_COSINE, dim=384)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -320,7 +320,7 @@ answer = None  # one of "a", "b", "c"
 check("07.2", answer)
 # solution("07.2")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** Two opposite answers.
 #
 # * **Static input embeddings:** norm *rises* with frequency ($\rho = +0.810$), from 0.85 for the
@@ -332,7 +332,8 @@ check("07.2", answer)
 #
 # The toy fixed the sign by construction; a real model's norms depend on its objective and
 # architecture. The direction has to be measured model by model.
-#
+
+# %% [markdown]
 # ## 5 · Remedies, fitted on one half and scored on the other
 #
 # Notebook 06's remedies: **centring**, **all-but-the-top** ($k = 4 \approx d/100$) and **ZCA
@@ -370,13 +371,14 @@ answer = None  # one of "a", "b", "c"
 check("07.3", answer)
 # solution("07.3")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** Centring takes the held-out mean cosine to about 0 without touching the
 # effective rank; the whitenings that keep every direction spread the tokens most (276.5 and 272.4
 # at layer 3). But whitening gives its fit half an effective rank of 381.0 and the held-out half
 # only 209.4; on this one split estimation noise explains a bit under half of that drop
 # (Appendix B). Only held-out data counts.
-#
+
+# %% [markdown]
 # ### Sentences: paraphrases against four kinds of negative
 #
 # Isotropy is a means, not an end. An **AUC** here is the share of comparisons in which a held-out
@@ -432,7 +434,7 @@ same_cos = np.einsum("ij,ij->i", *(T6[same.pairs[:, k]] / np.linalg.norm(T6[same
 print(f"\nlayer 6, split 7, mean cosine of held-out paraphrase pairs {held.paraphrase.mean():.3f}, traps"
       f" {held.traps.mean():.3f}, same-topic negatives {same_cos.mean():.3f}, unrelated pairs {held.unrelated.mean():.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -96,7 +96,7 @@ predict("08.p1")  # pick or type your guess and commit it; then open the folded 
 report = isotropy_report(E[:50_000], rng=0, compute_dtype=np.float64)  # float64 products: exact to rounding
 print(report)
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -181,7 +181,7 @@ answer = None  # one of "a", "b", "c"
 check("08.1", answer)
 # solution("08.1")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** Neither: the cone is strongest for the 10,000 most frequent words (mean cosine
 # $+0.220$, partition $I$ 0.001), nearly gone at 50,000 and 100,000 rows ($+0.025$ and $+0.012$),
 # and back for the whole vocabulary ($+0.113$, partition $I$ 0.058). The norm of the mean vector
@@ -294,7 +294,7 @@ answer = None  # one of "a", "b", "c"
 check("08.3", answer)
 # solution("08.3")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** The spectrum (left) has a cliff: the last 7 of GloVe's 50 directions hold only
 # 0.002 of the variance together, so these vectors live in fewer dimensions than they have.
 # All-but-the-top changes the head of the spectrum, not that tail. Centring alone ($D = 0$)
@@ -344,7 +344,8 @@ check("08.3", answer)
 # estimator rewards deleting directions on the centred variant: an emptied direction has the
 # smallest $Z$ a centred cloud allows, so deleting can only raise the value. A meter that cannot
 # fall as you delete information is measuring the deletion.
-#
+
+# %% [markdown]
 # ## 4 · Does it help a task? Word similarity
 #
 # Isotropy meters measure the geometry, not whether the vectors got better. Mu & Viswanath
@@ -391,7 +392,7 @@ for fit_rows, fitted in [(50_000, fitted_50k), (400_000, whole)]:
     print(f"  {'change at D = 2 (95% interval)':32s}" + "".join(
         f"  {c.change:+.3f} ({c.low:+.3f} to {c.high:+.3f})" for c in changes))
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -536,7 +537,7 @@ print("median norm by frequency rank:")
 for first, last in [(1, 10), (11, 100), (101, 1_000), (1_001, 10_000), (10_001, 50_000), (50_001, 400_000)]:
     print(f"  ranks {f'{first:,}-{last:,}':>16s}: {np.median(norms[first - 1 : last]):.2f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** Norm falls with rank, so frequent words are *longer*: $\rho = -0.359$ over all
 # 400,000 rows, and more weakly, $-0.106$, over the first 50,000. The median norm is 5.35 for
 # ranks 11–100 and 5.29 for ranks 101–1,000, then falls steadily to 4.31 for ranks

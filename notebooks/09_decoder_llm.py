@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: jupyter,-all
+#     cell_metadata_filter: jupyter,tags,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -146,7 +146,7 @@ print("token ids        mean cosine   median norm")
 for (a, b), cos, norm in zip(zip(VOCAB_BANDS[:-1], VOCAB_BANDS[1:]), vocab.band_mean_cosine, vocab.band_norm):
     print(f"{a:>6,} – {b:<7,}      {cos:+.3f}        {norm:.2f}")
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **Compare with your guess.** Open the folded output above and set it beside your prediction
 # before you read on.
 #
@@ -254,7 +254,7 @@ answer = None  # one of "a", "b", "c"
 check("09.2", answer)
 # solution("09.2")  # the worked solution, folded: uncomment after a real try
 
-# %% [markdown]
+# %% [markdown] tags=["reveal-end"]
 # **What you see.** A cone from layer 2 on: the mean cosine of tokens from different sentences is
 # $+0.605$ at layer 2, between $+0.541$ and $+0.684$ through the middle, and $+0.536$ at the
 # last layer (the residual stream before the final RMSNorm). A Gaussian of the same size scores 0.

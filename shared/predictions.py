@@ -5,13 +5,16 @@ A notebook writes, right below the prompt::
     predict("02.p1")
 
 and the learner picks one of the options (or types a guess of their own) and presses *Commit*.
-Only then does the widget say where to look: the folded output below and the prose that explains it.
+The cells below the widget, up to and including the first one tagged ``reveal-end`` (the folded
+output that answers the prompt and the prose that explains it), stay hidden in JupyterLab and
+Notebook 7 until the learner has committed a guess and pressed *Show the answer*
+(:class:`Reveal`, its front end ``data/reveal.js``); the browser remembers the reveal.
 The committed option goes to the class view as one event (:mod:`shared.events`; a typed guess is
 sent as ``typed``, never its text), so the teacher sees how the class voted before anyone is told.
 
 Run unattended (nbval, a notebook run top to bottom) the widget only waits: nothing blocks and
-nothing is sent. Its text form (what a notebook stores as ``text/plain``) names the prediction and
-its options, never the answer.
+nothing is sent, and nbval, which reads only the stored outputs, sees every cell. Its text form
+(what a notebook stores as ``text/plain``) names the prediction and its options, never the answer.
 """
 
 from __future__ import annotations
@@ -19,8 +22,14 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+import anywidget
 import ipywidgets as widgets
+import traitlets
+
+#: The tag of the last cell a prediction hides until its guess is committed and the answer asked for.
+END_TAG = "reveal-end"
 
 @dataclass(frozen=True)
 class Prediction:
@@ -81,6 +90,17 @@ PREDICTIONS: dict[str, Prediction] = {
 }
 
 
+class Reveal(anywidget.AnyWidget):
+    """Hides the cells after the prediction's cell, up to the one tagged :data:`END_TAG`, until
+    ``committed`` is set and the learner presses *Show the answer* (then ``revealed`` is true)."""
+
+    _esm = (Path(__file__).parent / "data" / "reveal.js").read_text(encoding="utf-8")
+    number = traitlets.Unicode().tag(sync=True)
+    end_tag = traitlets.Unicode(END_TAG, read_only=True).tag(sync=True)
+    committed = traitlets.Unicode("").tag(sync=True)
+    revealed = traitlets.Bool(False).tag(sync=True)
+
+
 class PredictionWidget(widgets.VBox):
     """The options of one prediction, a box to type a guess instead, and *Commit*."""
 
@@ -91,18 +111,21 @@ class PredictionWidget(widgets.VBox):
         self.typed = widgets.Text(placeholder="or type your own guess", layout={"width": "400px"})
         self.button = widgets.Button(description="Commit my guess", button_style="primary", disabled=True)
         self.after = widgets.HTML(f"<i>Prediction {html.escape(number)}: pick or type a guess, then commit it; "
-                                  "then open the folded output below and read on.</i>")
+                                  "then show the answer below and read on.</i>")
+        self.reveal = Reveal(number=number)
         self.choice.observe(self._ready, "value")
         self.typed.observe(self._ready, "value")
         self.button.on_click(lambda _: self.commit())
         super().__init__([widgets.HTML(f"<b>Your prediction: {html.escape(prediction.question)}</b>"), self.choice,
-                          self.typed, self.button, self.after])
+                          self.typed, self.button, self.after, self.reveal])
+        self.add_class("course-prediction")
 
     def _ready(self, _change=None) -> None:
         self.button.disabled = self.committed is not None or (self.choice.value is None and not self.typed.value.strip())
 
     def commit(self) -> str:
-        """Commit the picked option (or the typed guess): send it once, lock the widget, say where to look.
+        """Commit the picked option (or the typed guess): send it once, lock the widget, let the learner
+        show the answer.
         Returns the option id sent (``typed`` for a typed guess)."""
         if self.committed is not None:
             return self.committed
@@ -112,12 +135,12 @@ class PredictionWidget(widgets.VBox):
         from . import events
 
         events.emit(self.number, "prediction", "guess", events.next_attempt(self.number), guess=guess)
-        self.committed = guess
+        self.committed = self.reveal.committed = guess
         for control in (self.choice, self.typed, self.button):
             control.disabled = True
         said = dict(self.prediction.options).get(guess, self.typed.value.strip())
-        self.after.value = (f"Committed: <b>{html.escape(said)}</b>. Now open the folded output below and compare "
-                            "it with your guess before you read the explanation.")
+        self.after.value = (f"Committed: <b>{html.escape(said)}</b>. When it is time, show the answer, open the "
+                            "folded output below and compare it with your guess before you read the explanation.")
         return guess
 
     def __repr__(self) -> str:
@@ -131,4 +154,4 @@ def predict(number: str) -> PredictionWidget:
     return PredictionWidget(number, PREDICTIONS[number])
 
 
-__all__ = ["PREDICTIONS", "Prediction", "PredictionWidget", "predict"]
+__all__ = ["END_TAG", "PREDICTIONS", "Prediction", "PredictionWidget", "Reveal", "predict"]

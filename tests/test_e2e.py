@@ -130,6 +130,20 @@ KERNEL_IDLE = """() => {
 }"""
 
 
+def commit_and_show_every_prediction(page) -> None:
+    """As a learner reading on: pick the first option of each prediction, commit it, show the answer."""
+    widgets = page.locator(f"{PANEL} .course-prediction")
+    for i in range(widgets.count()):
+        widget = widgets.nth(i)
+        widget.scroll_into_view_if_needed()
+        widget.locator("input[type=radio]").first.check()
+        widget.get_by_role("button", name="Commit my guess").click()
+        show = widget.get_by_role("button", name="Show the answer")
+        if show.is_visible():
+            show.click()
+            show.wait_for(state="hidden", timeout=10_000)
+
+
 @pytest.mark.parametrize("notebook", [nb.name for nb in NOTEBOOKS], ids=lambda n: n[:2])
 def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: str, browser) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -140,6 +154,7 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
         page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
         page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        commit_and_show_every_prediction(page)
 
         assert page.get_by_text("notified about official Jupyter news").count() == 0, "the news prompt is shown"
         errors = page.locator(f"{PANEL} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
@@ -174,5 +189,53 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
         LATENCIES[notebook] = timings
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}.png"))
+    finally:
+        page.close()
+
+
+def _cell(page, text: str):
+    """The notebook cell whose text contains ``text``."""
+    return page.locator(f"{PANEL} .jp-Cell").filter(has_text=text).last
+
+
+def test_a_prediction_hides_its_answer_until_the_guess_is_committed_and_shown(lab: str, browser) -> None:
+    notebook = "02_illusory_cosine.ipynb"
+    answer = "Random pairs of the isotropic cloud have a mean cosine of"  # 02.p1's reveal-end cell
+    folded = "cos_iso = random_cosines(X_iso, rng)"  # the folded cell that prints 02.p1's answer
+    later = "Standardising leaves coordinate 7 a share of"  # 02.p2's explanation
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(lab.format("reveal", notebook), timeout=60_000)
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+        # Opened, not yet run, a notebook a learner has not saved is not trusted: JupyterLab shows
+        # the stored widget's text form, and the answers, until the widget's cell runs.
+        assert _cell(page, answer).is_visible() and page.locator(f"{PANEL} .course-reveal").count() == 0
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        for text in (answer, folded, later):  # hidden as soon as the widget is drawn
+            _cell(page, text).wait_for(state="hidden", timeout=30_000)
+
+        widget = page.locator(f"{PANEL} .course-prediction").first
+        show = widget.get_by_role("button", name="Show the answer")
+        assert show.is_disabled(), "the answer can be shown before a guess is committed"
+        widget.get_by_text("close to 1").click()
+        widget.get_by_role("button", name="Commit my guess").click()
+        page.wait_for_function("el => !el.disabled", arg=show.element_handle(), timeout=30_000)
+        assert _cell(page, answer).is_hidden(), "committing alone shows the answer"
+        show.click()
+        _cell(page, answer).wait_for(state="visible", timeout=10_000)
+        assert _cell(page, folded).is_visible()
+        assert _cell(page, later).is_hidden(), "the next prediction's answer is shown too"
+
+        page.reload()  # the browser remembers what was shown, not what was not
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        _cell(page, later).wait_for(state="hidden", timeout=30_000)  # the widgets are drawn again
+        assert _cell(page, answer).is_visible(), "a reloaded notebook hides an answer already shown"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "reveal.png"))
     finally:
         page.close()

@@ -168,3 +168,66 @@ def test_the_output_right_after_a_question_is_folded(path):
                 assert nb[j]["metadata"].get("jupyter", {}).get("outputs_hidden") is True, (
                     f"{path.name}: the output after the question of cell {i} is not folded")
                 j += 1
+
+
+# --- the reveal: what each prediction hides until its guess is committed (shared/predictions.py) ----
+
+def hidden_by(path: Path) -> dict[str, list[dict]]:
+    """Each prediction of a notebook and the cells its widget hides: those after the widget's cell,
+    up to and including the first one tagged ``reveal-end`` (what ``shared/data/reveal.js`` hides)."""
+    from shared.predictions import END_TAG
+
+    nb, found = cells(path), {}
+    for i, cell in enumerate(nb):
+        asked = re.match(r'predict\("([^"]+)"\)', source(cell)) if cell["cell_type"] == "code" else None
+        if asked:
+            ends = [j for j in range(i + 1, len(nb)) if END_TAG in nb[j]["metadata"].get("tags", [])]
+            found[asked.group(1)] = nb[i + 1:ends[0] + 1] if ends else []
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_each_prediction_hides_its_folded_answer_and_the_prose_that_explains_it_and_nothing_more(path):
+    hidden = hidden_by(path)
+    assert hidden, f"{path.name} has no prediction widget"
+    for (index, answering, compare), (number, cells_hidden) in zip(predictions(path), hidden.items(), strict=True):
+        assert cells_hidden, f"{path.name}: prediction {number} has no cell tagged reveal-end after it"
+        ids = [c["id"] for c in cells_hidden]
+        assert all(c["id"] in ids for c in answering), f"{path.name}: {number} leaves a folded answer shown"
+        assert compare["id"] in ids, f"{path.name}: {number} leaves 'Compare with your guess' shown"
+        assert cells_hidden[-1]["cell_type"] == "markdown", f"{path.name}: {number} ends on a code cell"
+        texts = [source(c) for c in cells_hidden]
+        assert not any(t.startswith("predict(") or "**Predict first.**" in t for t in texts), (
+            f"{path.name}: {number} hides the next prediction")
+        if re.search(r"\*\*\d\d\.\d · ", source(compare)):  # a question between the answer and its explanation
+            assert source(compare) != texts[-1], f"{path.name}: {number} shows the explanation below its question"
+
+
+def test_every_prediction_has_its_own_end_in_the_notebook_and_in_its_mirror():
+    from shared.predictions import END_TAG, PREDICTIONS
+
+    ends = {}
+    for path in NOTEBOOKS:
+        nb = cells(path)
+        tagged = [i for i, c in enumerate(nb) if END_TAG in c["metadata"].get("tags", [])]
+        hidden = hidden_by(path)
+        assert len(tagged) == len(hidden), f"{path.name}: {len(tagged)} reveal-end tags for {len(hidden)} predictions"
+        ends.update({number: [c["id"] for c in cells_hidden][-1:] for number, cells_hidden in hidden.items()})
+        mirror = path.with_suffix(".py").read_text(encoding="utf-8")
+        assert mirror.count(f'tags=["{END_TAG}"]') == len(tagged), f"{path.stem}.py does not keep the reveal-end tags"
+    assert sorted(ends) == sorted(PREDICTIONS) and all(ends.values())
+    assert len({tuple(v) for v in ends.values()}) == len(ends), "two predictions share one end"
+
+
+def test_the_widget_carries_its_reveal_and_keeps_its_text_and_its_commit():
+    from shared.predictions import END_TAG, Reveal, predict
+
+    widget = predict("02.p1")
+    assert isinstance(widget.reveal, Reveal) and widget.reveal in widget.children
+    assert (widget.reveal.number, widget.reveal.end_tag, widget.reveal.committed) == ("02.p1", END_TAG, "")
+    assert "export default" in widget.reveal._esm and "end_tag" in widget.reveal._esm
+    assert repr(widget) == "Prediction 02.p1: pick or type a guess, then commit it"
+    widget.choice.value = "close_to_1"
+    assert widget.commit() == "close_to_1" and widget.reveal.committed == "close_to_1"
+    assert widget.reveal.revealed is False  # the learner shows the answer in the page, when it is time
+

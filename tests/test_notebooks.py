@@ -39,6 +39,7 @@ def test_ipynb_and_py_mirror_hold_the_same_cells(path):
     pairs = list(zip(ipynb.cells, mirror.cells, strict=True))
     for i, (a, b) in enumerate(pairs):
         assert (a.cell_type, a.source) == (b.cell_type, b.source), f"cell {i} differs between .ipynb and .py"
+        assert a.metadata.get("tags") == b.metadata.get("tags"), f"cell {i}'s tags differ between .ipynb and .py"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
