@@ -47,6 +47,7 @@ from importlib.metadata import version
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
 
 from . import _checks, store
@@ -153,9 +154,17 @@ class Explorer(widgets.VBox):
     def _frame_stacks(self) -> tuple[list[widgets.Stack], list[widgets.Widget]]:
         """One Stack per setting of the sliders before the last (nested, the first slider outermost),
         each linked in the browser to its slider; their leaves are the frames (readings, picture)."""
-        self._frames_images = [widgets.Image(value=image.tobytes(), format="jpeg", layout=widgets.Layout(width="100%"))
+        # Every widget is one message to the page when the cell runs: the frames share their layouts and
+        # style, so a frame costs three (its readings, its picture and the box holding both) instead of
+        # seven, and the stacks share theirs. 09's 124 frames had sent about 970 messages at once, near
+        # the 1,000 a kernel's output socket holds for a busy server before it drops messages (the
+        # cell's "idle" among them: the notebook then waits for ever)
+        image_layout, html_layout, box_layout = widgets.Layout(width="100%"), widgets.Layout(), widgets.Layout()
+        html_style = HTMLStyle()
+        self._frames_images = [widgets.Image(value=image.tobytes(), format="jpeg", layout=image_layout)
                                for image in self._frames["images"]]
-        leaves = [widgets.VBox([widgets.HTML(_readout_html(readings)), image])
+        leaves = [widgets.VBox([widgets.HTML(_readout_html(readings), layout=html_layout, style=html_style), image],
+                               layout=box_layout)
                   for readings, image in zip(self._frames["readings"], self._frames_images)]
         axes = self._frames["axes"]
         stacks: list[widgets.Stack] = []
@@ -167,7 +176,7 @@ class Explorer(widgets.VBox):
             children = [leaves[start + i] if depth == len(axes) - 1 else level(depth + 1, start + i * step, step)
                         for i in range(len(values))]
             control = list(self.controls.values())[depth]
-            stack = widgets.Stack(children, selected_index=values.index(control.value))
+            stack = widgets.Stack(children, selected_index=values.index(control.value), layout=box_layout)
             stacks.append(stack)
             links.append(widgets.jslink((control, trait), (stack, "selected_index")))
             return stack

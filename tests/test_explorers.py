@@ -240,3 +240,26 @@ def test_sliders_the_browser_cannot_number_keep_the_explorer_live(tmp_path, monk
     assert explore(lambda scale: scale, FrameCountingView, scale=slider("scale", 1.0, 0.0, 2.0, 0.5)).live  # a float
     assert explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 0, 300, 1)).live  # too many
     assert not explore(lambda layer: float(layer), FrameCountingView, layer=slider("layer", 1, 0, 3, 1)).live
+
+
+def test_an_explorer_with_frames_sends_three_widgets_per_frame(tmp_path, monkeypatch):
+    """Each widget is a message to the page when the cell runs, and a kernel's output socket drops
+    messages past 1,000 queued for a busy server (its "idle" among them, which leaves the notebook
+    waiting): the frames share their layouts and style, three widgets a frame (readings, picture,
+    their box), not seven, and the stacks share their layout (09's 124 frames were about 970 messages)."""
+    from ipywidgets.widgets.widget import _instances
+
+    from shared import store
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setenv(store.DRAW_FRAMES, "1")
+    data = {(layer, remedy): 10.0 * layer + (remedy == "centring") for layer in range(3) for remedy in ("none", "centring")}
+    frame_explorer(data)  # draws the frames into the store
+    before = set(_instances)
+    explorer = frame_explorer(data)
+    assert not explorer.live
+    made = len(set(_instances) - before)
+    frames, stacks = 6, 1 + 3  # a stack for the layer slider, and one for the remedy at each layer
+    # per frame 3; per stack 2 (it and its link to its slider); the sliders (each with its layout and
+    # style), the heading (the same), the explorer's box and layout, the three shared layouts and the style: 15
+    assert made == 3 * frames + 2 * stacks + 15, f"{made} widgets for {frames} frames and {stacks} stacks"
