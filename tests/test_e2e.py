@@ -276,5 +276,20 @@ def test_a_trusted_notebook_hides_the_answer_before_any_cell_runs(trusted_lab: s
         assert show.is_visible() and show.is_disabled(), "the answer can be shown before a guess is committed"
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "reveal-trusted.png"))
+
+        # Run, saved by JupyterLab (so trusted), its kernel stopped, opened again: the widgets it saved
+        # (the course's settings save their state) are drawn again and hide the answers again.
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.sessionContext.session", timeout=30_000)
+        page.reload()
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.locator(f"{PANEL} .course-reveal").first.wait_for(state="attached", timeout=120_000)
+        for text in (answer, folded, later):
+            _cell(page, text).wait_for(state="hidden", timeout=30_000)
+        assert page.get_by_text("Error displaying widget").count() == 0, "a saved widget is unknown when reopened"
     finally:
         page.close()
