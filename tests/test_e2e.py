@@ -274,6 +274,7 @@ def test_a_trusted_notebook_hides_the_answer_before_any_cell_runs(trusted_lab: s
         assert _cell(page, "Predict first. The cone's points differ only").is_visible(), "the prompt is hidden too"
         show = page.locator(f"{PANEL} .course-reveal-show").first
         assert show.is_visible() and show.is_disabled(), "the answer can be shown before a guess is committed"
+        show.scroll_into_view_if_needed()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "reveal-trusted.png"))
 
