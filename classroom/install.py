@@ -9,7 +9,9 @@ Under the prefix (``/opt/isotropy`` by default):
 - ``course/``: the notebooks and the theory they link to, copied into each learner's home at the
   first start of their server (files they have are never replaced);
 - ``store/``: the study store, filled once here and read by every kernel (``ISOTROPY_STORE``);
-- ``bin/start-server``: what the hub runs, as the learner, for each server;
+- ``bin/start-server``: what the hub runs, as the learner, for each server (it also records the
+  course's notebooks as trusted in the learner's own signature database, so their stored widgets
+  are drawn, and the predictions hide their answers, before any cell runs);
 - ``learner-config/``: Jupyter configuration that only the learners' servers read (the spawner puts
   it on their ``JUPYTER_CONFIG_PATH``): nbgrader's teacher's views off;
 - ``hub/``: the hub's own state (database, cookie secret, password hashes, the credentials to
@@ -36,6 +38,18 @@ set -eu
 umask 077
 mkdir -p "$HOME/isotropy"
 cp -R -n "{course}/." "$HOME/isotropy/"
+# Trust the course's notebooks, as handed out, in the learner's own signature database (under their
+# home): JupyterLab then draws the widgets stored in a notebook at once, so each prediction hides its
+# answer before any cell runs. Only the course's own copies are signed (what the learner has changed
+# is theirs to trust), once per install of the course (it costs about 1.4 s of CPU).
+marker="$HOME/isotropy/.course-trusted"
+if [ ! "$marker" -nt "{course}" ]; then
+    if "{venv}/bin/jupyter" trust "{course}/notebooks/"*.ipynb >/dev/null; then
+        touch "$marker"
+    else
+        echo "start-server: could not trust the course's notebooks; answers show until the widgets run" >&2
+    fi
+fi
 cd "$HOME/isotropy"
 exec "{venv}/bin/jupyterhub-singleuser" "$@"
 """

@@ -61,14 +61,18 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A JupyterLab server on 127.0.0.1 serving a copy of the notebooks; yields its base URL."""
-    home = tmp_path_factory.mktemp("lab")
+def _serve_lab(home: Path, trusted: tuple[Path, ...] = ()) -> Iterator[str]:
+    """A JupyterLab server on 127.0.0.1 serving a copy of the notebooks from ``home``; yields its
+    base URL. Its signature database is its own (``JUPYTER_DATA_DIR`` under ``home``), holding the
+    notebooks of ``trusted`` signed as the course's start script does, and nothing of this account's."""
     work = home / "notebooks"
     work.mkdir()
     for nb in NOTEBOOKS:
         shutil.copy(nb, work / nb.name)
+    env = dict(os.environ, JUPYTER_DATA_DIR=str(home / "data"))
+    if trusted:  # signed where they are, as the class server signs its read-only course: the copies are trusted
+        subprocess.run([sys.executable, "-m", "jupyter", "trust", *map(str, trusted)], env=env, check=True,
+                       capture_output=True)
     # No notification settings here: the course's own overrides (installed into the environment from
     # jupyter/overrides.json) must keep the news prompt away, as they do for a learner.
     notebook_settings = home / "settings" / "@jupyterlab" / "notebook-extension"
@@ -83,7 +87,8 @@ def lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         "--expose-app-in-browser",
     ]
     log = open(home / "lab.log", "w")
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=work, start_new_session=True)
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=work, env=env,
+                              start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -103,6 +108,18 @@ def lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """JupyterLab, as a learner who runs the course on their own machine without trusting it."""
+    yield from _serve_lab(tmp_path_factory.mktemp("lab"))
+
+
+@pytest.fixture(scope="module")
+def trusted_lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """JupyterLab, as on the class server: the course's notebooks trusted by the learner."""
+    yield from _serve_lab(tmp_path_factory.mktemp("trusted-lab"), trusted=tuple(NOTEBOOKS))
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +225,7 @@ def test_a_prediction_hides_its_answer_until_the_guess_is_committed_and_shown(la
         page.goto(lab.format("reveal", notebook), timeout=60_000)
         page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
         page.wait_for_function(KERNEL_IDLE, timeout=60_000)
-        # Opened, not yet run, a notebook a learner has not saved is not trusted: JupyterLab shows
+        # Opened, not yet run, a notebook the learner has not trusted (nor saved): JupyterLab shows
         # the stored widget's text form, and the answers, until the widget's cell runs.
         assert _cell(page, answer).is_visible() and page.locator(f"{PANEL} .course-reveal").count() == 0
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
@@ -237,5 +254,43 @@ def test_a_prediction_hides_its_answer_until_the_guess_is_committed_and_shown(la
         assert _cell(page, answer).is_visible(), "a reloaded notebook hides an answer already shown"
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "reveal.png"))
+    finally:
+        page.close()
+
+
+def test_a_trusted_notebook_hides_the_answer_before_any_cell_runs(trusted_lab: str, browser) -> None:
+    notebook = "02_illusory_cosine.ipynb"
+    answer = "Random pairs of the isotropic cloud have a mean cosine of"  # 02.p1's reveal-end cell
+    folded = "cos_iso = random_cosines(X_iso, rng)"
+    later = "Standardising leaves coordinate 7 a share of"  # 02.p2's explanation
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(trusted_lab.format("trusted", notebook), timeout=60_000)
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        # the widgets stored in the notebook are drawn once its kernel is up: no cell is run here
+        page.locator(f"{PANEL} .course-reveal").first.wait_for(state="attached", timeout=120_000)
+        for text in (answer, folded, later):
+            _cell(page, text).wait_for(state="hidden", timeout=30_000)
+        assert _cell(page, "Predict first. The cone's points differ only").is_visible(), "the prompt is hidden too"
+        show = page.locator(f"{PANEL} .course-reveal-show").first
+        assert show.is_visible() and show.is_disabled(), "the answer can be shown before a guess is committed"
+        show.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "reveal-trusted.png"))
+
+        # Run, saved by JupyterLab (so trusted), its kernel stopped, opened again: the widgets it saved
+        # (the course's settings save their state) are drawn again and hide the answers again.
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.sessionContext.session", timeout=30_000)
+        page.reload()
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.locator(f"{PANEL} .course-reveal").first.wait_for(state="attached", timeout=120_000)
+        for text in (answer, folded, later):
+            _cell(page, text).wait_for(state="hidden", timeout=30_000)
+        assert page.get_by_text("Error displaying widget").count() == 0, "a saved widget is unknown when reopened"
     finally:
         page.close()
