@@ -116,11 +116,17 @@ def safe_kernel_spec(venv: Path) -> Path:
     kernel = json.loads(spec.read_text()) if spec.exists() else {
         "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
     kernel["argv"] = [str(venv / "bin" / "python"), "-P", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    fresh = spec.with_name(f".kernel.json.{os.getpid()}")
-    fresh.write_text(json.dumps(kernel, indent=1) + "\n")
-    os.chmod(fresh, 0o644)
-    os.replace(fresh, spec)
+    _write_json(spec, kernel)
     return spec
+
+
+def _write_json(path: Path, content: object) -> None:
+    """``content`` as JSON at ``path``, readable by all, written anew and renamed over the old file
+    (never edited in place: an environment's files may be hard links into uv's cache)."""
+    fresh = path.with_name(f".{path.name}.{os.getpid()}")
+    fresh.write_text(json.dumps(content, indent=1) + "\n")
+    os.chmod(fresh, 0o644)
+    os.replace(fresh, path)
 
 
 def install_environment(prefix: Path, python: Path | None = None) -> Path:
@@ -147,10 +153,7 @@ def write_learner_config(prefix: Path) -> Path:
             "ServerApp": {"jpserver_extensions": dict.fromkeys(TEACHER_SERVER_EXTENSIONS, False)}},
     }
     for path, content in files.items():
-        fresh = path.with_name(f".{path.name}.{os.getpid()}")
-        fresh.write_text(json.dumps(content, indent=1) + "\n")
-        os.chmod(fresh, 0o644)
-        os.replace(fresh, path)
+        _write_json(path, content)
     make_readable(folder)
     return folder
 
