@@ -18,7 +18,7 @@
   :mod:`~shared.real.negatives`) and notebook 09's of the decoder (:mod:`~shared.real.decoder_study`,
   :mod:`~shared.real.outside`);
 * drawings: :mod:`~shared.figures` (what each figure draws, its scene, computed without matplotlib,
-  and one view per figure drawing it, which needs matplotlib and is imported on first use);
+  and one view per figure drawing it with matplotlib, imported on first use);
 * widgets: :mod:`~shared.explorers` (slider panels; needs ipywidgets);
 * :mod:`~shared.exercises`: the checks of the exercises, one module per notebook.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import json
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,18 @@ def to_tree(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     if cls is tuple:
         return {"$tuple": [to_tree(v, arrays) for v in value]}
     raise TypeError(f"the store cannot keep a {where}")
+
+
+def digest_content(digest: Any, value: Any) -> None:
+    """Feed ``value`` into ``digest`` (a ``hashlib`` hash): its tree as JSON and every array's dtype,
+    shape and bytes, so equal content gives an equal digest; a :class:`TypeError` for content the
+    store cannot keep (and so cannot name)."""
+    arrays: dict[str, np.ndarray] = {}
+    digest.update(json.dumps(to_tree(value, arrays)).encode())
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name} {array.dtype.str} {array.shape}".encode())
+        digest.update(memoryview(array).cast("B"))
 
 
 def _class(where: str) -> type:

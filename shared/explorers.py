@@ -38,7 +38,6 @@ import hashlib
 import html
 import inspect
 import itertools
-import json
 import os
 import time
 from collections import OrderedDict
@@ -51,7 +50,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
 
 from . import _checks, store
-from ._stored import to_tree
+from ._stored import digest_content
 
 REMEMBERED = 32
 CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
@@ -272,16 +271,9 @@ def _frames(explorer: Explorer) -> dict | None:
     start = time.perf_counter()
     for setting in settings:
         try:
-            data, options = explorer._inputs(setting)
-            arrays: dict[str, np.ndarray] = {}
-            tree = to_tree((data, options), arrays)
+            digest_content(digest, explorer._inputs(setting))
         except TypeError:  # content the store cannot keep, so cannot name
             return None
-        digest.update(json.dumps(tree).encode())
-        for name in sorted(arrays):
-            array = np.ascontiguousarray(arrays[name])
-            digest.update(f"{name} {array.dtype.str} {array.shape}".encode())
-            digest.update(memoryview(array).cast("B"))
         if time.perf_counter() - start > FRAMES_KEY_SECONDS:
             return None
     inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]

@@ -1,3 +1,4 @@
+import os
 import io
 import warnings
 
@@ -534,3 +535,52 @@ def test_06_the_trade_off_explorer_shows_the_verdict_flip_under_a_steep_noise_sp
         assert round(auc[-1], 3) == 0.676
     finally:
         cloud.value = "A: labels in strong directions"
+
+
+STORED_VIEW = '''
+import hashlib, json, sys
+import numpy as np
+from IPython.core.formatters import DisplayFormatter
+from shared.figures.engine import View
+
+class Dots(View):
+    FIGSIZE, NCOLS, TITLE = (3.0, 2.0), 1, "dots"
+    measure = staticmethod(lambda values: (np.asarray(values, dtype=float),))
+    def _build(self, scene):
+        self.line, = self.axes[0].plot([], [], "o")
+    def _draw(self, scene):
+        self.line.set_data(np.arange(len(scene[0])), scene[0])
+        self.axes[0].set_xlim(-1, len(scene[0]))
+        self.axes[0].set_ylim(0, 10)
+
+shown, _ = DisplayFormatter().format(Dots([float(v) for v in sys.argv[1:]]))  # as a notebook shows a figure
+print(json.dumps({"png": hashlib.sha256(shown["image/png"]).hexdigest(), "text": shown["text/plain"],
+                  "matplotlib": "matplotlib" in sys.modules}))
+'''
+
+
+def test_a_static_figure_the_store_holds_is_shown_from_it_without_matplotlib(tmp_path):
+    """A view shown as a static figure, drawn while the store was built, is read back byte for byte in
+    another kernel, which loads no matplotlib (IPython's display probes the view's attributes, which
+    must not draw it); other numbers (a learner's own data) have no stored picture and are drawn."""
+    import json
+    import subprocess
+    import sys
+
+    from shared import store
+
+    def show(*values: float, build: bool = False) -> dict:
+        env = {**os.environ, store.ENV: str(tmp_path / "store"), store.DRAW_FRAMES: "1" if build else "0"}
+        run = subprocess.run([sys.executable, "-c", STORED_VIEW, *map(str, values)], env=env, capture_output=True,
+                             text=True, check=True)
+        return json.loads(run.stdout)
+
+    drawn = show(1, 5, 3)
+    assert drawn["matplotlib"] and not (tmp_path / "store").exists(), "only the store's build stores pictures"
+    built = show(1, 5, 3, build=True)
+    assert built == drawn
+    assert len(list((tmp_path / "store").glob("view-picture-*"))) == 1
+    read = show(1, 5, 3)
+    assert read == {**drawn, "matplotlib": False}, "the stored picture differs, or matplotlib was loaded"
+    edited = show(1, 5, 4)
+    assert edited["matplotlib"] and edited["png"] != drawn["png"] and edited["text"] == drawn["text"]

@@ -7,9 +7,11 @@
   :mod:`~shared.figures.scenes_common`);
 * :mod:`~shared.figures.views_toys` and :mod:`~shared.figures.views_real`: one view per figure.
 
-``import shared.figures`` loads the scenes only. The views and the engine load matplotlib, so they
-are imported on first use (``from shared.figures import SphereConeView``): what a figure will show
-can be computed where matplotlib is not wanted.
+``import shared.figures`` loads the scenes only; the views and the engine are imported on first use
+(``from shared.figures import SphereConeView``): what a figure will show can be computed where
+matplotlib is not wanted. The engine and the real models' views load matplotlib only when a figure
+is first drawn, so a notebook of 07 to 09 whose static figures and explorer frames the study store
+holds runs without it; the toy views (01 to 06) load it on import.
 """
 
 from importlib import import_module
@@ -52,7 +54,7 @@ from .scenes_toys import (
     tradeoff_scene,
 )
 
-# The names below live in modules that load matplotlib: each is imported when first asked for.
+# The names below live in the engine and the views' modules: each is imported when first asked for.
 _LAZY = {
     "BLUE": "engine",
     "DARK_BLUE": "engine",
@@ -85,7 +87,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """A view or a name of the engine, imported on first use (it loads matplotlib)."""
+    """A view or a name of the engine, imported on first use."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)

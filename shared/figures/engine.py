@@ -10,21 +10,24 @@ draws one scene; what is drawn, and from which data, is the business of its subc
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
+import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar
+from importlib.metadata import version
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import matplotlib as mpl
 import numpy as np
-from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.legend import Legend
-from PIL import Image
 
+from .. import store
+from .._stored import digest_content
 from ..meters import Reading
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 __all__ = [
     "BLUE",
@@ -61,12 +64,23 @@ def nice_limit(x: float) -> float:
     return 10.0 * power
 
 
+def _rc(style: dict[str, Any]) -> AbstractContextManager[Any]:
+    """matplotlib's settings ``style`` for the ``with`` block (matplotlib is loaded here, when a
+    picture is first drawn, not when a view's module is imported)."""
+    import matplotlib as mpl
+
+    return mpl.rc_context(style)
+
+
 class LiveFigure:
     """A figure of ``ncols`` panels in a row, drawn under the matplotlib settings ``style``."""
 
     def __init__(self, figsize: tuple[float, float], ncols: int, title: str, style: dict[str, Any]) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         self.style = style
-        with mpl.rc_context(style):
+        with _rc(style):
             self.fig = Figure(figsize=figsize, layout="constrained")
             FigureCanvasAgg(self.fig)
             self.axes = list(self.fig.subplots(1, ncols, squeeze=False)[0])
@@ -90,7 +104,7 @@ class LiveFigure:
     def full_image(self) -> bytes:
         """Draw the whole figure from scratch and encode it (the slow path, for comparison)."""
         self._stop_blitting()
-        with mpl.rc_context(self.style):
+        with _rc(self.style):
             self.fig.canvas.draw()
         return _jpeg(self.fig.canvas)
 
@@ -103,7 +117,7 @@ class LiveFigure:
         """The whole figure as PNG at 100 dpi: how a notebook shows it as a static figure."""
         self._stop_blitting()
         buf = io.BytesIO()
-        with mpl.rc_context(self.style):
+        with _rc(self.style):
             self.fig.savefig(buf, format="png", dpi=100)
         return buf.getvalue()
 
@@ -128,7 +142,7 @@ class LiveFigure:
             for ax, position in self._unlaid:
                 ax.set_position(position, which="both")
             self.fig.set_layout_engine("constrained")
-            with mpl.rc_context(self.style):
+            with _rc(self.style):
                 canvas.draw()
             self.fig.set_layout_engine("none")
             self._background = canvas.copy_from_bbox(self.fig.bbox)
@@ -147,6 +161,8 @@ class LiveFigure:
         Legends must be opaque (``legend.framealpha`` 1) for this: their pixels then do not depend
         on what lies beneath, and rendering their text is the slowest part of a redraw.
         """
+        from matplotlib.legend import Legend
+
         canvas = self.fig.canvas
         if not isinstance(artist, Legend):
             self.fig.draw_artist(artist)
@@ -167,6 +183,8 @@ def _jpeg(canvas: FigureCanvasAgg) -> bytes:
     Encoding is on the path of every slider move: JPEG takes about 1 ms for an explorer's
     picture where PNG takes about 9 ms, and at this quality the difference is not visible.
     """
+    from PIL import Image
+
     buf = io.BytesIO()
     rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
     rgba.convert("RGB").save(buf, format="jpeg", quality=95)
@@ -198,7 +216,7 @@ def course_style() -> AbstractContextManager[None]:
     Every view of this module draws inside it; a learner's own plot can too. Nothing outside
     the ``with`` block changes.
     """
-    return mpl.rc_context(STYLE)
+    return _rc(STYLE)
 
 
 class View(LiveFigure):
@@ -206,6 +224,12 @@ class View(LiveFigure):
 
     A subclass names its pure function (``measure``), its size and title, builds its artists once
     (``_build``, from the first scene) and draws a scene (``_draw``).
+
+    The matplotlib figure is made when it is first needed (an attribute of the figure is asked for,
+    a picture is drawn): a view shown once as a static figure whose picture the study store holds
+    (drawn there while the store was built, :data:`shared.store.DRAW_FRAMES`, for the same scene
+    under the same code, matplotlib and Pillow) is shown from the store, without loading matplotlib.
+    A scene that differs in any number (a learner's own data) has no stored picture and is drawn.
     """
 
     measure: ClassVar[Callable[..., Any]]
@@ -224,10 +248,46 @@ class View(LiveFigure):
         return view
 
     def _start(self, scene: Any) -> None:
-        super().__init__(self.FIGSIZE, self.NCOLS, self.TITLE, STYLE)
         self.scene = scene
-        self._build(scene)
-        self.draw(scene)
+        self.title = self.TITLE
+
+    def _make_figure(self) -> None:
+        """The figure, its artists, and the current scene drawn on them."""
+        self._making = True
+        super().__init__(self.FIGSIZE, self.NCOLS, self.TITLE, STYLE)
+        self._build(self.scene)
+        self._draw(self.scene)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute the view does not have yet: one of its figure's, before the
+        # figure is made (once; never for the names that copy, pickle and IPython's display probe for).
+        if (name.startswith(("__", "_repr_", "_ipython_")) or "scene" not in self.__dict__
+                or "_making" in self.__dict__):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._make_figure()
+        return getattr(self, name)
+
+    def _repr_png_(self) -> bytes:
+        """The whole figure as PNG at 100 dpi; a view whose figure is not made yet is read from the
+        study store when it holds this scene's picture (and stored there while the store is built)."""
+        if "_making" not in self.__dict__:
+            picture = self._stored_png()
+            if picture is not None:
+                return picture
+        return super()._repr_png_()
+
+    def _stored_png(self) -> bytes | None:
+        digest = hashlib.sha256(f"{type(self).__module__}:{type(self).__qualname__}".encode())
+        try:
+            digest_content(digest, self.scene)
+        except TypeError:  # a scene the store cannot keep, so cannot name
+            return None
+        inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
+        shelf = store.default()
+        picture = shelf.find("view picture", inputs)
+        if picture is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
+            picture = shelf.get("view picture", inputs, lambda: np.frombuffer(super(View, self)._repr_png_(), np.uint8))
+        return None if picture is None else picture.tobytes()
 
     def _build(self, scene: Any) -> None:
         """Create the artists (most of them empty) and the fixed labels; default: nothing."""
@@ -238,7 +298,10 @@ class View(LiveFigure):
     def draw(self, scene: Any) -> None:
         """Draw ``scene`` (the result of ``measure``): set the artists' data and the axis limits."""
         self.scene = scene
-        self._draw(scene)
+        if "_making" not in self.__dict__:
+            self._make_figure()  # draws the scene
+        else:
+            self._draw(scene)
 
     def update(self, *data: Any, **options: Any) -> None:
         """Measure the constructor's arguments and draw them."""

@@ -7,7 +7,6 @@ The views follow the pattern of :mod:`shared.figures.views_toys`; their scenes a
 
 from __future__ import annotations
 
-import matplotlib as mpl
 import numpy as np
 
 from . import scenes_real as scenes
@@ -95,6 +94,8 @@ class NormFrequencyView(View):
         ax_vocab.set_ylabel("input embedding norm")
         ax_vocab.set_title(f"Static embeddings: Spearman ρ = {vocab.spearman[0]:+.2f}")
         ax_vocab.legend(loc="upper left")
+        import matplotlib as mpl  # here, not at import: a stored picture needs no matplotlib
+
         colors = mpl.colormaps["viridis"](np.linspace(0.1, 0.85, len(scene.layers)))
         for layer, color in zip(scene.layers, colors):
             ax_ctx.plot(centres, ctx.median[layer], "o-", color=color, lw=2.2,
