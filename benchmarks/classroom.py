@@ -4,8 +4,9 @@ Run as root (it creates N accounts, removed at the end) with
 ``sudo uv run --group classroom python benchmarks/classroom.py --students 10``. It starts the class
 server (``python -m classroom serve``) on 127.0.0.1 in a temporary folder; every learner, in a
 thread of their own and at the same moment, logs in through the hub's form, asks for a token,
-starts their server, runs notebook 09 top to bottom in one kernel and then 07 in another (both
-kept open, as a learner leaves them), and then, once a second for ``--slider-seconds``, moves the
+starts their server, runs notebook 09 top to bottom in one kernel, closes it (the course's JupyterLab
+shuts a closed notebook's kernel down; ``--keep-kernels`` keeps it, as a learner who leaves the tab
+open until the kernel is culled) and runs 07 in another, and then, once a second for ``--slider-seconds``, moves the
 first slider of 07's explorer as the browser's slider does: a ``comm_msg`` updating the slider's
 widget (and, where the explorer holds its frames in the page, the updates its browser-side links
 send to the frames' stacks), timed until the kernel has handled them and gone idle, so including
@@ -14,7 +15,7 @@ slider to the same value in the same second (``--bursts`` times, a few seconds a
 
 Reported: the machine's peak memory in use (MemTotal - MemAvailable, sampled every half second)
 above what it used before the hub started; memory per learner (the proportional set size, shared
-pages counted once, of all their processes, at its peak, and at the end with the server and both
+pages counted once, of all their processes, at its peak, and at the end with the server and its
 kernels idle, split into the server and the kernels); the time from the first log-in until
 every learner's two notebooks have run; the slider reply times' p50 and p95 over the class, steady
 and in the burst; and the kernels lost (a notebook that failed, or a kernel dead at the end). Bounded: every step has a
@@ -182,7 +183,7 @@ def attacker(student: Student, stop: threading.Event) -> dict:
 
 
 def learner(student: Student, t0: float, slider_seconds: int, start_line: threading.Barrier,
-            startup_only: bool = False, bursts: int = 3) -> dict:
+            startup_only: bool = False, bursts: int = 3, keep_kernels: bool = False) -> dict:
     result: dict = {"name": student.name, "lost": 0, "slider": [], "error": ""}
     kernels: list[Kernel] = []
     try:
@@ -203,6 +204,8 @@ def learner(student: Student, t0: float, slider_seconds: int, start_line: thread
             result[notebook[:2]] = time.perf_counter() - start
             cpu = kernel.execute("import time as _time; print(_time.process_time())", timeout=60)
             result[f"{notebook[:2]}_cpu"] = float(cpu.stdout)  # the kernel's own CPU seconds (load-independent)
+            if notebook != real_models()[0].notebook and not keep_kernels:  # 07 (run last) stays open
+                kernels.pop().close(shutdown=True)  # the learner closes the notebook's tab
         result["finished"] = time.perf_counter() - t0
         found = kernels[-1].execute(EXPLORER, timeout=60)
         if found.status != "ok":
@@ -256,6 +259,7 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=1)
     parser.add_argument("--slider-seconds", type=int, default=60)
     parser.add_argument("--bursts", type=int, default=3, help="times every learner moves the same slider at once")
+    parser.add_argument("--keep-kernels", action="store_true", help="keep 09's kernel open while 07 runs")
     parser.add_argument("--store", type=Path, default=Path("/var/tmp/isotropy-store"))
     parser.add_argument("--memory", default="3G", help="each learner process's address-space limit")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "classroom")
@@ -294,7 +298,7 @@ def main() -> int:
                 if attacks:
                     time.sleep(30)  # the attack is under way before the class starts
                 results = list(pool.map(lambda n: learner(room.student(n), t0, args.slider_seconds, start_line,
-                                                          args.startup_only, args.bursts), honest))
+                                                          args.startup_only, args.bursts, args.keep_kernels), honest))
                 stop.set()
                 attack_results = [a.result() for a in attacks]
             sampler.stop.set()
@@ -315,6 +319,7 @@ def main() -> int:
         "hostile": args.hostile,
         "slow": args.slow,
         "startup_only": args.startup_only,
+        "kernels_kept_open": args.keep_kernels,
         "cores": os.cpu_count(),
         "servers_started": len(ready),
         "start_request_s_max": round(max(answered), 2) if answered else None,

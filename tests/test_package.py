@@ -43,6 +43,8 @@ def test_jupyterlab_settings_of_the_course_are_installed_into_its_environment():
     assert json.loads(source.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     # a notebook the learner saves keeps its widgets, so it hides its answers again once reopened
     assert json.loads(source.read_text())["@jupyter-widgets/jupyterlab-manager:plugin"]["saveState"] is True
+    # closing a notebook shuts its kernel down: a learner holds the kernels of the notebooks they have open
+    assert json.loads(source.read_text())["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
 
 
 # ----- the layout (CONTRIBUTING.md): small modules, private names at home, imports as layers ----------
