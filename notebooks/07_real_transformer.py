@@ -38,9 +38,7 @@ from shared import (
     cov_eigs,
     effective_rank,
     gaussian_effective_rank,
-    isotropy_report,
     numerical_rank,
-    paraphrase_check,
     random_cosines,
 )
 from shared.exercises import check, solution
@@ -53,11 +51,13 @@ from shared.real.encoder_study import (
     PUBLISHED_MEAN_COSINE,
     REAL_REMEDIES,
     layer_profile,
+    layer_reports,
     real_point,
     real_remedy,
     real_study,
     variant_checks,
     vocabulary_meters,
+    whitening_control,
 )
 from shared.real.frequency import norm_frequency
 from shared.real.negatives import (
@@ -66,10 +66,10 @@ from shared.real.negatives import (
     FRACTION_SPLITS,
     load_same_topic,
     negative_auc,
+    negatives_by_kind,
     same_topic_encoded,
     remedy_splits,
     trap_kinds,
-    word_sharing_negatives,
 )
 
 # %% [markdown]
@@ -568,7 +568,9 @@ explore(lambda layer, remedy: points[layer, remedy], RealModelView, title="Explo
 # names the failure: here the tokens of layer 5 (the peak of the offset) and of layer 6.
 
 # %%
-reports = {layer: isotropy_report(enc.states[layer][ordinary], rng=0) for layer in (5, 6)}
+# {layer: isotropy_report(enc.states[layer][ordinary], rng=0) for layer in (5, 6)}: the same for every
+# learner, so measured once per machine and read from the study store (try it on any other matrix)
+reports = layer_reports()
 for layer, report in reports.items():
     print(f"layer {layer}:")
     print(report)
@@ -643,12 +645,14 @@ print(f"variance along the top / bottom principal direction = {eigs[0] / eigs[-1
 # on held-out rows is estimation noise alone.
 
 # %%
-n_fit, n_held, n_dir = study.fit_tokens.sum(), study.held_tokens.sum(), numerical_rank(cov_eigs(H6[study.fit_tokens]))
-control = []
-for seed in range(3):
-    rng = np.random.default_rng(seed)
-    G_fit, G_held = rng.standard_normal((n_fit, n_dir)), rng.standard_normal((n_held, n_dir))
-    control.append(effective_rank(cov_eigs(real_remedy("whitening", G_held, G_fit))))
+# whitening_control() (shared/real/encoder_study.py), the same for every learner, so measured once per machine:
+#   n_fit, n_held = study.fit_tokens.sum(), study.held_tokens.sum()
+#   n_dir = numerical_rank(cov_eigs(H6[study.fit_tokens]))
+#   for seed in range(3):
+#       rng = np.random.default_rng(seed)
+#       G_fit, G_held = rng.standard_normal((n_fit, n_dir)), rng.standard_normal((n_held, n_dir))
+#       control.append(effective_rank(cov_eigs(real_remedy("whitening", G_held, G_fit))))
+n_fit, n_held, n_dir, control = whitening_control()
 print(f"Gaussian control ({n_fit:,} x {n_dir} fit rows, {n_held:,} held-out rows, seeds 0-2): held-out effective"
       f" rank {min(control):.1f} to {max(control):.1f}")
 
@@ -702,17 +706,14 @@ for layer in (0, 3, 6):
         print(f"  {name:29s} " + "  ".join(cells))
     print()
 kind = np.array(study.held_kind)
-negatives = word_sharing_negatives([corpus.sentences[i] for i in study.held_sentences], study.held_pairs)
+# negatives_by_kind()[kind, layer] (shared/real/negatives.py), the same for every learner, so measured once
+# per machine: for the held-out pairs of one kind, with S = real_point(layer, "none").sentences,
+#   (paraphrase_check(S, pairs).auc, negative_auc(S, pairs, word-sharing negatives),
+#    negative_auc(S with the same-topic sentences, pairs, the same-topic pairs))
+by_kind = negatives_by_kind()
 print("no remedy, AUC at layers 0, 3, 6  against unrelated pairs  against word-sharing negatives  against same-topic")
 for name in ("overlap", "reworded"):
-    these = np.repeat(kind == name, 2)  # two negatives per pair, one for each of its sentences
-    scores = []
-    for layer in (0, 3, 6):
-        S = real_point(layer, "none").sentences
-        both = np.vstack([S, sentence_embeddings(same_enc, layer)])
-        scores.append((paraphrase_check(S, study.held_pairs[kind == name]).auc,
-                       negative_auc(S, study.held_pairs[kind == name], negatives[these]),
-                       negative_auc(both, study.held_pairs[kind == name], same.pairs + len(S))))
+    scores = [by_kind[name, layer] for layer in (0, 3, 6)]
     print(f"  {name:8s} pairs only ({np.sum(kind == name)})     " + "  ".join(
         f"{', '.join(f'{s[k]:.3f}' for s in scores):>26s}" for k in range(3)))
 

@@ -31,12 +31,14 @@ from ..meters import (
     cross_group_cosines,
     effective_rank,
     mean_cosine,
+    numerical_rank,
     paraphrase_check,
     paraphrase_cosines,
     rank_collapse,
     read,
 )
 from ..remedies import FittedRemedies
+from ..report import IsotropyReport, isotropy_report
 from .corpus import Corpus, load_corpus, split_halves
 from .encoder import Encoded, encode, load_minilm, sentence_embeddings
 from .models import minilm_dir, model_inputs, run_through
@@ -409,13 +411,51 @@ def variant_checks() -> dict[tuple[int, str], ParaphraseCheck]:
         for layer in VARIANT_LAYERS for name, S in sentence_variants(layer).items()})
 
 
+#: The layers whose tokens notebook 07 reports on with :func:`~shared.report.isotropy_report`.
+REPORT_LAYERS = (5, 6)
+
+
+def layer_reports() -> dict[int, IsotropyReport]:
+    """:func:`~shared.report.isotropy_report` (``rng=0``) of the tokens that are not ``[CLS]``/``[SEP]``
+    at each of :data:`REPORT_LAYERS`: the same for every learner, kept by the study (once per machine)."""
+    study = real_study()
+    ordinary = ~study.enc.special
+    return kept(study.measured, ("isotropy reports", REPORT_LAYERS), lambda: {
+        layer: isotropy_report(study.enc.states[layer][ordinary], rng=0) for layer in REPORT_LAYERS})
+
+
+def whitening_control(layer: int = 6, seeds: int = 3) -> tuple[int, int, int, tuple[float, ...]]:
+    """Whitening's estimation noise alone: for independent Gaussian rows of the sizes of ``layer``'s
+    fit and held-out tokens, in as many dimensions as the fit tokens' covariance has numerically
+    non-zero directions, the held-out effective rank after whitening fitted on the Gaussian fit rows,
+    for each seed ``0 .. seeds - 1``. Returns ``(fit rows, held-out rows, dimensions, ranks)``; kept
+    by the study (once per machine)."""
+    study = real_study()
+    layer = _checks.integer(layer, "layer", 0, len(study.enc.states) - 1)
+    seeds = _checks.integer(seeds, "seeds", 1)
+
+    def measure() -> tuple[int, int, int, tuple[float, ...]]:
+        n_fit, n_held = int(study.fit_tokens.sum()), int(study.held_tokens.sum())
+        n_dir = int(numerical_rank(cov_eigs(study.enc.states[layer][study.fit_tokens])))
+        ranks = []
+        for seed in range(seeds):
+            rng = np.random.default_rng(seed)
+            G_fit, G_held = rng.standard_normal((n_fit, n_dir)), rng.standard_normal((n_held, n_dir))
+            ranks.append(float(effective_rank(cov_eigs(real_remedy("whitening", G_held, G_fit)))))
+        return n_fit, n_held, n_dir, tuple(ranks)
+
+    return kept(study.measured, ("whitening control", layer, seeds), measure)
+
+
 def store_entries() -> list[tuple[str, Callable[[], object]]]:
     """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
     :mod:`shared.real.models`, names this module): the corpus through MiniLM, its layer profile, the meters of its input embeddings, the bootstrap of its
-    sentence variants and every point of notebook 07's explorer."""
+    sentence variants, the isotropy reports, the Gaussian control of whitening and every point of
+    notebook 07's explorer."""
     config = json.loads((minilm_dir() / "config.json").read_text())
     layers = int(config["num_hidden_layers"]) + 1  # 0 = embedding layer
     return [("corpus through MiniLM", real_study), ("layer profile", layer_profile),
             ("MiniLM vocabulary meters", vocabulary_meters), ("bootstrap of the sentence variants", variant_checks),
+            ("isotropy reports of layers 5 and 6", layer_reports), ("whitening's Gaussian control", whitening_control),
             *((f"MiniLM layer {layer}, {remedy}", lambda l=layer, r=remedy: real_point(l, r))
               for layer in range(layers) for remedy in REAL_REMEDIES)]

@@ -21,7 +21,7 @@ from ..meters import auc, paraphrase_check, paraphrase_cosines, rankable, unit_r
 from ..remedies import FittedRemedies
 from .corpus import DATA, Corpus, fit_share, split_halves
 from .encoder import Encoded, encode, sentence_embeddings
-from .encoder_study import REAL_REMEDIES, RealStudy, real_remedy, real_study
+from .encoder_study import REAL_REMEDIES, RealStudy, real_point, real_remedy, real_study
 from .models import run_through
 from .study import kept
 
@@ -245,7 +245,37 @@ def _remedy_splits(study: RealStudy, splits: int, fraction: float = 0.5,
     return RemedySplits(np.arange(splits), layers, REAL_REMEDIES, **figures)
 
 
+#: The layers of notebook 07's table of AUCs by kind of pair.
+KIND_LAYERS = (0, 3, 6)
+
+
+def negatives_by_kind() -> dict[tuple[str, int], tuple[float, float, float]]:
+    """For the held-out paraphrase pairs of each kind (``overlap``, ``reworded``) at each of
+    :data:`KIND_LAYERS`, the sentence vectors with no remedy: the paraphrase check's AUC against
+    unrelated pairs, :func:`negative_auc` against word-sharing negatives (two per pair, one for each of
+    its sentences) and against the same-topic pairs; by ``(kind, layer)``. The same for every learner,
+    kept by the study (once per machine)."""
+    study = real_study()
+
+    def measure() -> dict[tuple[str, int], tuple[float, float, float]]:
+        kind = np.array(study.held_kind)
+        negatives = word_sharing_negatives([study.corpus.sentences[i] for i in study.held_sentences],
+                                           study.held_pairs)
+        same, same_enc = load_same_topic(), same_topic_encoded()
+        scores = {}
+        for name in ("overlap", "reworded"):
+            pairs, these = study.held_pairs[kind == name], np.repeat(kind == name, 2)
+            for layer in KIND_LAYERS:
+                S = real_point(layer, "none").sentences
+                both = np.vstack([S, sentence_embeddings(same_enc, layer)])
+                scores[name, layer] = (float(paraphrase_check(S, pairs).auc), float(negative_auc(S, pairs, negatives[these])),
+                                       float(negative_auc(both, pairs, same.pairs + len(S))))
+        return scores
+
+    return kept(study.measured, ("AUCs by kind of pair", KIND_LAYERS), measure)
+
+
 def store_entries() -> list[tuple[str, Callable[[], object]]]:
     """What ``python -m shared.real.build`` precomputes of this module, in order (its model's record,
-    :mod:`shared.real.models`, names this module): the remedies over many splits."""
-    return [("remedies over 20 splits", remedy_splits)]
+    :mod:`shared.real.models`, names this module): the remedies over many splits and the AUCs by kind of pair."""
+    return [("remedies over 20 splits", remedy_splits), ("AUCs by kind of pair", negatives_by_kind)]
