@@ -129,12 +129,29 @@ def _write_json(path: Path, content: object) -> None:
     os.replace(fresh, path)
 
 
+def installed_toolkit_is_the_checkout(venv: Path) -> None:
+    """A ``RuntimeError`` naming the first file of the toolkit (``shared/``) that the environment at
+    ``venv`` holds differently from this checkout: an install must never run a previous toolkit (a
+    wheel uv kept in its cache, say) against this course's notebooks."""
+    ours = ROOT / "shared"
+    theirs = next(venv.glob("lib/python3*/site-packages/shared"), None)
+    if theirs is None:
+        raise RuntimeError(f"{venv} holds no toolkit (shared/)")
+    for path in sorted(ours.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            other = theirs / path.relative_to(ours)
+            if not other.is_file() or other.read_bytes() != path.read_bytes():
+                raise RuntimeError(f"{venv} holds another {path.relative_to(ROOT)} than this checkout: its toolkit is "
+                                   "out of date (uv's cache?); `uv cache clean isotropy-anisotropy` and install again")
+
+
 def install_environment(prefix: Path, python: Path | None = None) -> Path:
     """The course's environment at ``prefix/venv`` from uv.lock, its kernel on a safe path; returns its path."""
     venv = prefix / "venv"
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     env = dict(os.environ, UV_PROJECT_ENVIRONMENT=str(venv))
     subprocess.run([uv, *UV_SYNC[1:], "--python", str(python or shared_python())], cwd=ROOT, env=env, check=True)
+    installed_toolkit_is_the_checkout(venv)
     safe_kernel_spec(venv)
     make_readable(venv)
     return venv

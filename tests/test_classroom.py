@@ -295,6 +295,24 @@ def test_a_roster_names_its_members_and_refuses_bad_lines(tmp_path: Path) -> Non
             read_roster(bad)
 
 
+def test_an_install_refuses_an_environment_holding_another_toolkit(tmp_path: Path) -> None:
+    """A non-editable install may take a wheel from uv's cache; the install checks that the toolkit the
+    learners' kernels will import is this checkout's, file for file."""
+    import shutil
+
+    from classroom import install
+
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    shutil.copytree(install.ROOT / "shared", site / "shared", ignore=shutil.ignore_patterns("__pycache__"))
+    install.installed_toolkit_is_the_checkout(tmp_path / "venv")
+    (site / "shared" / "explorers.py").write_text("# the toolkit as it was\n")
+    with pytest.raises(RuntimeError, match="another shared/explorers.py"):
+        install.installed_toolkit_is_the_checkout(tmp_path / "venv")
+    (site / "shared" / "explorers.py").unlink()
+    with pytest.raises(RuntimeError, match="another shared/explorers.py"):
+        install.installed_toolkit_is_the_checkout(tmp_path / "venv")
+
+
 def test_passwords_are_random_hashed_and_checked_exactly(tmp_path: Path) -> None:
     from classroom.accounts import check_password, hash_password, issue_passwords, reset_password
     from classroom.roster import Member
