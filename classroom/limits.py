@@ -23,10 +23,11 @@ count against the learner's memory limit too, so a learner filling them fills on
 folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
 machines) is bound back in, read-only.
 
-:func:`capped_home` puts a learner's home on a file system of its own, of a given size: an ext4
-image (sparse, so it takes on the disk what its files take) mounted on the home through a loop
-device. A learner who fills it gets "No space left on device" in their own home; the machine's disk,
-and so every other learner's home, the hub's state and the exchange, keep their room. This is the
+:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange) on a file system of its
+own, of a given size: an ext4 image (sparse, so it takes on the disk what its files take) mounted on
+the folder through a loop device. A learner who fills their home gets "No space left on device" in
+their own home; the machine's disk, and so every other learner's home, the hub's state and the
+exchange, keep their room. This is the
 bound there is where the kernel has no disk quotas (these machines' kernels are built without
 ``CONFIG_QUOTA``: mounting ext4 with ``usrquota`` fails), and it needs root and loop devices.
 """
@@ -39,8 +40,10 @@ import errno
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CGROUP = Path("/sys/fs/cgroup")
@@ -192,38 +195,79 @@ def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> No
                 os.close(fd)
 
 
-def capped_home(home: Path, image: Path, size: int, uid: int, gid: int) -> None:
-    """``home`` on a file system of its own of ``size`` bytes (the ext4 image ``image``, made at the
-    first call from what the home holds, then mounted through a loop device; a later call mounts it
-    again, after a reboot say, or does nothing while it is mounted). Needs root."""
-    if os.path.ismount(home):
-        return
+def processes_of(uid: int) -> list[int]:
+    """The processes that run as ``uid`` (as their real, effective, saved or file-system user)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as f:
+                ids = next(line for line in f if line.startswith("Uid:")).split()[1:]
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue  # gone meanwhile
+        if str(uid) in ids:
+            found.append(int(entry.name))
+    return found
+
+
+def capped_folder(folder: Path, image: Path, size: int, uid: int, gid: int, mode: int = 0o700,
+                  refuse: Callable[[], str | None] | None = None) -> str | None:
+    """``folder`` on a file system of its own of ``size`` bytes (the ext4 image ``image``, made at the
+    first call from what the folder holds, then mounted through a loop device; a later call mounts it
+    again, after a reboot say, or does nothing while it is mounted), owned by ``uid``:``gid`` with
+    ``mode``. Needs root.
+
+    The folder is closed (root's, mode 0700) before anything is copied, so that nobody else enters it
+    while its files go into the image (links are copied as links, never followed), and it stays closed
+    under the mount: a process that still sees the folder itself (one in a mount namespace made before
+    the mount) can write nothing there. ``refuse``, called once the folder is closed and before a first
+    copy, may give a reason not to cap it now (the owner's processes running, say): the folder then
+    gets its owner and mode back and the reason is returned. Returns None when the folder is capped."""
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{folder} is not a folder (a link, or a file)")
+    if os.path.ismount(folder):
+        return None
+    os.chown(folder, 0, 0)
+    os.chmod(folder, 0o700)
     if not image.exists():
+        reason = refuse() if refuse else None
+        if reason:
+            os.chown(folder, info.st_uid, info.st_gid)
+            os.chmod(folder, stat.S_IMODE(info.st_mode))
+            return reason
         fresh = image.with_name(image.name + ".new")
-        with open(fresh, "wb") as f:
+        fresh.unlink(missing_ok=True)
+        with open(fresh, "xb") as f:
             f.truncate(size)  # sparse: the disk it takes is what its files take
         os.chmod(fresh, 0o600)
-        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", f"root_owner={uid}:{gid}", "-d", str(home),
+        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", f"root_owner={uid}:{gid}", "-d", str(folder),
                                str(fresh)], capture_output=True, text=True)
         if made.returncode != 0:
             fresh.unlink()
-            raise OSError(f"mkfs.ext4 for {home}: {made.stderr.strip()}")
+            os.chown(folder, info.st_uid, info.st_gid)
+            os.chmod(folder, stat.S_IMODE(info.st_mode))
+            raise OSError(f"mkfs.ext4 for {folder}: {made.stderr.strip()}")
         os.replace(fresh, image)
-        for child in home.iterdir():  # now in the image; the mount will hide the old copies
+        for child in folder.iterdir():  # now in the image; the mount will hide the old copies
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child)
             else:
                 child.unlink()
-    mounted = subprocess.run(["mount", "-o", "loop,nosuid,nodev", str(image), str(home)], capture_output=True, text=True)
+    mounted = subprocess.run(["mount", "-o", "loop,nosuid,nodev", str(image), str(folder)], capture_output=True, text=True)
     if mounted.returncode != 0:
-        raise OSError(f"mount {image} on {home}: {mounted.stderr.strip()}")
-    os.chown(home, uid, gid)
-    os.chmod(home, 0o700)
+        raise OSError(f"mount {image} on {folder}: {mounted.stderr.strip()}")
+    os.chown(folder, uid, gid)
+    os.chmod(folder, mode)
+    return None
 
 
-def release_home(home: Path, image: Path) -> None:
-    """Undo :func:`capped_home`: unmount ``home`` (lazily: the loop device goes when nothing uses it)
-    and delete the image."""
-    if os.path.ismount(home):
-        subprocess.run(["umount", "--lazy", str(home)], check=True, capture_output=True)
+def release_folder(folder: Path, image: Path) -> None:
+    """Undo :func:`capped_folder`: unmount ``folder`` (lazily: the loop device goes when nothing uses
+    it) and delete the image."""
+    if os.path.ismount(folder):
+        owner = os.stat(folder)
+        subprocess.run(["umount", "--lazy", str(folder)], check=True, capture_output=True)
+        os.chown(folder, owner.st_uid, owner.st_gid)  # the folder below, closed while it was capped
     image.unlink(missing_ok=True)

@@ -284,6 +284,89 @@ def test_hostile_home_fill_stops_at_the_learners_own_size(hub: TrialClass, learn
         other.close()
 
 
+def _as(name: str, *command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", *command],
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.classroom
+def test_hostile_a_home_is_copied_into_its_image_only_when_its_learner_cannot_change_it(capsys) -> None:
+    """``serve`` copies a home into its image once, then deletes the originals. While the learner has a
+    process running (a shell, a server a killed hub left), or the home holds a file of another account
+    (a hard link to a secret, say), it is left as it is, and ``serve`` says so; during the copy the
+    home is closed to the learner; a link in the home is copied as a link, never followed; under the
+    mount, the folder below is no learner's to write."""
+    import secrets
+    import tempfile
+
+    from classroom import accounts, limits
+    from classroom.cli import cap_homes
+
+    if os.geteuid() != 0:
+        pytest.skip("accounts and mounts: run as root (CI does)")
+    top = Path(tempfile.mkdtemp(prefix="isotropy-homes-", dir="/var/lib"))
+    os.chmod(top, 0o755)
+    name = f"iso{secrets.token_hex(3)}h"
+    home, images, state = top / name, top / "images", top / "state"
+    state.mkdir()
+    subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh", "--user-group", name],
+                   check=True, capture_output=True)
+    (state / "created-users").write_text(name + "\n")
+    user = pwd.getpwnam(name)
+    os.chmod(home, 0o700)
+    sleeper = None
+    try:
+        assert _as(name, "sh", "-c", f"echo mine > {home}/work.txt && ln -s /etc/shadow {home}/shadow").returncode == 0
+        sleeper = subprocess.Popen(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", "sleep", "600"])
+        time.sleep(0.5)
+        cap_homes([name], state, images, 16 * 2**20)
+        said = capsys.readouterr().out
+        assert f"{name}'s home is left on the machine's disk" in said and str(sleeper.pid) in said, said
+        assert not os.path.ismount(home) and not (images / f"{name}.img").exists()
+        info = home.stat()
+        assert (info.st_uid, stat_mode(info)) == (user.pw_uid, 0o700)  # given back as it was
+        sleeper.kill()
+        sleeper.wait()
+        os.link("/etc/shadow", home / "linked")  # what a learner could do where hard links are not protected
+        cap_homes([name], state, images, 16 * 2**20)
+        assert "belongs to uid 0" in capsys.readouterr().out and not os.path.ismount(home)
+        os.unlink(home / "linked")
+        seen = []
+        assert limits.capped_folder(home, images / "probe.img", 16 * 2**20, user.pw_uid, user.pw_gid,
+                                    refuse=lambda: seen.append(_as(name, "ls", str(home))) or "probe") == "probe"
+        assert seen[0].returncode != 0 and "Permission denied" in seen[0].stderr  # closed while it is copied
+        cap_homes([name], state, images, 16 * 2**20)
+        assert os.path.ismount(home)
+        assert (home / "work.txt").read_text() == "mine\n" and os.readlink(home / "shadow") == "/etc/shadow"
+        assert _as(name, "cat", str(home / "shadow")).returncode != 0
+        assert (home.stat().st_uid, stat_mode(home.stat())) == (user.pw_uid, 0o700)
+        subprocess.run(["umount", str(home)], check=True)  # a reboot: what a namespace made before the mount sees
+        assert os.listdir(home) == [] and home.stat().st_uid == 0
+        assert _as(name, "touch", str(home / "x")).returncode != 0
+        cap_homes([name], state, images, 16 * 2**20)  # the next serve mounts it again
+        assert os.path.ismount(home) and (home / "work.txt").read_text() == "mine\n"
+    finally:
+        if sleeper is not None and sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+        accounts.remove_users(state, images)
+        for mount in reversed([m for m in _mounts() if Path(m).is_relative_to(top)]):
+            subprocess.run(["umount", "--lazy", mount], check=False)
+        subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
+        import shutil
+
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def stat_mode(info: os.stat_result) -> int:
+    return info.st_mode & 0o7777
+
+
+def _mounts() -> list[str]:
+    with open("/proc/self/mounts") as f:
+        return [line.split()[1] for line in f]
+
+
 @pytest.mark.classroom
 def test_hostile_log_growth_is_bounded(hub: TrialClass, learners) -> None:
     """A learner sends 6000 requests, eight at a time, that each make log lines (404s from their own
