@@ -260,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--learner-memory", type=_bytes, default=_bytes("3G"),
                    help="memory of all of a learner's processes together (a control group; default 3G)")
     s.add_argument("--tmp-size", type=_bytes, default=_bytes("512M"),
-                   help="size of each learner's private /tmp and /dev/shm (default 512M; 0: the machine's, shared)")
+                   help="size of each learner's private /tmp, /var/tmp, /dev/shm, /run/lock and Jupyter runtime "
+                   "folder, each (default 512M; 0: the machine's, shared)")
     s.add_argument("--home-size", type=_bytes, default=_bytes("2G"),
                    help="put each learner's home on a file system of this size of its own (a sparse, loop-mounted "
                    "ext4 image; needs loop devices), so that no learner fills the disk (default 2G; 0: homes on "

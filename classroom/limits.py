@@ -18,8 +18,9 @@ isotropy-class/NAME``; on cgroup v2 (a unified hierarchy at ``/sys/fs/cgroup``) 
 systemd runs the machine, jupyterhub-systemdspawner gives the same per-user units instead.
 
 :func:`private_tmp` gives the process tree a mount namespace of its own in which ``/tmp``,
-``/var/tmp`` and ``/dev/shm`` are tmpfs of ``size`` bytes each, private to the learner: pages there
-count against the learner's memory limit too, so a learner filling them fills only their own. A
+``/var/tmp``, ``/dev/shm``, ``/run/lock`` and the learner's Jupyter runtime folder are tmpfs of
+``size`` bytes each, private to the learner: pages there count against the learner's memory limit
+too, so a learner filling them fills only their own. A
 folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
 machines) is bound back in, read-only.
 
@@ -47,7 +48,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 CGROUP = Path("/sys/fs/cgroup")
-PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")  # each learner's server sees a tmpfs of its own there
+#: Each learner's server sees a tmpfs of its own there: the folders every account may write (by
+#: ``find / -xdev -type d -perm -0002`` on the machines this was tried on), and /dev/shm.
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 PARENT = "isotropy-class"
 V1 = ("memory", "cpu", "pids")
 
@@ -165,10 +168,11 @@ def join(procs_files: list[str]) -> None:
             os.close(fd)
 
 
-def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> None:
+def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = (), also: tuple[str, ...] = ()) -> None:
     """A mount namespace of the calling process's own, with private, size-capped tmpfs on
-    :data:`PRIVATE` owned by ``uid`` (called in the child, as root, before dropping); each folder of
-    ``keep`` that lies below one of them is bound back in at its place, read-only."""
+    :data:`PRIVATE` and on each folder of ``also`` (the learner's Jupyter runtime folder), owned by
+    ``uid`` (called in the child, as root, before dropping); each folder of ``keep`` that lies below one
+    of them is bound back in at its place, read-only."""
 
     def check(result: int, what: str) -> None:
         if result != 0:
@@ -178,7 +182,7 @@ def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> No
     check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     options = f"size={size},mode=0700,uid={uid},gid={gid}".encode()
-    for target in PRIVATE:
+    for target in (*PRIVATE, *also):
         if not os.path.isdir(target):
             continue
         kept = [path for path in keep if os.path.isdir(path) and Path(path).is_relative_to(target)]

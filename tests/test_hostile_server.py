@@ -3,7 +3,8 @@ another learner or on the teacher, and what stops it.
 
 The tests marked ``classroom`` start a class of two learners and a teacher (as root, on 127.0.0.1,
 like tests/test_classroom.py) with small limits, so that reaching them is quick: 1 GiB of memory
-per learner, a 64 MiB private /tmp, /var/tmp and /dev/shm, and a 64 MiB home. ``.ci/run`` runs them as root with
+per learner, a 64 MiB private /tmp, /var/tmp, /dev/shm, /run/lock and runtime folder, and a 64 MiB
+home. ``.ci/run`` runs them as root with
 ``uv run --group classroom pytest -m classroom -n 0 tests/test_hostile_server.py``. The tests
 without the mark check the log-in check and the log's bound without a hub (in the default run).
 
@@ -215,25 +216,42 @@ def test_hostile_memory_hog_kills_only_its_own_learners_processes(hub: TrialClas
 
 @pytest.mark.classroom
 def test_hostile_tmp_fill_is_bounded_and_private(hub: TrialClass, learners) -> None:
-    """Writing /tmp, /var/tmp and /dev/shm until they refuse stops at the learner's own cap; the
-    machine's folders do not grow, and another learner sees none of it."""
+    """Writing /tmp, /var/tmp, /dev/shm, /run/lock and the learner's own Jupyter runtime folder until
+    they refuse stops with "No space left on device" at the learner's own cap; the machine's folders do
+    not grow, another learner sees none of it, and the same write of theirs, at the same time, goes
+    through."""
+    import errno
+
     a, b = (learners[n] for n in hub.students)
     attacker, other = a.kernel(), b.kernel()
+
+    def fill(name: str, count: int) -> str:
+        return (f"import os\nwritten, error = 0, None\nchunk = b'x' * 2**20\n"
+                f"try:\n    with open(os.path.join(os.environ.get('WHERE', ''), {name!r}), 'wb') as f:\n"
+                f"        for _ in range({count}):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
+                f"except OSError as e:\n    error = e.errno\nprint(error, written)")
+
+    def where(folder: str) -> str:
+        return f"import os\nos.environ['WHERE'] = {folder!r}"
+
+    folders = {"/tmp": "/tmp", "/var/tmp": "/var/tmp", "/dev/shm": "/dev/shm", "/run/lock": "/run/lock",
+               "runtime": str(hub.prefix / "run" / "{name}")}
     try:
-        for folder in ("/tmp", "/var/tmp", "/dev/shm"):
-            code = (f"import os\nwritten = 0\nchunk = b'x' * 2**20\n"
-                    f"try:\n    with open('{folder}/fill-{a.name}', 'wb') as f:\n"
-                    f"        for _ in range(4096):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
-                    f"except OSError as e:\n    print(e.errno)\nprint(written)")
-            reply = attacker.execute(code, timeout=120)
-            *errno, written = reply.stdout.split()
-            assert errno, f"{folder}: 4 GiB written without refusal"
-            assert int(written) <= TMP, (folder, written)
-            assert not Path(f"{folder}/fill-{a.name}").exists(), f"the fill reached the machine's {folder}"
-            seen = other.execute(f"import os; print(os.path.exists('{folder}/fill-{a.name}'))")
+        for label, folder in folders.items():
+            mine, theirs = folder.format(name=a.name), folder.format(name=b.name)
+            assert attacker.execute(where(mine)).status == "ok" and other.execute(where(theirs)).status == "ok"
+            error, written = attacker.execute(fill(f"fill-{a.name}", 4096), timeout=120).stdout.split()
+            assert error == str(errno.ENOSPC), f"{label}: {written} bytes written, then {error}"
+            assert int(written) <= TMP, (label, written)
+            assert not Path(mine, f"fill-{a.name}").exists(), f"the fill reached the machine's {mine}"
+            seen = other.execute(f"import os; print(os.path.exists({str(Path(mine, f'fill-{a.name}'))!r}))")
             assert seen.stdout.strip() == "False"
+            fine = other.execute(fill(f"fill-{b.name}", 8), timeout=120)
+            assert fine.stdout.split() == ["None", str(8 * 2**20)], (label, fine)
+            assert not Path(theirs, f"fill-{b.name}").exists(), f"the write reached the machine's {theirs}"
+            for kernel, name in ((attacker, a.name), (other, b.name)):
+                kernel.execute(f"os.remove(os.path.join(os.environ['WHERE'], 'fill-{name}'))")
     finally:
-        attacker.execute("import os\nfor d in ('/tmp', '/var/tmp', '/dev/shm'):\n    os.remove(f'{d}/fill-" + a.name + "')")
         attacker.close()
         other.close()
 
