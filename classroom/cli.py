@@ -21,6 +21,7 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -148,10 +149,15 @@ def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
     that file system, not the machine's disk. The image, with a note of where it is mounted, goes into
     ``prefix/exchange-images`` (root's), where ``serve`` finds it to mount it again after a reboot and
     ``remove --everything`` to delete it. The size is the one of the first call."""
+    exchange = Path(os.path.abspath(exchange))
+    info = os.lstat(exchange)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0:  # a link or someone else's: its files are not to be moved
+        raise ValueError(f"{exchange}: not a folder of root's (a link, or made by uid {info.st_uid}): remove it and "
+                         "run this again")
     image = exchange_image(exchange, prefix)
     image.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(image.parent, 0o700)
-    exchange, note = exchange.resolve(), image.with_suffix(".json")
+    note = image.with_suffix(".json")
     if os.path.ismount(exchange) and not image.exists():
         print(f"classroom: {exchange} is a file system of its own already: left as it is", flush=True)
         return
@@ -169,7 +175,7 @@ def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
 
 def exchange_image(exchange: Path, prefix: Path) -> Path:
     """Where :func:`cap_exchange` keeps the image of ``exchange``."""
-    return prefix / EXCHANGE_IMAGES / ("-".join(exchange.resolve().parts[1:]) + ".img")
+    return prefix / EXCHANGE_IMAGES / ("-".join(Path(os.path.abspath(exchange)).parts[1:]) + ".img")
 
 
 def _exchanges(prefix: Path) -> list[tuple[Path, Path, int]]:

@@ -293,7 +293,10 @@ def main(argv: list[str] | None = None) -> None:
         args.exchange.mkdir(parents=True)
         args.exchange.chmod(0o1777)
     if os.geteuid() == 0 and args.exchange_size:
-        cap_exchange(args.exchange, args.prefix.resolve(), args.exchange_size)
+        try:
+            cap_exchange(args.exchange, args.prefix.resolve(), args.exchange_size)
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
     course.chmod(0o700)
     seed = hidden_seed(course, args.hidden_seed)
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))

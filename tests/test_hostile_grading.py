@@ -421,3 +421,17 @@ def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(c
         shutil.rmtree(inbound / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee", ignore_errors=True)
         if not os.path.ismount(exchange):
             remount_exchanges(place)
+
+
+def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, place):
+    """The exchange's path, where a learner could write its parent, is a link to another folder: its
+    files are not copied into an image and deleted; making the assignments refuses, naming it."""
+    victim = place / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("kept")
+    link = place / "exchange-link"
+    link.symlink_to(victim)
+    with pytest.raises(SystemExit, match="not a folder of root's"):
+        make_assignments.main([str(place / "course-link"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
+                               str(place), "--exchange", str(link), "--sandbox-user", SANDBOX])
+    assert (victim / "keep").read_text() == "kept" and not os.path.ismount(victim)
