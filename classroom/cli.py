@@ -117,9 +117,12 @@ def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None
     os.chmod(images, 0o700)
     for name in sorted(set(learners) & set(accounts.created_users(state))):
         user = pwd.getpwnam(name)
-        home = Path(user.pw_dir)
-        reason = limits.capped_folder(home, images / f"{name}.img", size, user.pw_uid, user.pw_gid,
-                                      refuse=lambda: _not_to_copy(home, user.pw_uid))
+        home, image = Path(user.pw_dir), images / f"{name}.img"
+        # asked before the home is closed for the copy (so that a running process of theirs does not
+        # find it closed for a moment), and again once it is
+        reason = None if image.exists() else _running(user.pw_uid)
+        reason = reason or limits.capped_folder(home, image, size, user.pw_uid, user.pw_gid,
+                                                refuse=lambda: _not_to_copy(home, user.pw_uid))
         if reason:
             print(f"classroom: {name}'s home is left on the machine's disk for now ({reason}); run serve "
                   "again once they are logged out", flush=True)
@@ -127,11 +130,15 @@ def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None
           f"images in {images})", flush=True)
 
 
+def _running(uid: int) -> str | None:
+    running = limits.processes_of(uid)
+    return f"{len(running)} processes of theirs are running: {', '.join(map(str, running[:5]))}" if running else None
+
+
 def _not_to_copy(home: Path, uid: int) -> str | None:
     """Why the home of ``uid`` should not be copied into its image now, or None."""
-    running = limits.processes_of(uid)
-    if running:
-        return f"{len(running)} processes of theirs are running: {', '.join(map(str, running[:5]))}"
+    if running := _running(uid):
+        return running
     for folder, dirs, files in os.walk(home):
         for entry in (*dirs, *files):
             owner = os.lstat(os.path.join(folder, entry)).st_uid
