@@ -22,7 +22,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from classroom.limits import release_home
+from classroom.limits import release_folder
 from classroom.roster import Member
 
 # scrypt with these costs takes about 50 ms and 16 MB per check.
@@ -142,7 +142,7 @@ def remove_users(state: Path, images: Path | None = None) -> list[str]:
         if account_exists(name):
             subprocess.run(["pkill", "-KILL", "-u", name], check=False)
             if images is not None:
-                release_home(Path(pwd.getpwnam(name).pw_dir), images / f"{name}.img")
+                release_folder(Path(pwd.getpwnam(name).pw_dir), images / f"{name}.img")
             subprocess.run(["userdel", "--remove", "--force", name], check=False, capture_output=True)
             if account_exists(name):
                 raise RuntimeError(f"could not remove the account {name!r}")

@@ -21,6 +21,7 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,7 @@ def setup(args: argparse.Namespace) -> Path:
     created = accounts.create_users(members, state, args.home_base.resolve())
     if args.home_size:
         cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size)
+    remount_exchanges(prefix)  # after a reboot: the exchange made by scripts/make_assignments.py
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
@@ -107,15 +109,103 @@ def setup(args: argparse.Namespace) -> Path:
 
 def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None:
     """Each learner's home that this class server made on a file system of ``size`` bytes of its own
-    (:func:`classroom.limits.capped_home`; the images in ``images``, root's). An account that was there
-    before the class is left as it is."""
+    (:func:`classroom.limits.capped_folder`; the images in ``images``, root's). An account that was there
+    before the class is left as it is. A home is first capped only while its learner runs nothing (no
+    process of theirs can change it while it is copied) and holds nothing of another account's;
+    otherwise it is left for the next ``serve``, and this says so."""
     images.mkdir(exist_ok=True)
     os.chmod(images, 0o700)
     for name in sorted(set(learners) & set(accounts.created_users(state))):
         user = pwd.getpwnam(name)
-        limits.capped_home(Path(user.pw_dir), images / f"{name}.img", size, user.pw_uid, user.pw_gid)
+        home, image = Path(user.pw_dir), images / f"{name}.img"
+        # asked before the home is closed for the copy (so that a running process of theirs does not
+        # find it closed for a moment), and again once it is
+        reason = None if image.exists() else _running(user.pw_uid)
+        reason = reason or limits.capped_folder(home, image, size, user.pw_uid, user.pw_gid,
+                                                refuse=lambda: _not_to_copy(home, user.pw_uid))
+        if reason:
+            print(f"classroom: {name}'s home is left on the machine's disk for now ({reason}); run serve "
+                  "again once they are logged out", flush=True)
     print(f"classroom: each learner's home holds at most {size / 1024**2:.0f} MiB (a file system of its own, "
           f"images in {images})", flush=True)
+
+
+def _running(uid: int) -> str | None:
+    running = limits.processes_of(uid)
+    return f"{len(running)} processes of theirs are running: {', '.join(map(str, running[:5]))}" if running else None
+
+
+def _not_to_copy(home: Path, uid: int) -> str | None:
+    """Why the home of ``uid`` should not be copied into its image now, or None."""
+    if running := _running(uid):
+        return running
+    for folder, dirs, files in os.walk(home):
+        for entry in (*dirs, *files):
+            owner = os.lstat(os.path.join(folder, entry)).st_uid
+            if owner != uid:
+                return f"{os.path.join(folder, entry)} belongs to uid {owner}, not to them"
+    return None
+
+
+EXCHANGE_IMAGES = "exchange-images"
+
+
+def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
+    """The nbgrader exchange ``exchange`` on a file system of ``size`` bytes of its own
+    (:func:`classroom.limits.capped_folder`: root's, mode 1777), so that what learners put there fills
+    that file system, not the machine's disk. The image, with a note of where it is mounted, goes into
+    ``prefix/exchange-images`` (root's), where ``serve`` finds it to mount it again after a reboot and
+    ``remove --everything`` to delete it. The size is the one of the first call."""
+    exchange = Path(os.path.abspath(exchange))
+    info = os.lstat(exchange)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0:  # a link or someone else's: its files are not to be moved
+        raise ValueError(f"{exchange}: not a folder of root's (a link, or made by uid {info.st_uid}): remove it and "
+                         "run this again")
+    image = exchange_image(exchange, prefix)
+    image.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(image.parent, 0o700)
+    note = image.with_suffix(".json")
+    if os.path.ismount(exchange) and not image.exists():
+        print(f"classroom: {exchange} is a file system of its own already: left as it is", flush=True)
+        return
+    if note.exists() and (made := json.loads(note.read_text())["size"]) != size:
+        print(f"classroom: the exchange keeps the size it was made with, {made / 1024**2:.0f} MiB", flush=True)
+        size = made
+    fresh = note.with_name(note.name + ".new")
+    fresh.write_text(json.dumps({"folder": str(exchange), "size": size}))
+    os.chmod(fresh, 0o600)
+    os.replace(fresh, note)
+    limits.capped_folder(exchange, image, size, 0, 0, 0o1777)
+    print(f"classroom: the exchange {exchange} holds at most {size / 1024**2:.0f} MiB (a file system of its "
+          f"own, its image {image})", flush=True)
+
+
+def exchange_image(exchange: Path, prefix: Path) -> Path:
+    """Where :func:`cap_exchange` keeps the image of ``exchange``."""
+    return prefix / EXCHANGE_IMAGES / ("-".join(Path(os.path.abspath(exchange)).parts[1:]) + ".img")
+
+
+def _exchanges(prefix: Path) -> list[tuple[Path, Path, int]]:
+    """The exchanges :func:`cap_exchange` capped under ``prefix``: (folder, image, size)."""
+    found = []
+    for note in sorted((prefix / EXCHANGE_IMAGES).glob("*.json")):
+        made = json.loads(note.read_text())
+        found.append((Path(made["folder"]), note.with_suffix(".img"), made["size"]))
+    return found
+
+
+def remount_exchanges(prefix: Path) -> None:
+    """Mount again each exchange :func:`cap_exchange` capped (after a reboot; nothing while mounted)."""
+    for folder, image, size in _exchanges(prefix):
+        if folder.is_dir() and not folder.is_symlink():
+            limits.capped_folder(folder, image, size, 0, 0, 0o1777)
+
+
+def release_exchanges(prefix: Path) -> None:
+    """Unmount each exchange :func:`cap_exchange` capped and delete its image and note."""
+    for folder, image, _ in _exchanges(prefix):
+        limits.release_folder(folder, image)
+        image.with_suffix(".json").unlink()
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -162,6 +252,7 @@ def remove(args: argparse.Namespace) -> int:
             limits.LearnerGroup(name).remove()
     print(f"classroom: removed the accounts {', '.join(removed) or '(none)'} and their homes")
     if args.everything:
+        release_exchanges(prefix)
         shutil.rmtree(prefix)
         print(f"classroom: removed {prefix}")
     return 0
@@ -182,10 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--learner-memory", type=_bytes, default=_bytes("3G"),
                    help="memory of all of a learner's processes together (a control group; default 3G)")
     s.add_argument("--tmp-size", type=_bytes, default=_bytes("512M"),
-                   help="size of each learner's private /tmp and /dev/shm (default 512M; 0: the machine's, shared)")
-    s.add_argument("--home-size", type=_bytes, default=0,
-                   help="put each learner's home on a file system of this size of its own (a loop-mounted ext4 "
-                   "image; needs loop devices), so that no learner fills the disk (default 0: homes on the machine's disk)")
+                   help="size of each learner's private /tmp, /var/tmp, /dev/shm, /run/lock and Jupyter runtime "
+                   "folder, each (default 512M; 0: the machine's, shared)")
+    s.add_argument("--home-size", type=_bytes, default=_bytes("2G"),
+                   help="put each learner's home on a file system of this size of its own (a sparse, loop-mounted "
+                   "ext4 image; needs loop devices), so that no learner fills the disk (default 2G; 0: homes on "
+                   "the machine's disk)")
     s.add_argument("--idle-timeout", type=int, default=3600, help="seconds before an idle server is stopped")
     s.add_argument("--ssl-key", type=Path)
     s.add_argument("--ssl-cert", type=Path)

@@ -18,15 +18,17 @@ isotropy-class/NAME``; on cgroup v2 (a unified hierarchy at ``/sys/fs/cgroup``) 
 systemd runs the machine, jupyterhub-systemdspawner gives the same per-user units instead.
 
 :func:`private_tmp` gives the process tree a mount namespace of its own in which ``/tmp``,
-``/var/tmp`` and ``/dev/shm`` are tmpfs of ``size`` bytes each, private to the learner: pages there
-count against the learner's memory limit too, so a learner filling them fills only their own. A
+``/var/tmp``, ``/dev/shm``, ``/run/lock`` and the learner's Jupyter runtime folder are tmpfs of
+``size`` bytes each, private to the learner: pages there count against the learner's memory limit
+too, so a learner filling them fills only their own. A
 folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
 machines) is bound back in, read-only.
 
-:func:`capped_home` puts a learner's home on a file system of its own, of a given size: an ext4
-image (sparse, so it takes on the disk what its files take) mounted on the home through a loop
-device. A learner who fills it gets "No space left on device" in their own home; the machine's disk,
-and so every other learner's home, the hub's state and the exchange, keep their room. This is the
+:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange) on a file system of its
+own, of a given size: an ext4 image (sparse, so it takes on the disk what its files take) mounted on
+the folder through a loop device. A learner who fills their home gets "No space left on device" in
+their own home; the machine's disk, and so every other learner's home, the hub's state and the
+exchange, keep their room. This is the
 bound there is where the kernel has no disk quotas (these machines' kernels are built without
 ``CONFIG_QUOTA``: mounting ext4 with ``usrquota`` fails), and it needs root and loop devices.
 """
@@ -39,12 +41,16 @@ import errno
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CGROUP = Path("/sys/fs/cgroup")
-PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")  # each learner's server sees a tmpfs of its own there
+#: Each learner's server sees a tmpfs of its own there: the folders every account may write (by
+#: ``find / -xdev -type d -perm -0002`` on the machines this was tried on), and /dev/shm.
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 PARENT = "isotropy-class"
 V1 = ("memory", "cpu", "pids")
 
@@ -162,10 +168,11 @@ def join(procs_files: list[str]) -> None:
             os.close(fd)
 
 
-def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> None:
+def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = (), also: tuple[str, ...] = ()) -> None:
     """A mount namespace of the calling process's own, with private, size-capped tmpfs on
-    :data:`PRIVATE` owned by ``uid`` (called in the child, as root, before dropping); each folder of
-    ``keep`` that lies below one of them is bound back in at its place, read-only."""
+    :data:`PRIVATE` and on each folder of ``also`` (the learner's Jupyter runtime folder), owned by
+    ``uid`` (called in the child, as root, before dropping); each folder of ``keep`` that lies below one
+    of them is bound back in at its place, read-only."""
 
     def check(result: int, what: str) -> None:
         if result != 0:
@@ -175,7 +182,7 @@ def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> No
     check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     options = f"size={size},mode=0700,uid={uid},gid={gid}".encode()
-    for target in PRIVATE:
+    for target in (*PRIVATE, *also):
         if not os.path.isdir(target):
             continue
         kept = [path for path in keep if os.path.isdir(path) and Path(path).is_relative_to(target)]
@@ -192,38 +199,79 @@ def private_tmp(size: int, uid: int, gid: int, keep: tuple[str, ...] = ()) -> No
                 os.close(fd)
 
 
-def capped_home(home: Path, image: Path, size: int, uid: int, gid: int) -> None:
-    """``home`` on a file system of its own of ``size`` bytes (the ext4 image ``image``, made at the
-    first call from what the home holds, then mounted through a loop device; a later call mounts it
-    again, after a reboot say, or does nothing while it is mounted). Needs root."""
-    if os.path.ismount(home):
-        return
+def processes_of(uid: int) -> list[int]:
+    """The processes that run as ``uid`` (as their real, effective, saved or file-system user)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as f:
+                ids = next(line for line in f if line.startswith("Uid:")).split()[1:]
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue  # gone meanwhile
+        if str(uid) in ids:
+            found.append(int(entry.name))
+    return found
+
+
+def capped_folder(folder: Path, image: Path, size: int, uid: int, gid: int, mode: int = 0o700,
+                  refuse: Callable[[], str | None] | None = None) -> str | None:
+    """``folder`` on a file system of its own of ``size`` bytes (the ext4 image ``image``, made at the
+    first call from what the folder holds, then mounted through a loop device; a later call mounts it
+    again, after a reboot say, or does nothing while it is mounted), owned by ``uid``:``gid`` with
+    ``mode``. Needs root.
+
+    The folder is closed (root's, mode 0700) before anything is copied, so that nobody else enters it
+    while its files go into the image (links are copied as links, never followed), and it stays closed
+    under the mount: a process that still sees the folder itself (one in a mount namespace made before
+    the mount) can write nothing there. ``refuse``, called once the folder is closed and before a first
+    copy, may give a reason not to cap it now (the owner's processes running, say): the folder then
+    gets its owner and mode back and the reason is returned. Returns None when the folder is capped."""
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{folder} is not a folder (a link, or a file)")
+    if os.path.ismount(folder):
+        return None
+    os.chown(folder, 0, 0)
+    os.chmod(folder, 0o700)
     if not image.exists():
+        reason = refuse() if refuse else None
+        if reason:
+            os.chown(folder, info.st_uid, info.st_gid)
+            os.chmod(folder, stat.S_IMODE(info.st_mode))
+            return reason
         fresh = image.with_name(image.name + ".new")
-        with open(fresh, "wb") as f:
+        fresh.unlink(missing_ok=True)
+        with open(fresh, "xb") as f:
             f.truncate(size)  # sparse: the disk it takes is what its files take
         os.chmod(fresh, 0o600)
-        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", f"root_owner={uid}:{gid}", "-d", str(home),
+        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", f"root_owner={uid}:{gid}", "-d", str(folder),
                                str(fresh)], capture_output=True, text=True)
         if made.returncode != 0:
             fresh.unlink()
-            raise OSError(f"mkfs.ext4 for {home}: {made.stderr.strip()}")
+            os.chown(folder, info.st_uid, info.st_gid)
+            os.chmod(folder, stat.S_IMODE(info.st_mode))
+            raise OSError(f"mkfs.ext4 for {folder}: {made.stderr.strip()}")
         os.replace(fresh, image)
-        for child in home.iterdir():  # now in the image; the mount will hide the old copies
+        for child in folder.iterdir():  # now in the image; the mount will hide the old copies
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child)
             else:
                 child.unlink()
-    mounted = subprocess.run(["mount", "-o", "loop,nosuid,nodev", str(image), str(home)], capture_output=True, text=True)
+    mounted = subprocess.run(["mount", "-o", "loop,nosuid,nodev", str(image), str(folder)], capture_output=True, text=True)
     if mounted.returncode != 0:
-        raise OSError(f"mount {image} on {home}: {mounted.stderr.strip()}")
-    os.chown(home, uid, gid)
-    os.chmod(home, 0o700)
+        raise OSError(f"mount {image} on {folder}: {mounted.stderr.strip()}")
+    os.chown(folder, uid, gid)
+    os.chmod(folder, mode)
+    return None
 
 
-def release_home(home: Path, image: Path) -> None:
-    """Undo :func:`capped_home`: unmount ``home`` (lazily: the loop device goes when nothing uses it)
-    and delete the image."""
-    if os.path.ismount(home):
-        subprocess.run(["umount", "--lazy", str(home)], check=True, capture_output=True)
+def release_folder(folder: Path, image: Path) -> None:
+    """Undo :func:`capped_folder`: unmount ``folder`` (lazily: the loop device goes when nothing uses
+    it) and delete the image."""
+    if os.path.ismount(folder):
+        owner = os.stat(folder)
+        subprocess.run(["umount", "--lazy", str(folder)], check=True, capture_output=True)
+        os.chown(folder, owner.st_uid, owner.st_gid)  # the folder below, closed while it was capped
     image.unlink(missing_ok=True)

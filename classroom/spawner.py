@@ -5,9 +5,9 @@ Before the server starts (after the fork, still as root) each server's process g
 - a control group of its learner's (:mod:`classroom.limits`): a memory limit, a CPU weight and a
   process limit for everything the learner runs together, whatever sessions they open; the OOM
   killer then chooses inside the learner who overran;
-- a mount namespace of its own with private, size-capped ``/tmp``, ``/var/tmp`` and ``/dev/shm``
-  (tmpfs, counted against the learner's memory; the study store, if it lies below one, bound back in
-  read-only);
+- a mount namespace of its own with private, size-capped ``/tmp``, ``/var/tmp``, ``/dev/shm``,
+  ``/run/lock`` and runtime folder (tmpfs, counted against the learner's memory; the study store, if
+  it lies below one, bound back in read-only);
 - ``RLIMIT_AS``: an address-space limit per process, so that a runaway allocation in a kernel
   (``np.ones((10**6, 10**5))``) fails there with a ``MemoryError``; the hard limit equals the soft
   one, so the learner cannot lift it;
@@ -25,7 +25,8 @@ When the server stops, everything left in its group is killed and the group remo
 
 Kernels talk to their server over Unix sockets (``--KernelManager.transport=ipc``, in
 ``config/20_servers.py``) in a runtime directory only the learner can open (``runtime_root/NAME``,
-mode 0700): over TCP on 127.0.0.1, any account could subscribe to a kernel's output channel.
+mode 0700, and a tmpfs of the learner's own in their server's namespace): over TCP on 127.0.0.1, any
+account could subscribe to a kernel's output channel.
 
 A learner's server (not a teacher's) reads the configuration folder ``learner_config`` before the
 environment's own (``JUPYTER_CONFIG_PATH``): nbgrader's Formgrader, Course List and Create Assignment
@@ -53,7 +54,8 @@ class CourseSpawner(LocalProcessSpawner):
     max_processes = Integer(256, help="RLIMIT_NPROC of each learner, and their control group's pids limit").tag(config=True)
     learner_memory = Integer(3 * 1024**3, help="memory of all of a learner's processes together, in bytes").tag(config=True)
     cpu_shares = Integer(256, help="CPU weight of each learner's group among the class's (cgroup v1 cpu.shares)").tag(config=True)
-    tmp_size = Integer(512 * 1024**2, help="size of each learner's private /tmp and /dev/shm (0: the machine's own, shared)").tag(config=True)
+    tmp_size = Integer(512 * 1024**2, help="size of each learner's private /tmp, /var/tmp, /dev/shm, /run/lock and runtime "
+                       "folder (0: the machine's own, shared)").tag(config=True)
     file_size = Integer(2 * 1024**3, help="RLIMIT_FSIZE: the largest file a learner's process may write").tag(config=True)
     kept_paths = List(Unicode(), help="folders below a private /tmp, /var/tmp or /dev/shm that learners still read (the study store)").tag(config=True)
     use_cgroups = Bool(True, help="a control group per learner, when the machine allows it").tag(config=True)
@@ -93,12 +95,13 @@ class CourseSpawner(LocalProcessSpawner):
         user = pwd.getpwnam(name)
         address_space, max_processes, niceness = self.address_space, self.max_processes, self.niceness
         file_size, tmp_size, kept = self.file_size, self.tmp_size, tuple(self.kept_paths)
+        runtime = (os.path.join(self.runtime_root, name),) if self.runtime_root else ()
         procs_files = self._group.procs_files() if self._group else []
 
         def preexec():
             limits.join(procs_files)
             if tmp_size:
-                limits.private_tmp(tmp_size, user.pw_uid, user.pw_gid, kept)
+                limits.private_tmp(tmp_size, user.pw_uid, user.pw_gid, kept, also=runtime)
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("500")  # under memory pressure from outside the groups, a learner's process goes first
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))

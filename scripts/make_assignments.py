@@ -18,8 +18,10 @@ writes into the course directory COURSE (created, mode 0700: students must not r
   unprivileged user ``--sandbox-user`` (created if missing) with memory, CPU and time limits, and a
   collect that takes a submission only from the account it names, at the server's time.
 
-As root it also turns formgrader off for the environment's users (learners) and, with ``--owner``, on for
-the teacher, whose kernel for opening submissions starts Python with the safe path (``-P``).
+As root it puts the exchange on a file system of its own (``--exchange-size``, default 4G, made once and
+mounted again by ``python -m classroom serve`` after a reboot), turns formgrader off for the environment's
+users (learners) and, with ``--owner``, on for the teacher, whose kernel for opening submissions starts
+Python with the safe path (``-P``).
 
 The sources are generated, never edited by hand: run this again after changing a notebook or an
 exercise (the secret seed is kept, so the hidden cases stay the same). The grading sandbox needs a course
@@ -47,7 +49,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402 (the class server's: one home)
+from classroom.cli import cap_exchange  # noqa: E402 (the class server's: one home)
+from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
@@ -267,6 +270,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", metavar="NN", help="only these notebooks (01 .. 09); default all")
     parser.add_argument("--course-id", default="isotropy-anisotropy")
     parser.add_argument("--exchange", type=Path, default=Path("/srv/nbgrader/exchange"))
+    parser.add_argument("--exchange-size", type=size, default=size("4G"),
+                        help="as root, put the exchange on a file system of this size of its own (a sparse, "
+                        "loop-mounted ext4 image in PREFIX/exchange-images), so that what learners submit cannot "
+                        "fill the machine's disk (default 4G; 0: the exchange on the machine's disk)")
     parser.add_argument("--prefix", type=Path, default=Path("/opt/isotropy"),
                         help="where the class server's environment is (PREFIX/venv, made if missing): the grading "
                         "sandbox runs it, and the students' servers learn the exchange from it")
@@ -285,6 +292,11 @@ def main(argv: list[str] | None = None) -> None:
     if not args.exchange.exists():  # where students fetch and submit: everyone writes, none removes another's
         args.exchange.mkdir(parents=True)
         args.exchange.chmod(0o1777)
+    if os.geteuid() == 0 and args.exchange_size:
+        try:
+            cap_exchange(args.exchange, args.prefix.resolve(), args.exchange_size)
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
     course.chmod(0o700)
     seed = hidden_seed(course, args.hidden_seed)
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))

@@ -62,6 +62,9 @@ def place():
             os.kill(int(pid), signal.SIGKILL)
         except ProcessLookupError:
             pass
+    from classroom.cli import release_exchanges
+
+    release_exchanges(base)  # the course's exchange, on a file system of its own
     shutil.rmtree(base, ignore_errors=True)  # everything the tests made is below it (the sandbox keeps nothing)
     subprocess.run(["userdel", SANDBOX], capture_output=True)
 
@@ -350,6 +353,7 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--prefix", str(room.prefix),
                                "--exchange", str(room.prefix / "exchange"), "--sandbox-user", SANDBOX,
                                "--owner", teacher, "--timeout", "20"])
+        assert os.path.ismount(room.prefix / "exchange")  # a file system of its own, by default
         nbgrader(course, "generate_assignment", NB, "--create")
         nbgrader(course, "release_assignment", NB)
 

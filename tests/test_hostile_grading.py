@@ -3,7 +3,8 @@
 A submission of notebook 01 carries the attack (in cells the grader never runs, or in the graded
 function itself, which runs in the sandbox), and the grade must be the one the function deserves, with
 nothing of the hidden cases, the seed or another submission in any message. Collect is tried with a
-submission in another learner's name, a backdated one, junk in the exchange and a link. Marked
+submission in another learner's name, a backdated one, junk in the exchange and a link; the exchange
+is filled until it refuses. Marked
 ``classroom`` (root: accounts, namespaces). Leftover checks look only at this file's own folders.
 """
 
@@ -30,6 +31,7 @@ pytestmark = [pytest.mark.classroom,
 NB = "01_sphere_vs_cone"
 SANDBOX = "course-sandbox-hostile"
 SEED = 777123456789
+EXCHANGE = 32 * 2**20  # the exchange's own file system: small, so that filling it is quick
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
 RIGHT = ("def my_effective_rank(X):\n    Xc = X - X.mean(axis=0)\n    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n"
          "    return lam.sum() ** 2 / np.sum(lam ** 2)")
@@ -41,8 +43,11 @@ def place():
     base = Path(tempfile.mkdtemp(prefix="course-hostile-"))
     base.chmod(0o755)
     yield base
+    from classroom.cli import release_exchanges
+
+    release_exchanges(base)  # the exchanges the course put on file systems of their own
     shutil.rmtree(base, ignore_errors=True)
-    for user in (SANDBOX, "hostile-a", "hostile-b"):
+    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-fill", "hostile-other"):
         subprocess.run(["userdel", user], capture_output=True)
 
 
@@ -50,7 +55,8 @@ def place():
 def course(place):
     course = place / "course"
     make_assignments.main([str(course), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
-                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20"])
+                           "--exchange", str(place / "exchange"), "--exchange-size", str(EXCHANGE), "--sandbox-user",
+                           SANDBOX, "--timeout", "20"])
     return course
 
 
@@ -354,3 +360,78 @@ def test_hostile_a_course_folder_made_in_the_exchange_before_the_course_is_refus
     with pytest.raises(SystemExit, match="not root's"):
         make_assignments.main([str(place / "course-early"), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
                                "--exchange", str(exchange), "--sandbox-user", SANDBOX, "--timeout", "20"])
+
+
+FILL = ("import errno, os, sys\nwritten, error = 0, None\nchunk = b'x' * 2**20\n"
+        "try:\n    os.makedirs(sys.argv[1], exist_ok=True)\n    with open(os.path.join(sys.argv[1], 'big.ipynb'), 'wb') as f:\n"
+        "        for _ in range(int(sys.argv[2])):\n            f.write(chunk); f.flush(); os.fsync(f.fileno()); written += len(chunk)\n"
+        "except OSError as e:\n    error = e.errno\nprint(error, written)")
+
+
+def as_learner(name: str, *args: str) -> tuple[int | None, int]:
+    """``FILL`` run as ``name``: (errno of the refusal or None, bytes written)."""
+    run = subprocess.run(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", "/usr/bin/python3", "-c",
+                          FILL, *args], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=300)
+    assert run.returncode == 0, run.stderr
+    error, written = run.stdout.split()
+    return None if error == "None" else int(error), int(written)
+
+
+def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(course, place):
+    """A learner writes into the exchange's inbound by hand (nbgrader submit's 100 MB rule is the
+    command's, not the folder's) until it refuses: "No space left on device" at the exchange's own
+    size, its image taking no more of the machine's disk, while another learner still writes their own
+    folder on the machine's disk. The exchange is the class's: the others' submissions wait until the
+    teacher removes the fill, and then go through. Unmounted (a reboot), the folder below lets no
+    learner write it (a server started before the mount sees that folder), and ``serve`` mounts the
+    exchange again, submissions kept."""
+    import errno
+
+    from classroom.cli import exchange_image, remount_exchanges
+
+    exchange = place / "exchange"
+    inbound = exchange / "isotropy-anisotropy" / "inbound"
+    assert os.path.ismount(exchange) and inbound.is_dir()
+    image = exchange_image(exchange, place)
+    for name in ("hostile-fill", "hostile-other"):
+        useradd(name, place / name)
+        (place / name).mkdir()
+        os.chown(place / name, pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid)
+    fill = inbound / f"hostile-fill+{NB}+2026-01-01 00:00:00.000000 UTC+ffff"
+    try:
+        error, written = as_learner("hostile-fill", str(fill), "4096")
+        assert error == errno.ENOSPC, f"{written} bytes written into the exchange without refusal ({error})"
+        assert written <= EXCHANGE
+        taken = image.stat().st_blocks * 512
+        assert taken <= EXCHANGE, f"the exchange's image takes {taken} bytes of the machine's disk"
+        print(f"a learner's exchange fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
+              f"{taken / 2**20:.0f} MiB of the machine's disk")
+        assert as_learner("hostile-other", str(place / "hostile-other" / "work"), "8") == (None, 8 * 2**20)
+        theirs = inbound / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee"
+        assert as_learner("hostile-other", str(theirs), "1")[0] == errno.ENOSPC  # the class's exchange is full
+        shutil.rmtree(fill)  # the teacher removes the fill (root; its owner is in its name and on its files)
+        assert as_learner("hostile-other", str(theirs), "1") == (None, 2**20)
+        subprocess.run(["umount", str(exchange)], check=True)  # a reboot
+        below = as_learner("hostile-fill", str(exchange / "hidden"), "1")
+        assert below[0] == errno.EACCES, below
+        remount_exchanges(place)
+        assert os.path.ismount(exchange) and (theirs / "big.ipynb").stat().st_size == 2**20
+    finally:
+        shutil.rmtree(fill, ignore_errors=True)
+        shutil.rmtree(inbound / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee", ignore_errors=True)
+        if not os.path.ismount(exchange):
+            remount_exchanges(place)
+
+
+def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, place):
+    """The exchange's path, where a learner could write its parent, is a link to another folder: its
+    files are not copied into an image and deleted; making the assignments refuses, naming it."""
+    victim = place / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("kept")
+    link = place / "exchange-link"
+    link.symlink_to(victim)
+    with pytest.raises(SystemExit, match="not a folder of root's"):
+        make_assignments.main([str(place / "course-link"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
+                               str(place), "--exchange", str(link), "--sandbox-user", SANDBOX])
+    assert (victim / "keep").read_text() == "kept" and not os.path.ismount(victim)

@@ -3,7 +3,8 @@ another learner or on the teacher, and what stops it.
 
 The tests marked ``classroom`` start a class of two learners and a teacher (as root, on 127.0.0.1,
 like tests/test_classroom.py) with small limits, so that reaching them is quick: 1 GiB of memory
-per learner, a 64 MiB private /tmp, /var/tmp and /dev/shm, and a 64 MiB home. ``.ci/run`` runs them as root with
+per learner, a 64 MiB private /tmp, /var/tmp, /dev/shm, /run/lock and runtime folder, and a 64 MiB
+home. ``.ci/run`` runs them as root with
 ``uv run --group classroom pytest -m classroom -n 0 tests/test_hostile_server.py``. The tests
 without the mark check the log-in check and the log's bound without a hub (in the default run).
 
@@ -215,25 +216,42 @@ def test_hostile_memory_hog_kills_only_its_own_learners_processes(hub: TrialClas
 
 @pytest.mark.classroom
 def test_hostile_tmp_fill_is_bounded_and_private(hub: TrialClass, learners) -> None:
-    """Writing /tmp, /var/tmp and /dev/shm until they refuse stops at the learner's own cap; the
-    machine's folders do not grow, and another learner sees none of it."""
+    """Writing /tmp, /var/tmp, /dev/shm, /run/lock and the learner's own Jupyter runtime folder until
+    they refuse stops with "No space left on device" at the learner's own cap; the machine's folders do
+    not grow, another learner sees none of it, and the same write of theirs, at the same time, goes
+    through."""
+    import errno
+
     a, b = (learners[n] for n in hub.students)
     attacker, other = a.kernel(), b.kernel()
+
+    def fill(name: str, count: int) -> str:
+        return (f"import os\nwritten, error = 0, None\nchunk = b'x' * 2**20\n"
+                f"try:\n    with open(os.path.join(os.environ.get('WHERE', ''), {name!r}), 'wb') as f:\n"
+                f"        for _ in range({count}):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
+                f"except OSError as e:\n    error = e.errno\nprint(error, written)")
+
+    def where(folder: str) -> str:
+        return f"import os\nos.environ['WHERE'] = {folder!r}"
+
+    folders = {"/tmp": "/tmp", "/var/tmp": "/var/tmp", "/dev/shm": "/dev/shm", "/run/lock": "/run/lock",
+               "runtime": str(hub.prefix / "run" / "{name}")}
     try:
-        for folder in ("/tmp", "/var/tmp", "/dev/shm"):
-            code = (f"import os\nwritten = 0\nchunk = b'x' * 2**20\n"
-                    f"try:\n    with open('{folder}/fill-{a.name}', 'wb') as f:\n"
-                    f"        for _ in range(4096):\n            f.write(chunk); f.flush(); written += len(chunk)\n"
-                    f"except OSError as e:\n    print(e.errno)\nprint(written)")
-            reply = attacker.execute(code, timeout=120)
-            *errno, written = reply.stdout.split()
-            assert errno, f"{folder}: 4 GiB written without refusal"
-            assert int(written) <= TMP, (folder, written)
-            assert not Path(f"{folder}/fill-{a.name}").exists(), f"the fill reached the machine's {folder}"
-            seen = other.execute(f"import os; print(os.path.exists('{folder}/fill-{a.name}'))")
+        for label, folder in folders.items():
+            mine, theirs = folder.format(name=a.name), folder.format(name=b.name)
+            assert attacker.execute(where(mine)).status == "ok" and other.execute(where(theirs)).status == "ok"
+            error, written = attacker.execute(fill(f"fill-{a.name}", 4096), timeout=120).stdout.split()
+            assert error == str(errno.ENOSPC), f"{label}: {written} bytes written, then {error}"
+            assert int(written) <= TMP, (label, written)
+            assert not Path(mine, f"fill-{a.name}").exists(), f"the fill reached the machine's {mine}"
+            seen = other.execute(f"import os; print(os.path.exists({str(Path(mine, f'fill-{a.name}'))!r}))")
             assert seen.stdout.strip() == "False"
+            fine = other.execute(fill(f"fill-{b.name}", 8), timeout=120)
+            assert fine.stdout.split() == ["None", str(8 * 2**20)], (label, fine)
+            assert not Path(theirs, f"fill-{b.name}").exists(), f"the write reached the machine's {theirs}"
+            for kernel, name in ((attacker, a.name), (other, b.name)):
+                kernel.execute(f"os.remove(os.path.join(os.environ['WHERE'], 'fill-{name}'))")
     finally:
-        attacker.execute("import os\nfor d in ('/tmp', '/var/tmp', '/dev/shm'):\n    os.remove(f'{d}/fill-" + a.name + "')")
         attacker.close()
         other.close()
 
@@ -282,6 +300,89 @@ def test_hostile_home_fill_stops_at_the_learners_own_size(hub: TrialClass, learn
         other.execute("import os\nos.remove(os.path.expanduser('~/fill'))")
         attacker.close()
         other.close()
+
+
+def _as(name: str, *command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", *command],
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.classroom
+def test_hostile_a_home_is_copied_into_its_image_only_when_its_learner_cannot_change_it(capsys) -> None:
+    """``serve`` copies a home into its image once, then deletes the originals. While the learner has a
+    process running (a shell, a server a killed hub left), or the home holds a file of another account
+    (a hard link to a secret, say), it is left as it is, and ``serve`` says so; during the copy the
+    home is closed to the learner; a link in the home is copied as a link, never followed; under the
+    mount, the folder below is no learner's to write."""
+    import secrets
+    import tempfile
+
+    from classroom import accounts, limits
+    from classroom.cli import cap_homes
+
+    if os.geteuid() != 0:
+        pytest.skip("accounts and mounts: run as root (CI does)")
+    top = Path(tempfile.mkdtemp(prefix="isotropy-homes-", dir="/var/lib"))
+    os.chmod(top, 0o755)
+    name = f"iso{secrets.token_hex(3)}h"
+    home, images, state = top / name, top / "images", top / "state"
+    state.mkdir()
+    subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh", "--user-group", name],
+                   check=True, capture_output=True)
+    (state / "created-users").write_text(name + "\n")
+    user = pwd.getpwnam(name)
+    os.chmod(home, 0o700)
+    sleeper = None
+    try:
+        assert _as(name, "sh", "-c", f"echo mine > {home}/work.txt && ln -s /etc/shadow {home}/shadow").returncode == 0
+        sleeper = subprocess.Popen(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", "sleep", "600"])
+        time.sleep(0.5)
+        cap_homes([name], state, images, 16 * 2**20)
+        said = capsys.readouterr().out
+        assert f"{name}'s home is left on the machine's disk" in said and str(sleeper.pid) in said, said
+        assert not os.path.ismount(home) and not (images / f"{name}.img").exists()
+        info = home.stat()
+        assert (info.st_uid, stat_mode(info)) == (user.pw_uid, 0o700)  # given back as it was
+        sleeper.kill()
+        sleeper.wait()
+        os.link("/etc/shadow", home / "linked")  # what a learner could do where hard links are not protected
+        cap_homes([name], state, images, 16 * 2**20)
+        assert "belongs to uid 0" in capsys.readouterr().out and not os.path.ismount(home)
+        os.unlink(home / "linked")
+        seen = []
+        assert limits.capped_folder(home, images / "probe.img", 16 * 2**20, user.pw_uid, user.pw_gid,
+                                    refuse=lambda: seen.append(_as(name, "ls", str(home))) or "probe") == "probe"
+        assert seen[0].returncode != 0 and "Permission denied" in seen[0].stderr  # closed while it is copied
+        cap_homes([name], state, images, 16 * 2**20)
+        assert os.path.ismount(home)
+        assert (home / "work.txt").read_text() == "mine\n" and os.readlink(home / "shadow") == "/etc/shadow"
+        assert _as(name, "cat", str(home / "shadow")).returncode != 0
+        assert (home.stat().st_uid, stat_mode(home.stat())) == (user.pw_uid, 0o700)
+        subprocess.run(["umount", str(home)], check=True)  # a reboot: what a namespace made before the mount sees
+        assert os.listdir(home) == [] and home.stat().st_uid == 0
+        assert _as(name, "touch", str(home / "x")).returncode != 0
+        cap_homes([name], state, images, 16 * 2**20)  # the next serve mounts it again
+        assert os.path.ismount(home) and (home / "work.txt").read_text() == "mine\n"
+    finally:
+        if sleeper is not None and sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+        accounts.remove_users(state, images)
+        for mount in reversed([m for m in _mounts() if Path(m).is_relative_to(top)]):
+            subprocess.run(["umount", "--lazy", mount], check=False)
+        subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
+        import shutil
+
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def stat_mode(info: os.stat_result) -> int:
+    return info.st_mode & 0o7777
+
+
+def _mounts() -> list[str]:
+    with open("/proc/self/mounts") as f:
+        return [line.split()[1] for line in f]
 
 
 @pytest.mark.classroom
