@@ -359,7 +359,7 @@ def main() -> int:
               f"{summary['start_request_s_max']} s; ready after {summary['server_ready_s_median']} s (median), "
               f"{summary['server_ready_s_max']} s (last)")
     else:
-        print("| learners | peak memory (above idle) | per learner (PSS): peak / at rest (server + 2 kernels) "
+        print("| learners | peak memory (above idle) | per learner (PSS): peak / at rest (server + kernels) "
               "| all runs done | 09 / 07 median (kernel CPU) | slider p50 / p95 | kernels lost | load before / after |")
         print("|---|---|---|---|---|---|---|---|")
         print(f"| {summary['students']} | {summary['peak_machine_gb']} GB ({summary['peak_above_idle_gb']} GB) "
