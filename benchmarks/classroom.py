@@ -292,11 +292,11 @@ def main() -> int:
             sampler.start()
             start_line = threading.Barrier(args.students)
             stop = threading.Event()
-            t0 = time.perf_counter()
             with ThreadPoolExecutor(args.students + args.hostile) as pool:
                 attacks = [pool.submit(attacker, room.student(n), stop) for n in hostile]
                 if attacks:
                     time.sleep(30)  # the attack is under way before the class starts
+                t0 = time.perf_counter()  # the honest learners' clock starts when they do, not with the attack
                 results = list(pool.map(lambda n: learner(room.student(n), t0, args.slider_seconds, start_line,
                                                           args.startup_only, args.bursts, args.keep_kernels), honest))
                 stop.set()
