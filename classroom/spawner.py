@@ -38,8 +38,10 @@ from __future__ import annotations
 import asyncio
 import os
 import pwd
+import random
 import resource
 import shlex
+import socket
 from subprocess import DEVNULL, Popen
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
@@ -47,6 +49,27 @@ from jupyterhub.utils import random_port
 from traitlets import Bool, Integer, List, Set, Unicode
 
 from classroom import limits, logcap
+
+
+def server_port() -> int:
+    """A free port on 127.0.0.1 for a learner's server, below the range the system hands out to a
+    bind to port 0 (``net.ipv4.ip_local_port_range``). A port taken that way (JupyterHub's
+    ``random_port``) is free only until someone else's bind to port 0 gets it: every kernel binds one
+    for its output from forked processes (ipykernel's IOPub pipe, on TCP whatever the kernel's
+    transport), and a class starting at once had a kernel take a server's port before the server
+    bound it (the server then failed, and the hub waited on the kernel's socket). Ports below the
+    range are taken only by an explicit bind."""
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    candidates = list(range(max(1024, low // 2), low))
+    random.shuffle(candidates)
+    for port in candidates[:200]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return random_port()
 
 
 class CourseSpawner(LocalProcessSpawner):
@@ -116,7 +139,7 @@ class CourseSpawner(LocalProcessSpawner):
         """LocalProcessSpawner.start, with the preparation and the fork in a worker thread and the
         server's output read through the hub's rate limit."""
         if self.port == 0:
-            self.port = random_port()
+            self.port = server_port()
         await asyncio.to_thread(self._prepare)
         env = self.get_env()
         cmd = [*self.cmd, *self.get_args()]

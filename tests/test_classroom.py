@@ -313,6 +313,24 @@ def test_an_install_refuses_an_environment_holding_another_toolkit(tmp_path: Pat
         install.installed_toolkit_is_the_checkout(tmp_path / "venv")
 
 
+def test_a_learners_server_gets_a_port_no_bind_to_port_0_can_take() -> None:
+    """Kernels bind a TCP port of the system's choosing (ipykernel's pipe for forked processes, even on
+    Unix sockets): a server's port must come from below that range, or a kernel starting meanwhile may
+    take it first."""
+    import socket
+
+    from classroom.spawner import server_port
+
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ports = {server_port() for _ in range(20)}
+    assert all(1024 <= port < low for port in ports) and len(ports) > 1, ports
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))  # what a kernel's pipe does
+        assert low <= taken.getsockname()[1] <= high
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", ports.pop()))  # the port is free
+
+
 def test_passwords_are_random_hashed_and_checked_exactly(tmp_path: Path) -> None:
     from classroom.accounts import check_password, hash_password, issue_passwords, reset_password
     from classroom.roster import Member
