@@ -523,13 +523,23 @@ def _server_time(path: str):
     largest status-change time (ctime, which no user can set) of the folder and everything in it."""
     import datetime
 
+    import stat
+
     latest, count = os.lstat(path).st_ctime, 0
-    for folder, dirs, files in os.walk(path):
-        for name in dirs + files:
-            latest = max(latest, os.lstat(os.path.join(folder, name)).st_ctime)
+    folders = [path]  # a list, not os.walk's recursion: a chain of folders a thousand deep is one more refusal
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:  # a folder that cannot be read is passed over, as os.walk does
+            continue
+        for entry in entries:
+            info = entry.stat(follow_symlinks=False)
+            latest = max(latest, info.st_ctime)
             count += 1
             if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
                 raise OSError(f"{path}: more than {MAX_ENTRIES} files")
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(entry.path)
     return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
 
 

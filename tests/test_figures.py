@@ -584,3 +584,23 @@ def test_a_static_figure_the_store_holds_is_shown_from_it_without_matplotlib(tmp
     assert read == {**drawn, "matplotlib": False}, "the stored picture differs, or matplotlib was loaded"
     edited = show(1, 5, 4)
     assert edited["matplotlib"] and edited["png"] != drawn["png"] and edited["text"] == drawn["text"]
+
+
+def test_a_view_whose_scene_cannot_be_drawn_fails_at_every_showing_and_never_shows_half_a_figure():
+    """Drawing a scene fails (a NaN density: no axis limit fits it) when the figure is first made, at
+    its first showing: every later showing fails the same way, rather than showing the figure as far
+    as it got."""
+    import dataclasses
+
+    from IPython.core.formatters import DisplayFormatter
+
+    rng = np.random.default_rng(0)
+    scene = CosineView(rng.uniform(-1, 1, 200), rng.uniform(0, 1, 200)).scene
+    broken = CosineView.of(dataclasses.replace(scene, density=(scene.density[0] * np.nan, scene.density[1])))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="nan"):
+            broken._repr_png_()
+    shown, _ = DisplayFormatter().format(broken)  # IPython prints the failure and shows the text form only
+    assert "image/png" not in shown
+    broken.draw(scene)  # a scene that can be drawn: the view draws it whole
+    assert broken._repr_png_() == CosineView.of(scene)._repr_png_()

@@ -435,3 +435,32 @@ def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, p
         make_assignments.main([str(place / "course-link"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
                                str(place), "--exchange", str(link), "--sandbox-user", SANDBOX])
     assert (victim / "keep").read_text() == "kept" and not os.path.ismount(victim)
+
+
+def test_hostile_a_submission_a_thousand_folders_deep_is_timed_or_refused_and_stops_no_collection(tmp_path):
+    """Collect reads the server's time of each submission by walking its folder: a chain of folders as
+    deep as Python's recursion limit is walked (a list, not recursion), one deeper than the bound on
+    entries is refused with an ``OSError`` (which collect reports, then goes on), never a
+    ``RecursionError`` that would stop the collection of everyone."""
+    import datetime
+
+    from classroom.grading import MAX_ENTRIES, _server_time
+
+    def chain(depth: int) -> Path:
+        top = tmp_path / f"deep-{depth}"
+        top.mkdir()
+        current = os.open(top, os.O_RDONLY)
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=current)
+            deeper = os.open("d", os.O_RDONLY, dir_fd=current)
+            os.close(current)
+            current = deeper
+        os.close(current)
+        return top
+
+    try:
+        assert isinstance(_server_time(str(chain(MAX_ENTRIES - 1))), datetime.datetime)
+        with pytest.raises(OSError, match=f"more than {MAX_ENTRIES} files"):
+            _server_time(str(chain(MAX_ENTRIES + 1)))
+    finally:
+        subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain

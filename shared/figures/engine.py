@@ -252,11 +252,18 @@ class View(LiveFigure):
         self.title = self.TITLE
 
     def _make_figure(self) -> None:
-        """The figure, its artists, and the current scene drawn on them."""
+        """The figure, its artists, and the current scene drawn on them. If that fails, the view is
+        left as it was: its next use tries again and fails the same way, never showing half a figure."""
+        before = set(self.__dict__)
         self._making = True
-        super().__init__(self.FIGSIZE, self.NCOLS, self.TITLE, STYLE)
-        self._build(self.scene)
-        self._draw(self.scene)
+        try:
+            super().__init__(self.FIGSIZE, self.NCOLS, self.TITLE, STYLE)
+            self._build(self.scene)
+            self._draw(self.scene)
+        except BaseException:
+            for name in set(self.__dict__) - before:
+                del self.__dict__[name]
+            raise
 
     def __getattr__(self, name: str) -> Any:
         # Called only for an attribute the view does not have yet: one of its figure's, before the
