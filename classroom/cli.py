@@ -24,6 +24,7 @@ import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from classroom import accounts, install, limits
@@ -81,7 +82,7 @@ def setup(args: argparse.Namespace) -> Path:
     os.chmod(args.home_base, 0o755)
     created = accounts.create_users(members, state, args.home_base.resolve())
     if args.home_size:
-        cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size)
+        cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size, created)
     remount_exchanges(prefix)  # after a reboot: the exchange made by scripts/make_assignments.py
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
@@ -107,25 +108,31 @@ def setup(args: argparse.Namespace) -> Path:
     return path
 
 
-def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None:
+def cap_homes(learners: list[str], state: Path, images: Path, size: int, fresh: Iterable[str] = ()) -> None:
     """Each learner's home that this class server made on a file system of ``size`` bytes of its own
     (:func:`classroom.limits.capped_folder`; the images in ``images``, root's). An account that was there
-    before the class is left as it is. A home is first capped only while its learner runs nothing (no
-    process of theirs can change it while it is copied) and holds nothing of another account's;
-    otherwise it is left for the next ``serve``, and this says so."""
+    before the class is left as it is. A home is first copied into its image only when this ``serve``
+    made it (``fresh``: it holds what root put there, and its learner has no password yet) and its
+    learner runs nothing: root never copies a tree a learner could have written (``mkfs.ext4 -d``
+    follows a link swapped in during the copy, and breaks on some deep trees of long names). A home
+    made before its cap stays on the machine's disk, and this says so; an image made before is
+    mounted again."""
     images.mkdir(exist_ok=True)
     os.chmod(images, 0o700)
+    fresh = set(fresh)
     for name in sorted(set(learners) & set(accounts.created_users(state))):
         user = pwd.getpwnam(name)
         home, image = Path(user.pw_dir), images / f"{name}.img"
-        # asked before the home is closed for the copy (so that a running process of theirs does not
-        # find it closed for a moment), and again once it is
-        reason = None if image.exists() else _running(user.pw_uid)
-        reason = reason or limits.capped_folder(home, image, size, user.pw_uid, user.pw_gid,
-                                                refuse=lambda: _not_to_copy(home, user.pw_uid))
+        if image.exists():
+            reason = limits.capped_folder(home, image, size, user.pw_uid, user.pw_gid)
+        elif name not in fresh:
+            reason = ("it was made before homes were capped and holds what they wrote, which root does not copy; "
+                      "`--home-size 0` says this is meant, or remove the account after saving its files")
+        else:
+            reason = _running(user.pw_uid) or limits.capped_folder(home, image, size, user.pw_uid, user.pw_gid,
+                                                                  refuse=lambda uid=user.pw_uid: _running(uid))
         if reason:
-            print(f"classroom: {name}'s home is left on the machine's disk for now ({reason}); run serve "
-                  "again once they are logged out", flush=True)
+            print(f"classroom: {name}'s home is left on the machine's disk ({reason})", flush=True)
     print(f"classroom: each learner's home holds at most {size / 1024**2:.0f} MiB (a file system of its own, "
           f"images in {images})", flush=True)
 
@@ -133,18 +140,6 @@ def cap_homes(learners: list[str], state: Path, images: Path, size: int) -> None
 def _running(uid: int) -> str | None:
     running = limits.processes_of(uid)
     return f"{len(running)} processes of theirs are running: {', '.join(map(str, running[:5]))}" if running else None
-
-
-def _not_to_copy(home: Path, uid: int) -> str | None:
-    """Why the home of ``uid`` should not be copied into its image now, or None."""
-    if running := _running(uid):
-        return running
-    for folder, dirs, files in os.walk(home):
-        for entry in (*dirs, *files):
-            owner = os.lstat(os.path.join(folder, entry)).st_uid
-            if owner != uid:
-                return f"{os.path.join(folder, entry)} belongs to uid {owner}, not to them"
-    return None
 
 
 EXCHANGE_IMAGES = "exchange-images"
@@ -167,6 +162,13 @@ def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
     note = image.with_suffix(".json")
     if os.path.ismount(exchange) and not image.exists():
         print(f"classroom: {exchange} is a file system of its own already: left as it is", flush=True)
+        return
+    if not image.exists() and not os.path.ismount(exchange) and os.listdir(exchange):
+        # what learners put there would be copied by root into the image (mkfs.ext4 -d follows a link
+        # swapped in during the copy): an exchange is capped when it is made, empty
+        print(f"classroom: {exchange} holds files already, so it is not put on a file system of its own (it is "
+              "capped only when made empty: remove it, once its submissions are collected, and run this again)",
+              flush=True)
         return
     if note.exists() and (made := json.loads(note.read_text())["size"]) != size:
         print(f"classroom: the exchange keeps the size it was made with, {made / 1024**2:.0f} MiB", flush=True)

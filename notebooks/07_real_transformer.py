@@ -38,6 +38,7 @@ from shared import (
     cov_eigs,
     effective_rank,
     gaussian_effective_rank,
+    isotropy_report,
     numerical_rank,
     random_cosines,
 )

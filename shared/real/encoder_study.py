@@ -430,9 +430,9 @@ def whitening_control(layer: int = 6, seeds: int = 3) -> tuple[int, int, int, tu
     non-zero directions, the held-out effective rank after whitening fitted on the Gaussian fit rows,
     for each seed ``0 .. seeds - 1``. Returns ``(fit rows, held-out rows, dimensions, ranks)``; kept
     by the study (once per machine)."""
+    seeds = _checks.integer(seeds, "seeds", 1, 20, "each seed whitens a Gaussian of the size of a layer's tokens")
     study = real_study()
     layer = _checks.integer(layer, "layer", 0, len(study.enc.states) - 1)
-    seeds = _checks.integer(seeds, "seeds", 1)
 
     def measure() -> tuple[int, int, int, tuple[float, ...]]:
         n_fit, n_held = int(study.fit_tokens.sum()), int(study.held_tokens.sum())
