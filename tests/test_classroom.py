@@ -313,6 +313,7 @@ def test_an_install_refuses_an_environment_holding_another_toolkit(tmp_path: Pat
         install.installed_toolkit_is_the_checkout(tmp_path / "venv")
 
 
+@pytest.mark.classroom  # the spawner's module needs JupyterHub (the classroom group)
 def test_a_learners_server_gets_a_port_no_bind_to_port_0_can_take() -> None:
     """Kernels bind a TCP port of the system's choosing (ipykernel's pipe for forked processes, even on
     Unix sockets): a server's port must come from below that range, or a kernel starting meanwhile may
