@@ -38,19 +38,18 @@ import hashlib
 import html
 import inspect
 import itertools
-import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from importlib.metadata import version
 from typing import Any
 
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
 
-from . import _checks, store
+from . import _checks
 from ._stored import digest_content
+from .figures.engine import stored_drawing
 
 REMEMBERED = 32
 CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
@@ -276,11 +275,7 @@ def _frames(explorer: Explorer) -> dict | None:
             return None
         if time.perf_counter() - start > FRAMES_KEY_SECONDS:
             return None
-    inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
-    shelf = store.default()
-    frames = shelf.find("explorer frames", inputs)
-    if frames is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
-        frames = shelf.get("explorer frames", inputs, lambda: _draw_frames(explorer, settings))
+    frames = stored_drawing("explorer frames", digest, lambda: _draw_frames(explorer, settings))
     if frames is None:
         return None
     return {"axes": axes, **frames}

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from importlib.metadata import version
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from ..meters import Reading
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+T = TypeVar("T")
 
 __all__ = [
     "BLUE",
@@ -70,6 +72,19 @@ def _rc(style: dict[str, Any]) -> AbstractContextManager[Any]:
     import matplotlib as mpl
 
     return mpl.rc_context(style)
+
+
+def stored_drawing(name: str, digest: Any, draw: Callable[[], T]) -> T | None:
+    """What the study store holds as ``name`` for the content ``digest`` (a ``hashlib`` hash fed with
+    what is drawn, :func:`shared._stored.digest_content`) under this matplotlib and Pillow: drawn by
+    ``draw()`` and stored when missing while the store is built by a user who may write it
+    (:data:`shared.store.DRAW_FRAMES`); None otherwise (the caller draws live)."""
+    inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
+    shelf = store.default()
+    found = shelf.find(name, inputs)
+    if found is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
+        found = shelf.get(name, inputs, draw)
+    return found
 
 
 class LiveFigure:
@@ -289,11 +304,8 @@ class View(LiveFigure):
             digest_content(digest, self.scene)
         except TypeError:  # a scene the store cannot keep, so cannot name
             return None
-        inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
-        shelf = store.default()
-        picture = shelf.find("view picture", inputs)
-        if picture is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
-            picture = shelf.get("view picture", inputs, lambda: np.frombuffer(super(View, self)._repr_png_(), np.uint8))
+        picture = stored_drawing("view picture", digest,
+                                 lambda: np.frombuffer(super(View, self)._repr_png_(), np.uint8))
         return None if picture is None else picture.tobytes()
 
     def _build(self, scene: Any) -> None:
