@@ -437,6 +437,23 @@ def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, p
     assert (victim / "keep").read_text() == "kept" and not os.path.ismount(victim)
 
 
+def test_hostile_an_exchange_holding_files_is_not_copied_into_an_image(course, place):
+    """An exchange that already holds what learners put there (a class from before the exchange was
+    capped) is left on the machine's disk: root's ``mkfs.ext4 -d`` would copy a tree learners wrote,
+    following a link swapped in during the copy. It says so, and the files stay where they were."""
+    from classroom.cli import cap_exchange, exchange_image
+
+    exchange = place / "used-exchange"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    (exchange / "inbound").mkdir()
+    (exchange / "inbound" / "a-submission").write_text("theirs")
+    cap_exchange(exchange, place, 32 * 2**20)
+    assert not os.path.ismount(exchange) and not exchange_image(exchange, place).exists()
+    assert (exchange / "inbound" / "a-submission").read_text() == "theirs"
+    assert (exchange.stat().st_uid, exchange.stat().st_mode & 0o7777) == (0, 0o1777)
+
+
 def test_hostile_a_submission_a_thousand_folders_deep_is_timed_or_refused_and_stops_no_collection(tmp_path):
     """Collect reads the server's time of each submission by walking its folder: a chain of folders as
     deep as Python's recursion limit is walked (a list, not recursion), one deeper than the bound on
