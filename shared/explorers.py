@@ -265,8 +265,6 @@ def _frames(explorer: Explorer) -> dict | None:
     names = list(explorer.controls)
     settings = [dict(zip(names, setting)) for setting in itertools.product(*(values for values, _ in axes))]
     digest = hashlib.sha256()
-    view = explorer.make_view
-    digest.update(f"{view.__module__}:{view.__qualname__}".encode())
     start = time.perf_counter()
     for setting in settings:
         try:
@@ -275,7 +273,7 @@ def _frames(explorer: Explorer) -> dict | None:
             return None
         if time.perf_counter() - start > FRAMES_KEY_SECONDS:
             return None
-    frames = stored_drawing("explorer frames", digest, lambda: _draw_frames(explorer, settings))
+    frames = stored_drawing("explorer frames", explorer.make_view, digest, lambda: _draw_frames(explorer, settings))
     if frames is None:
         return None
     return {"axes": axes, **frames}

@@ -175,6 +175,14 @@ class FrameCountingView(CountingView):
         return f"{data}+{shift}".encode()
 
 
+# the stand-in for a toolkit view: the store keeps frames only of views whose code is the toolkit's
+FrameCountingView.__module__ = "shared.figures.counting"
+
+
+class LearnersView(FrameCountingView):
+    """A view defined in a notebook: its code is no part of the store's key."""
+
+
 def frame_explorer(data: dict) -> Explorer:
     return explore(lambda layer, remedy: data[layer, remedy], FrameCountingView,
                    layer=slider("layer", 1, 0, 2, 1), remedy=choice("remedy", ["none", "centring"], "none"))
@@ -263,3 +271,17 @@ def test_an_explorer_with_frames_sends_three_widgets_per_frame(tmp_path, monkeyp
     # per frame 3; per stack 2 (it and its link to its slider); the sliders (each with its layout and
     # style), the heading (the same), the explorer's box and layout, the three shared layouts and the style: 15
     assert made == 3 * frames + 2 * stacks + 15, f"{made} widgets for {frames} frames and {stacks} stacks"
+
+
+def test_a_view_the_learner_defined_has_no_frames_even_where_the_store_would_draw_them(tmp_path, monkeypatch):
+    """The store's key holds the toolkit's code, not a notebook's: a learner's own view (here one that
+    only inherits a toolkit view's drawing) is always drawn live, and nothing of it is stored."""
+    from shared import store
+
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+    monkeypatch.setenv(store.DRAW_FRAMES, "1")
+    data = {(layer, remedy): float(layer) for layer in range(3) for remedy in ("none", "centring")}
+    explorer = explore(lambda layer, remedy: data[layer, remedy], LearnersView,
+                       layer=slider("layer", 1, 0, 2, 1), remedy=choice("remedy", ["none", "centring"], "none"))
+    assert explorer.live and not store.default().entries()
+    assert not frame_explorer(data).live, "the toolkit's stand-in gets frames from the same store"

@@ -543,6 +543,8 @@ import numpy as np
 from IPython.core.formatters import DisplayFormatter
 from shared.figures.engine import View
 
+values, how = [float(v) for v in sys.argv[1].split(",")], sys.argv[2]
+
 class Dots(View):
     FIGSIZE, NCOLS, TITLE = (3.0, 2.0), 1, "dots"
     measure = staticmethod(lambda values: (np.asarray(values, dtype=float),))
@@ -553,37 +555,54 @@ class Dots(View):
         self.axes[0].set_xlim(-1, len(scene[0]))
         self.axes[0].set_ylim(0, 10)
 
-shown, _ = DisplayFormatter().format(Dots([float(v) for v in sys.argv[1:]]))  # as a notebook shows a figure
+if how == "mine":  # a learner's own view: defined in the notebook
+    class Dots(Dots):
+        pass
+else:  # the stand-in for a toolkit view (the toolkit's own load matplotlib, or need a model's data)
+    Dots.__module__ = "shared.figures.dots"
+if how == "rc":  # a learner's own matplotlib setting
+    import matplotlib
+    matplotlib.rcParams["lines.markersize"] = 12.0
+shown, _ = DisplayFormatter().format(Dots(values))  # as a notebook shows a figure
 print(json.dumps({"png": hashlib.sha256(shown["image/png"]).hexdigest(), "text": shown["text/plain"],
                   "matplotlib": "matplotlib" in sys.modules}))
 '''
 
 
 def test_a_static_figure_the_store_holds_is_shown_from_it_without_matplotlib(tmp_path):
-    """A view shown as a static figure, drawn while the store was built, is read back byte for byte in
-    another kernel, which loads no matplotlib (IPython's display probes the view's attributes, which
-    must not draw it); other numbers (a learner's own data) have no stored picture and are drawn."""
+    """A toolkit view shown as a static figure, drawn while the store was built, is read back byte for
+    byte in another kernel, which loads no matplotlib (IPython's display probes the view's attributes,
+    which must not draw it). What the store cannot know is drawn: other numbers (a learner's own data),
+    a view the learner defined (even one named like the toolkit's), the learner's matplotlib settings."""
     import json
     import subprocess
     import sys
 
     from shared import store
 
-    def show(*values: float, build: bool = False) -> dict:
+    def show(values: str, how: str = "course", build: bool = False) -> dict:
         env = {**os.environ, store.ENV: str(tmp_path / "store"), store.DRAW_FRAMES: "1" if build else "0"}
-        run = subprocess.run([sys.executable, "-c", STORED_VIEW, *map(str, values)], env=env, capture_output=True,
+        run = subprocess.run([sys.executable, "-c", STORED_VIEW, values, how], env=env, capture_output=True,
                              text=True, check=True)
         return json.loads(run.stdout)
 
-    drawn = show(1, 5, 3)
+    drawn = show("1,5,3")
     assert drawn["matplotlib"] and not (tmp_path / "store").exists(), "only the store's build stores pictures"
-    built = show(1, 5, 3, build=True)
+    built = show("1,5,3", build=True)
     assert built == drawn
     assert len(list((tmp_path / "store").glob("view-picture-*"))) == 1
-    read = show(1, 5, 3)
+    read = show("1,5,3")
     assert read == {**drawn, "matplotlib": False}, "the stored picture differs, or matplotlib was loaded"
-    edited = show(1, 5, 4)
+    edited = show("1,5,4")
     assert edited["matplotlib"] and edited["png"] != drawn["png"] and edited["text"] == drawn["text"]
+    # a view the learner defined: drawn, never read from the store nor stored in it
+    assert show("1,5,3", "mine", build=True)["matplotlib"]
+    assert len(list((tmp_path / "store").glob("view-picture-*"))) == 1, "a learner's view was stored"
+    mine = show("1,5,3", "mine")
+    assert mine["matplotlib"] and mine["png"] == drawn["png"], "the same drawing code draws the same picture"
+    # the learner's matplotlib settings: drawn with them, not read from the course's picture
+    styled = show("1,5,3", "rc")
+    assert styled["png"] != drawn["png"], "the learner's matplotlib settings are not in the picture"
 
 
 def test_a_view_whose_scene_cannot_be_drawn_fails_at_every_showing_and_never_shows_half_a_figure():

@@ -14,6 +14,7 @@ import hashlib
 import io
 import math
 import os
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from importlib.metadata import version
@@ -74,17 +75,41 @@ def _rc(style: dict[str, Any]) -> AbstractContextManager[Any]:
     return mpl.rc_context(style)
 
 
-def stored_drawing(name: str, digest: Any, draw: Callable[[], T]) -> T | None:
-    """What the study store holds as ``name`` for the content ``digest`` (a ``hashlib`` hash fed with
-    what is drawn, :func:`shared._stored.digest_content`) under this matplotlib and Pillow: drawn by
-    ``draw()`` and stored when missing while the store is built by a user who may write it
-    (:data:`shared.store.DRAW_FRAMES`); None otherwise (the caller draws live)."""
-    inputs = [f"content:{digest.hexdigest()}", *(f"{library} {version(library)}" for library in ("matplotlib", "pillow"))]
+def stored_drawing(name: str, view: type, digest: Any, draw: Callable[[], T]) -> T | None:
+    """What the study store holds as ``name`` for the view class ``view`` and the content ``digest`` (a
+    ``hashlib`` hash fed with what is drawn, :func:`shared._stored.digest_content`) under this
+    matplotlib, Pillow and matplotlib settings: drawn by ``draw()`` and stored when missing while the
+    store is built by a user who may write it (:data:`shared.store.DRAW_FRAMES`); None otherwise (the
+    caller draws live), and always None for a view defined outside the toolkit (a learner's own: the
+    store's key knows only the toolkit's code)."""
+    if not view.__module__.startswith(_TOOLKIT):
+        return None
+    inputs = [f"view:{view.__module__}:{view.__qualname__}", f"content:{digest.hexdigest()}",
+              *(f"{library} {version(library)}" for library in ("matplotlib", "pillow")), *_changed_settings()]
     shelf = store.default()
     found = shelf.find(name, inputs)
     if found is None and shelf.writable and os.environ.get(store.DRAW_FRAMES) == "1":
         found = shelf.get(name, inputs, draw)
     return found
+
+
+_TOOLKIT = __name__.split(".")[0] + "."  # "shared.": the package whose code is the store's code version
+
+# matplotlib settings that do not change what a view draws on its own canvas (where figures are shown,
+# how a session behaves); any other setting changed from matplotlib's defaults is part of a drawing's key
+_NOT_DRAWN = ("backend", "backend_fallback", "interactive", "toolbar", "timezone", "figure.max_open_warning",
+              "savefig.directory", "webagg.", "keymap.", "tk.", "macosx.")
+
+
+def _changed_settings() -> list[str]:
+    """The matplotlib settings of this process that differ from matplotlib's defaults, as ``name=value``
+    (none where matplotlib is not loaded: nothing can have changed them)."""
+    mpl = sys.modules.get("matplotlib")
+    if mpl is None or not hasattr(mpl, "rcParamsDefault"):
+        return []
+    defaults = mpl.rcParamsDefault
+    return sorted(f"{name}={value!r}" for name, value in mpl.rcParams.items()
+                  if not name.startswith(_NOT_DRAWN) and value != defaults.get(name))
 
 
 class LiveFigure:
@@ -299,12 +324,12 @@ class View(LiveFigure):
         return super()._repr_png_()
 
     def _stored_png(self) -> bytes | None:
-        digest = hashlib.sha256(f"{type(self).__module__}:{type(self).__qualname__}".encode())
+        digest = hashlib.sha256()
         try:
             digest_content(digest, self.scene)
         except TypeError:  # a scene the store cannot keep, so cannot name
             return None
-        picture = stored_drawing("view picture", digest,
+        picture = stored_drawing("view picture", type(self), digest,
                                  lambda: np.frombuffer(super(View, self)._repr_png_(), np.uint8))
         return None if picture is None else picture.tobytes()
 
