@@ -42,19 +42,24 @@ def main() -> int:
                         *(["-k", args.select] if args.select else [])])
     from tests import test_e2e
 
-    rows = {}
+    rows, floor = {}, None
     print(f"{'notebook':30s} {'moves':>5s} {'median ms':>10s} {'p95 ms':>8s} {'driver median ms':>17s}")
     for notebook, timings in sorted(test_e2e.LATENCIES.items()):
-        ms, driver = 1000 * np.array(timings), 1000 * np.array(test_e2e.DRIVER_LATENCIES[notebook])
-        rows[Path(notebook).stem] = {"moves": len(ms), "median_ms": round(float(np.median(ms)), 1),
-                                     "p95_ms": round(float(np.percentile(ms, 95)), 1),
-                                     "driver_median_ms": round(float(np.median(driver)), 1)}
-        row = rows[Path(notebook).stem]
+        ms = 1000 * np.array(timings)
+        row = {"moves": len(ms), "median_ms": round(float(np.median(ms)), 1), "p95_ms": round(float(np.percentile(ms, 95)), 1)}
+        if notebook not in test_e2e.DRIVER_LATENCIES:  # not a notebook: the live explorer that draws nothing
+            floor = {"what": notebook, **row}
+            continue
+        row["driver_median_ms"] = round(float(np.median(1000 * np.array(test_e2e.DRIVER_LATENCIES[notebook]))), 1)
+        rows[Path(notebook).stem] = row
         verdict = "met" if row["median_ms"] <= TARGET_MS else "MISSED"
         print(f"{Path(notebook).stem:30s} {row['moves']:5d} {row['median_ms']:10.1f} {row['p95_ms']:8.1f}"
               f" {row['driver_median_ms']:17.1f}  {verdict}")
+    if floor is not None:
+        print(f"{'the floor: ' + floor['what']:30s} {floor['moves']:5d} {floor['median_ms']:10.1f} {floor['p95_ms']:8.1f}"
+              "   (a live explorer's move, no kernel work)")
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text(json.dumps({"target_median_ms": TARGET_MS, "notebooks": rows}, indent=1) + "\n")
+    args.results.write_text(json.dumps({"target_median_ms": TARGET_MS, "notebooks": rows, "live_floor": floor}, indent=1) + "\n")
     met = rows and all(row["median_ms"] <= TARGET_MS for row in rows.values())
     return int(code) or (0 if met else 1)
 

@@ -235,6 +235,81 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
         page.close()
 
 
+# A live explorer of the course's own wiring whose kernel computes and draws nothing: its view hands
+# back one of three JPEGs the size of an explorer's picture. A move then costs only what every live
+# move costs (the slider's message to the kernel, the picture's way back, its decoding and painting):
+# the floor under the live explorers of 01 to 06, measured beside them.
+ROUND_TRIP = """
+import io
+import numpy as np
+from PIL import Image
+from shared.explorers import explore, slider
+
+def picture(seed):
+    pixels = np.random.default_rng(seed).integers(200, 256, (430, 1000, 3), dtype=np.uint8)
+    pixels[::9] = 40
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="jpeg", quality=95)
+    return buf.getvalue()
+
+PICTURES = {pick: picture(pick) for pick in (1, 2, 3)}
+
+class Pictures:
+    measure = staticmethod(lambda pick: pick)
+    @classmethod
+    def of(cls, pick):
+        view = cls()
+        view.draw(pick)
+        return view
+    def draw(self, pick):
+        self.pick = pick
+    def image(self):
+        return PICTURES[self.pick]
+    def readings(self):
+        return {}
+
+explorer = explore(lambda pick: pick, Pictures, title="a round trip", pick=slider("picture", 2, 1, 3, 1))
+assert explorer.live
+explorer
+"""
+
+
+def test_a_live_explorer_whose_kernel_does_nothing_still_waits_for_the_round_trip(lab: str, browser) -> None:
+    """Every move of a live explorer with nothing to compute or draw shows the next picture; the time it
+    takes is the floor under every live explorer's move (benchmarks/browser.py prints it)."""
+    import json
+
+    base, token = lab.split("/lab/")[0], lab.split("token=")[1]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": ROUND_TRIP, "outputs": [],
+                           "execution_count": None}],
+                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    request = urllib.request.Request(f"{base}/api/contents/round_trip.ipynb?token={token}", method="PUT",
+                                     data=json.dumps({"type": "notebook", "content": notebook}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=30)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(lab.format("round-trip", "round_trip.ipynb"), timeout=60_000)
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
+        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        explorer = page.locator(f"{PANEL} .course-explorer")
+        handle = explorer.locator(".noUi-handle")
+        timings = []
+        for move in range(max(MOVES, 2) * 4):
+            handle.focus()
+            explorer.evaluate(TIME_THE_NEXT_PICTURE)
+            page.keyboard.press("ArrowRight" if move % 2 == 0 else "ArrowLeft")
+            page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
+            timings.append(page.evaluate("() => window.courseMoveMs") / 1000)
+        LATENCIES["live round trip, nothing drawn"] = timings
+    finally:
+        page.close()
+
+
 def _cell(page, text: str):
     """The notebook cell whose text contains ``text``."""
     return page.locator(f"{PANEL} .jp-Cell").filter(has_text=text).last
