@@ -49,7 +49,7 @@ import numpy as np
 
 from . import _checks
 from ._stored import digest_content
-from .figures.engine import stored_drawing
+from .figures.engine import storable, stored_drawing
 
 REMEMBERED = 32
 CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
@@ -257,8 +257,11 @@ def _frames(explorer: Explorer) -> dict | None:
     first slider outermost) its picture (``images``, JPEG bytes as uint8 arrays) and ``readings``;
     read from the study store, drawn into it while the store is built
     (:data:`shared.store.DRAW_FRAMES`) by a user who may write it; None
-    where the explorer stays live (sliders the browser cannot number, too many settings, content
-    the store cannot key or that takes too long to compute, or no frames and a store it cannot write)."""
+    where the explorer stays live (a view defined outside the toolkit, sliders the browser cannot
+    number, too many settings, content the store cannot key or that takes too long to compute, or no
+    frames and a store it cannot write)."""
+    if not storable(explorer.make_view):  # before computing every setting to key frames that cannot exist
+        return None
     axes = [_axis(control) for control in explorer.controls.values()]
     if any(axis is None for axis in axes) or np.prod([len(values) for values, _ in axes]) > FRAMES:
         return None

@@ -82,7 +82,7 @@ def stored_drawing(name: str, view: type, digest: Any, draw: Callable[[], T]) ->
     store is built by a user who may write it (:data:`shared.store.DRAW_FRAMES`); None otherwise (the
     caller draws live), and always None for a view defined outside the toolkit (a learner's own: the
     store's key knows only the toolkit's code)."""
-    if not view.__module__.startswith(_TOOLKIT):
+    if not storable(view):
         return None
     inputs = [f"view:{view.__module__}:{view.__qualname__}", f"content:{digest.hexdigest()}",
               *(f"{library} {version(library)}" for library in ("matplotlib", "pillow")), *_changed_settings()]
@@ -94,6 +94,12 @@ def stored_drawing(name: str, view: type, digest: Any, draw: Callable[[], T]) ->
 
 
 _TOOLKIT = __name__.split(".")[0] + "."  # "shared.": the package whose code is the store's code version
+
+
+def storable(view: type) -> bool:
+    """Whether the study store may hold drawings of the view class ``view``: only the toolkit's views,
+    whose code is part of the store's key (a view defined in a notebook is always drawn live)."""
+    return view.__module__.startswith(_TOOLKIT)
 
 # matplotlib settings that do not change what a view draws on its own canvas (where figures are shown,
 # how a session behaves); any other setting changed from matplotlib's defaults is part of a drawing's key
