@@ -320,6 +320,11 @@ def as_student(home: Path, place: Path, *args: str, cwd: Path | None = None) -> 
 
 
 def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course, place, student):
+    # the student gets a submission folder of their own in the exchange (as a class server's learners do)
+    make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--prefix", str(place),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20",
+                           "--learners", STUDENT])
+    assert os.path.ismount(place / "exchange" / "isotropy-anisotropy" / "inbound" / STUDENT)
     nbgrader(course, "release_assignment", NB, "--force")
     as_student(student, place, "fetch_assignment", NB, "--course", "isotropy-anisotropy")
     fetched = student / NB / f"{NB}.ipynb"
