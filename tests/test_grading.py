@@ -382,6 +382,8 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         assert saved.ok, saved.text
         submitted = learner.api("POST", f"{own}/assignments/submit", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
         assert submitted.ok and submitted.json()["success"], submitted.text
+        own_folder = room.prefix / "exchange" / "isotropy-anisotropy" / "inbound" / name  # theirs, capped
+        assert os.path.ismount(own_folder) and list(own_folder.glob(f"{name}+{NB}+*"))
         # The learner's server cannot read the course (sources, hidden tests) or the gradebook, and has no formgrader.
         assert learner.api("GET", f"{own}/formgrader/api/assignments").status_code == 404
         peek = subprocess.run(["runuser", "-u", name, "--", "ls", str(course)], capture_output=True, text=True)
