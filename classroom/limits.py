@@ -24,7 +24,8 @@ too, so a learner filling them fills only their own. A
 folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
 machines) is bound back in, read-only.
 
-:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange) on a file system of its
+:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange, a learner's submission
+folder in it) on a file system of its
 own, of a given size: an ext4 image (sparse, so it takes on the disk what its files take) mounted on
 the folder through a loop device. A learner who fills their home gets "No space left on device" in
 their own home; the machine's disk, and so every other learner's home, the hub's state and the

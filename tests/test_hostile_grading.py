@@ -471,8 +471,8 @@ def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submi
     image = place / "inbox-images" / "-".join(inbound.parts[1:]) / f"{filler}.img"
     taken = image.stat().st_blocks * 512
     assert taken <= INBOX, f"the submission folder's image takes {taken} bytes of the machine's disk"
-    print(f"a learner's submission folder fill: {written / 2**20:.1f} MiB written, then ENOSPC; the image takes "
-          f"{taken / 2**20:.1f} MiB of the machine's disk; another learner submitted and scored "
+    print(f"a learner's submission folder fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
+          f"{taken / 2**20:.0f} MiB of the machine's disk; another learner submitted and scored "
           f"{graded_one.score:g}/{graded_one.max_score:g}")
     shutil.rmtree(fill)
 
@@ -506,7 +506,7 @@ def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(c
         assert written <= EXCHANGE
         taken = image.stat().st_blocks * 512
         assert taken <= EXCHANGE, f"the exchange's image takes {taken} bytes of the machine's disk"
-        print(f"a learner's exchange fill: {written / 2**20:.1f} MiB written, then ENOSPC; the image takes "
+        print(f"a learner's exchange fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
               f"{taken / 2**20:.0f} MiB of the machine's disk")
         assert as_learner("hostile-other", str(place / "hostile-other" / "work"), "8") == (None, 8 * 2**20)
         assert as_learner("hostile-other", str(theirs), "1") == (None, 2**20)  # a submission still goes in
