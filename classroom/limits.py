@@ -270,9 +270,11 @@ def capped_folder(folder: Path, image: Path, size: int, uid: int, gid: int, mode
 
 def release_folder(folder: Path, image: Path) -> None:
     """Undo :func:`capped_folder`: unmount ``folder`` (lazily: the loop device goes when nothing uses
-    it) and delete the image."""
+    it) and delete the image. The folder below, closed while it was capped, gets the owner and mode
+    the capped folder had (an exchange: root's, 1777 again, as nbgrader needs it on the machine's disk)."""
     if os.path.ismount(folder):
         owner = os.stat(folder)
         subprocess.run(["umount", "--lazy", str(folder)], check=True, capture_output=True)
-        os.chown(folder, owner.st_uid, owner.st_gid)  # the folder below, closed while it was capped
+        os.chown(folder, owner.st_uid, owner.st_gid)
+        os.chmod(folder, stat.S_IMODE(owner.st_mode))
     image.unlink(missing_ok=True)

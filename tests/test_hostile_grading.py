@@ -526,6 +526,28 @@ def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(c
             remount_inboxes(place, learners)
 
 
+def test_a_released_exchange_is_left_open_as_it_was_made(place):
+    """``remove --everything`` unmounts the exchange: the folder below gets the exchange's owner and
+    mode back (root's, 1777), not the closed 0700 it had under the mount, so a course made again on
+    the machine's disk (``--exchange-size 0``), which leaves an existing exchange's mode as it is, lets
+    the learners in."""
+    from classroom.cli import cap_exchange, release_exchanges
+
+    prefix, exchange = place / "prefix-again", place / "exchange-again"
+    prefix.mkdir()
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    cap_exchange(exchange, prefix, EXCHANGE)
+    assert os.path.ismount(exchange)
+    release_exchanges(prefix)
+    assert not os.path.ismount(exchange) and not list((prefix / "exchange-images").glob("*"))
+    make_assignments.main([str(place / "course-again"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
+                           str(place), "--exchange", str(exchange), "--exchange-size", "0", "--sandbox-user", SANDBOX,
+                           "--timeout", "20"])
+    info = exchange.stat()
+    assert not os.path.ismount(exchange) and (info.st_uid, info.st_mode & 0o7777) == (0, 0o1777)
+
+
 def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, place):
     """The exchange's path, where a learner could write its parent, is a link to another folder: its
     files are not copied into an image and deleted; making the assignments refuses, naming it."""
