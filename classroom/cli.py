@@ -295,19 +295,26 @@ def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
             make_inboxes(inbound, prefix, size, learners)
 
 
-def release_inboxes(prefix: Path) -> None:
-    """Unmount each learner's folder :func:`make_inboxes` capped, delete the folder (what was submitted
-    there goes with its image) and the images and notes."""
+def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None:
+    """Unmount each learner's folder :func:`make_inboxes` capped and delete the folder (what was
+    submitted there goes with its image): those of ``learners`` (accounts removed: a later account
+    given the same uid must not find their submissions), or all, with the images and notes."""
     for inbound, images, _ in _inboxes(prefix):
-        for image in sorted(images.glob("*.img")):
-            folder = inbound / image.stem
-            if not folder.is_symlink() and folder.is_dir():
+        names = sorted(image.stem for image in images.glob("*.img")) if learners is None else sorted(learners)
+        for name in names:
+            folder, image = inbound / name, images / f"{name}.img"
+            if folder.is_symlink() or not folder.is_dir():
+                pass
+            elif image.exists():
                 limits.release_folder(folder, image)
                 with contextlib.suppress(OSError):
                     folder.rmdir()
+            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed)
+                shutil.rmtree(folder, ignore_errors=True)
             image.unlink(missing_ok=True)
-        shutil.rmtree(images, ignore_errors=True)
-        images.with_name(images.name + ".json").unlink()
+        if learners is None:
+            shutil.rmtree(images, ignore_errors=True)
+            images.with_name(images.name + ".json").unlink()
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -349,6 +356,7 @@ def remove(args: argparse.Namespace) -> int:
     _need_root()
     prefix = args.prefix.resolve()
     removed = accounts.remove_users(_state(prefix), prefix / "homes")
+    release_inboxes(prefix, removed)  # their submission folders, with what they submitted
     if limits.available():
         for name in removed:  # a hub that was killed leaves its learners' control groups behind
             limits.LearnerGroup(name).remove()

@@ -548,6 +548,31 @@ def test_a_released_exchange_is_left_open_as_it_was_made(place):
     assert not os.path.ismount(exchange) and (info.st_uid, info.st_mode & 0o7777) == (0, 0o1777)
 
 
+def test_hostile_a_removed_learners_submission_folder_is_not_left_to_the_next_owner_of_their_uid(place):
+    """``remove`` deletes the class's accounts; their submission folders (owned by their uids, which a
+    later account may get) are unmounted and deleted with them, images included; the others stay."""
+    from classroom import cli
+
+    prefix, inbound = place / "prefix-remove", place / "exchange-remove" / "inbound"
+    (prefix / "hub").mkdir(parents=True)
+    inbound.mkdir(parents=True)
+    for name in ("hostile-gone", "hostile-stays"):
+        useradd(name, place / name)
+    (prefix / "hub" / "created-users").write_text("hostile-gone\n")
+    try:
+        cli.make_inboxes(inbound, prefix, INBOX, ["hostile-gone", "hostile-stays"])
+        assert os.path.ismount(inbound / "hostile-gone") and os.path.ismount(inbound / "hostile-stays")
+        assert cli.main(["remove", "--prefix", str(prefix)]) == 0
+        images = prefix / "inbox-images" / "-".join(inbound.parts[1:])
+        assert not (inbound / "hostile-gone").exists() and not (images / "hostile-gone.img").exists()
+        assert os.path.ismount(inbound / "hostile-stays") and (images / "hostile-stays.img").exists()
+    finally:
+        cli.release_inboxes(prefix)
+        subprocess.run(["userdel", "hostile-stays"], capture_output=True)
+        subprocess.run(["userdel", "hostile-gone"], capture_output=True)
+    assert not os.path.ismount(inbound / "hostile-stays") and not (inbound / "hostile-stays").exists()
+
+
 def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, place):
     """The exchange's path, where a learner could write its parent, is a link to another folder: its
     files are not copied into an image and deleted; making the assignments refuses, naming it."""
