@@ -14,6 +14,7 @@ the course files, keeps every account, password and learner's file, and starts t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pwd
@@ -84,6 +85,7 @@ def setup(args: argparse.Namespace) -> Path:
     if args.home_size:
         cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size, created)
     remount_exchanges(prefix)  # after a reboot: the exchange made by scripts/make_assignments.py
+    remount_inboxes(prefix, [m.name for m in members if not m.teacher])  # and its learners' folders, new ones too
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
@@ -204,10 +206,115 @@ def remount_exchanges(prefix: Path) -> None:
 
 
 def release_exchanges(prefix: Path) -> None:
-    """Unmount each exchange :func:`cap_exchange` capped and delete its image and note."""
+    """Unmount each exchange :func:`cap_exchange` capped and delete its image and note (the learners'
+    folders in it first, :func:`release_inboxes`)."""
+    release_inboxes(prefix)
     for folder, image, _ in _exchanges(prefix):
         limits.release_folder(folder, image)
         image.with_suffix(".json").unlink()
+
+
+INBOX_IMAGES = "inbox-images"
+
+
+def make_inboxes(inbound: Path, prefix: Path, size: int, learners: Iterable[str]) -> None:
+    """Each learner's own folder ``inbound/NAME/``, where their ``nbgrader submit`` writes
+    (``classroom/nbgrader/inbox_submit.py``) and collect takes from (``OwnedCollect``): made by root in
+    ``inbound`` (root's, mode 0711, which no learner writes or lists), owned by the learner, mode 0700,
+    and with ``size`` on a file system of its own (:func:`classroom.limits.capped_folder`, an image in
+    ``prefix/inbox-images``): a learner who fills theirs gets "No space left on device" there, and every
+    other learner still submits. ``size`` 0: plain folders, on the exchange's file system. A folder is
+    capped only when root made it here, empty (nothing a learner wrote is copied by root); one that is
+    anything else is left as it is, and this says so. The size is the one of the first call; a later
+    call makes the folders of new learners and mounts the images again (after a reboot)."""
+    inbound = Path(os.path.abspath(inbound))
+    info = os.lstat(inbound)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0:
+        raise ValueError(f"{inbound}: not a folder of root's (a link, or made by uid {info.st_uid})")
+    os.chmod(inbound, 0o711)  # nobody but root writes or lists it: each learner's folder is their only way in
+    images = prefix / INBOX_IMAGES / "-".join(inbound.parts[1:])
+    note = images.with_name(images.name + ".json")
+    if note.exists():
+        size = json.loads(note.read_text())["size"]
+    else:
+        images.mkdir(parents=True, exist_ok=True)
+        os.chmod(images.parent, 0o700)
+        fresh = note.with_name(note.name + ".new")
+        fresh.write_text(json.dumps({"inbound": str(inbound), "size": size}))
+        os.chmod(fresh, 0o600)
+        os.replace(fresh, note)
+    images.mkdir(parents=True, exist_ok=True)
+    for name in sorted(set(learners)):
+        try:
+            user = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        folder, image = inbound / name, images / f"{name}.img"
+        if not os.path.lexists(folder):
+            folder.mkdir(mode=0o700)
+        found = os.lstat(folder)
+        if not image.exists() and not os.path.ismount(folder) and (
+                not stat.S_ISDIR(found.st_mode) or found.st_uid != 0 or os.listdir(folder)):
+            if stat.S_ISDIR(found.st_mode) and (found.st_uid, stat.S_IMODE(found.st_mode)) == (user.pw_uid, 0o700) \
+                    and not size:
+                continue  # made here before, a plain folder
+            print(f"classroom: {folder} was there before, not made by root for {name}: left as it is (remove it "
+                  "and run this again)", flush=True)
+            continue
+        if size:
+            limits.capped_folder(folder, image, size, user.pw_uid, user.pw_gid, 0o700)
+        else:
+            os.chown(folder, user.pw_uid, user.pw_gid)
+            os.chmod(folder, 0o700)
+    what = f"a file system of {size / 1024**2:.0f} MiB of its own" if size else "a plain folder"
+    print(f"classroom: each learner submits into their own folder of {inbound}, {what}", flush=True)
+
+
+def _inboxes(prefix: Path) -> list[tuple[Path, Path, int]]:
+    """The inbound folders :func:`make_inboxes` made learners' folders in: (inbound, images, size)."""
+    found = []
+    for note in sorted((prefix / INBOX_IMAGES).glob("*.json")):
+        made = json.loads(note.read_text())
+        found.append((Path(made["inbound"]), note.with_name(note.name.removesuffix(".json")), made["size"]))
+    return found
+
+
+def class_learners(prefix: Path) -> list[str]:
+    """The learners (not the teachers) of the class server whose state is under ``prefix``, if any."""
+    settings = prefix / "hub" / "classroom.json"
+    if not settings.exists():
+        return []
+    made = json.loads(settings.read_text())
+    return [name for name in made.get("members", []) if name not in made.get("teachers", [])]
+
+
+def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
+    """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot)."""
+    for inbound, _, size in _inboxes(prefix):
+        if inbound.is_dir() and not inbound.is_symlink():
+            make_inboxes(inbound, prefix, size, learners)
+
+
+def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None:
+    """Unmount each learner's folder :func:`make_inboxes` capped and delete the folder (what was
+    submitted there goes with its image): those of ``learners`` (accounts removed: a later account
+    given the same uid must not find their submissions), or all, with the images and notes."""
+    for inbound, images, _ in _inboxes(prefix):
+        names = sorted(image.stem for image in images.glob("*.img")) if learners is None else sorted(learners)
+        for name in names:
+            folder, image = inbound / name, images / f"{name}.img"
+            if folder.is_symlink() or not folder.is_dir():
+                pass
+            elif image.exists():
+                limits.release_folder(folder, image)
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed)
+                shutil.rmtree(folder, ignore_errors=True)
+            image.unlink(missing_ok=True)
+        if learners is None:
+            shutil.rmtree(images, ignore_errors=True)
+            images.with_name(images.name + ".json").unlink()
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -249,6 +356,7 @@ def remove(args: argparse.Namespace) -> int:
     _need_root()
     prefix = args.prefix.resolve()
     removed = accounts.remove_users(_state(prefix), prefix / "homes")
+    release_inboxes(prefix, removed)  # their submission folders, with what they submitted
     if limits.available():
         for name in removed:  # a hub that was killed leaves its learners' control groups behind
             limits.LearnerGroup(name).remove()

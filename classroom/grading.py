@@ -547,15 +547,23 @@ class OwnedCollect(ExchangeCollect):
     """nbgrader's collect, where a submission is its learner's: one whose folder in the exchange is not
     owned by the account it names (or is a link) is refused and not collected; the time recorded is the
     server's (:func:`_server_time`), not the one in the submission's name or its ``timestamp.txt``; a
-    name that does not parse is passed over, so that no learner's file stops the others' collection; and
+    name that does not parse is passed over, so that no learner's file stops the others' collection; it
+    looks in each learner's own folder ``inbound/NAME/`` (where ``classroom/nbgrader/inbox_submit.py``
+    submits; a submission there in another's name is refused) and in ``inbound`` itself; and
     only notebooks are copied, as regular files (a link, a module named like one that Python imports, any
     other file of the submission is left behind: nothing of it lands beside the notebook that the teacher
     opens)."""
 
     def _path_to_record(self, path):
-        filename = os.path.basename(path)
-        parts = filename.rsplit("+", 3)
+        filename = os.path.relpath(path, self.inbound_path)
+        parts = os.path.basename(path).rsplit("+", 3)
         if len(parts) < 4:
+            return None
+        folder = os.path.dirname(filename)
+        if folder not in ("", parts[0]) or (folder and os.path.islink(os.path.join(self.inbound_path, folder))):
+            # in a learner's own folder (never a link): that learner's name only
+            self.log.error("Refused %s: it claims to be %s's submission but lies in the folder %s", filename,
+                           parts[0], folder)
             return None
         try:
             info = os.lstat(path)
@@ -586,9 +594,10 @@ class OwnedCollect(ExchangeCollect):
             self.fail(f"Course not found: {self.inbound_path}")
         student_id = self.coursedir.student_id
         student_id = "*" if student_id in ("", "*") else glob.escape(student_id)
-        pattern = os.path.join(self.inbound_path, f"{student_id}+{glob.escape(self.coursedir.assignment_id)}+*")
+        name = f"{student_id}+{glob.escape(self.coursedir.assignment_id)}+*"
         latest: dict[str, dict] = {}
-        for path in glob.glob(pattern):
+        # each learner's own folder (classroom.cli.make_inboxes), and the inbound itself (nbgrader's own layout)
+        for path in glob.glob(os.path.join(self.inbound_path, student_id, name)) + glob.glob(os.path.join(self.inbound_path, name)):
             record = self._path_to_record(path)
             if record and (record["username"] not in latest or record["timestamp"] > latest[record["username"]]["timestamp"]):
                 latest[record["username"]] = record

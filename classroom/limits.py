@@ -24,7 +24,8 @@ too, so a learner filling them fills only their own. A
 folder below them that the learners must still read (the study store, in ``/var/tmp`` on the test
 machines) is bound back in, read-only.
 
-:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange) on a file system of its
+:func:`capped_folder` puts a folder (a learner's home, the nbgrader exchange, a learner's submission
+folder in it) on a file system of its
 own, of a given size: an ext4 image (sparse, so it takes on the disk what its files take) mounted on
 the folder through a loop device. A learner who fills their home gets "No space left on device" in
 their own home; the machine's disk, and so every other learner's home, the hub's state and the
@@ -269,9 +270,11 @@ def capped_folder(folder: Path, image: Path, size: int, uid: int, gid: int, mode
 
 def release_folder(folder: Path, image: Path) -> None:
     """Undo :func:`capped_folder`: unmount ``folder`` (lazily: the loop device goes when nothing uses
-    it) and delete the image."""
+    it) and delete the image. The folder below, closed while it was capped, gets the owner and mode
+    the capped folder had (an exchange: root's, 1777 again, as nbgrader needs it on the machine's disk)."""
     if os.path.ismount(folder):
         owner = os.stat(folder)
         subprocess.run(["umount", "--lazy", str(folder)], check=True, capture_output=True)
-        os.chown(folder, owner.st_uid, owner.st_gid)  # the folder below, closed while it was capped
+        os.chown(folder, owner.st_uid, owner.st_gid)
+        os.chmod(folder, stat.S_IMODE(owner.st_mode))
     image.unlink(missing_ok=True)

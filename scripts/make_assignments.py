@@ -19,7 +19,9 @@ writes into the course directory COURSE (created, mode 0700: students must not r
   collect that takes a submission only from the account it names, at the server's time.
 
 As root it puts the exchange on a file system of its own (``--exchange-size``, default 4G, made once and
-mounted again by ``python -m classroom serve`` after a reboot), turns formgrader off for the environment's
+mounted again by ``python -m classroom serve`` after a reboot), gives each learner of the class server (and
+each of ``--learners``) a folder of their own in the exchange's inbound, on a file system of its own
+(``--inbox-size``, default 256M), the only place their ``nbgrader submit`` writes, turns formgrader off for the environment's
 users (learners) and, with ``--owner``, on for the teacher, whose kernel for opening submissions starts
 Python with the safe path (``-P``).
 
@@ -49,10 +51,11 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from classroom.cli import cap_exchange  # noqa: E402 (the class server's: one home)
+from classroom.cli import cap_exchange, class_learners, make_inboxes  # noqa: E402 (the class server's: one home)
 from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
+INBOX_SUBMIT = ROOT / "classroom" / "nbgrader" / "inbox_submit.py"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
 STUB = "raise NotImplementedError  # replace this line with your code"
 POINTS = {"Implement": 3}  # every other kind (Predict, Explain, Compute): 1 point
@@ -274,6 +277,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="as root, put the exchange on a file system of this size of its own (a sparse, "
                         "loop-mounted ext4 image in PREFIX/exchange-images), so that what learners submit cannot "
                         "fill the machine's disk (default 4G; 0: the exchange on the machine's disk)")
+    parser.add_argument("--inbox-size", type=size, default=size("256M"),
+                        help="as root, each learner's own folder of the exchange's inbound, where their submissions "
+                        "go, on a file system of this size of its own (a sparse, loop-mounted ext4 image in "
+                        "PREFIX/inbox-images), so that no learner's submissions fill the room of another's "
+                        "(default 256M; 0: plain folders, on the exchange's file system)")
+    parser.add_argument("--learners", nargs="+", default=[], metavar="NAME",
+                        help="accounts that get a submission folder, beside the class server's learners (those of "
+                        "PREFIX/hub)")
     parser.add_argument("--prefix", type=Path, default=Path("/opt/isotropy"),
                         help="where the class server's environment is (PREFIX/venv, made if missing): the grading "
                         "sandbox runs it, and the students' servers learn the exchange from it")
@@ -328,21 +339,24 @@ def main(argv: list[str] | None = None) -> None:
     if os.geteuid() == 0:  # the students' servers (the same environment) fetch and submit through the exchange
         etc = args.prefix.resolve() / "venv" / "etc" / "jupyter"
         write_atomically(etc / "nbgrader_config.py", "# Written by scripts/make_assignments.py: where this class's "
-                         f"assignments are.\nc = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n")
+                         f"assignments are.\nc = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n"
+                         "# A learner submits into their own folder of the inbound, inbound/NAME/ (from "
+                         "classroom/nbgrader/inbox_submit.py).\n" + INBOX_SUBMIT.read_text()
+                         + "\n\nc.ExchangeFactory.submit = InboxSubmit\n")
         # Learners do not get formgrader (nor the course list, a teacher's view): off for the environment,
         # on again in the teacher's own configuration below.
         write_atomically(etc / "jupyter_server_config.d" / "zz-isotropy-grading.json", json.dumps(
             {"ServerApp": {"jpserver_extensions": dict.fromkeys(TEACHER_SERVER_EXTENSIONS, False)}},
             indent=1))
-        # Submissions are made in an inbound folder everyone writes and nobody lists; the sticky bit keeps
-        # one learner from removing or renaming another's (nbgrader keeps the mode of a folder it finds).
+        # Submissions go into each learner's own folder of the inbound (make_inboxes, below): the inbound
+        # itself is root's, and nobody else writes or lists it (nbgrader keeps the mode of a folder it finds).
         inbound = args.exchange / args.course_id / "inbound"
         if not inbound.exists():
             for folder in (inbound.parent, inbound.parent / "outbound", inbound.parent / "feedback"):
                 folder.mkdir(parents=True, exist_ok=True)
                 folder.chmod(0o755 if folder.name != "feedback" else 0o711)
             inbound.mkdir()
-            inbound.chmod(0o3733)
+            inbound.chmod(0o711)
         # everyone may write the exchange's top folder: a learner could have made this course's folders
         # before the course (and so own what the others submit to); they must be root's, and no links
         for folder in (args.exchange, inbound.parent, *(inbound.parent / n for n in ("outbound", "feedback", "inbound"))):
@@ -352,6 +366,8 @@ def main(argv: list[str] | None = None) -> None:
             if stat.S_ISLNK(info.st_mode) or info.st_uid != 0:
                 raise SystemExit(f"{folder}: {'a link' if stat.S_ISLNK(info.st_mode) else f'owned by uid {info.st_uid}'}, "
                                  "not root's: someone made it before the course did; remove it and run this again")
+        make_inboxes(inbound, args.prefix.resolve(), args.inbox_size, [*class_learners(args.prefix.resolve()),
+                                                                         *args.learners])
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
         home = Path(pwd.getpwnam(args.owner).pw_dir)

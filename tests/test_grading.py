@@ -320,6 +320,11 @@ def as_student(home: Path, place: Path, *args: str, cwd: Path | None = None) -> 
 
 
 def test_a_student_fetches_and_submits_through_the_exchange_and_is_graded(course, place, student):
+    # the student gets a submission folder of their own in the exchange (as a class server's learners do)
+    make_assignments.main([str(course), "--only", NB[:2], "--hidden-seed", str(SEED), "--prefix", str(place),
+                           "--exchange", str(place / "exchange"), "--sandbox-user", SANDBOX, "--timeout", "20",
+                           "--learners", STUDENT])
+    assert os.path.ismount(place / "exchange" / "isotropy-anisotropy" / "inbound" / STUDENT)
     nbgrader(course, "release_assignment", NB, "--force")
     as_student(student, place, "fetch_assignment", NB, "--course", "isotropy-anisotropy")
     fetched = student / NB / f"{NB}.ipynb"
@@ -377,6 +382,8 @@ def test_on_the_class_server_a_student_fetches_and_submits_and_the_teacher_grade
         assert saved.ok, saved.text
         submitted = learner.api("POST", f"{own}/assignments/submit", data={"course_id": "isotropy-anisotropy", "assignment_id": NB})
         assert submitted.ok and submitted.json()["success"], submitted.text
+        own_folder = room.prefix / "exchange" / "isotropy-anisotropy" / "inbound" / name  # theirs, capped
+        assert os.path.ismount(own_folder) and list(own_folder.glob(f"{name}+{NB}+*"))
         # The learner's server cannot read the course (sources, hidden tests) or the gradebook, and has no formgrader.
         assert learner.api("GET", f"{own}/formgrader/api/assignments").status_code == 404
         peek = subprocess.run(["runuser", "-u", name, "--", "ls", str(course)], capture_output=True, text=True)

@@ -32,6 +32,7 @@ NB = "01_sphere_vs_cone"
 SANDBOX = "course-sandbox-hostile"
 SEED = 777123456789
 EXCHANGE = 32 * 2**20  # the exchange's own file system: small, so that filling it is quick
+INBOX = 16 * 2**20  # each learner's submission folder, a file system of its own: as small
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
 RIGHT = ("def my_effective_rank(X):\n    Xc = X - X.mean(axis=0)\n    lam = np.linalg.eigvalsh(Xc.T @ Xc / len(X))\n"
          "    return lam.sum() ** 2 / np.sum(lam ** 2)")
@@ -47,7 +48,7 @@ def place():
 
     release_exchanges(base)  # the exchanges the course put on file systems of their own
     shutil.rmtree(base, ignore_errors=True)
-    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-fill", "hostile-other"):
+    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-fill", "hostile-other", "hostile-cap", "hostile-honest"):
         subprocess.run(["userdel", user], capture_output=True)
 
 
@@ -56,7 +57,7 @@ def course(place):
     course = place / "course"
     make_assignments.main([str(course), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
                            "--exchange", str(place / "exchange"), "--exchange-size", str(EXCHANGE), "--sandbox-user",
-                           SANDBOX, "--timeout", "20"])
+                           SANDBOX, "--timeout", "20", "--inbox-size", str(INBOX)])
     return course
 
 
@@ -223,7 +224,6 @@ def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_
     nbgrader(course, "generate_assignment", NB, "--create", "--force")
     inbound = place / "exchange" / "isotropy-anisotropy" / "inbound"
     inbound.mkdir(parents=True, exist_ok=True)
-    inbound.chmod(0o1733)
     a, b = useradd("hostile-a", place / "a"), useradd("hostile-b", place / "b")
     release = course / "release" / NB / f"{NB}.ipynb"
 
@@ -362,10 +362,25 @@ def test_hostile_a_course_folder_made_in_the_exchange_before_the_course_is_refus
                                "--exchange", str(exchange), "--sandbox-user", SANDBOX, "--timeout", "20"])
 
 
-FILL = ("import errno, os, sys\nwritten, error = 0, None\nchunk = b'x' * 2**20\n"
-        "try:\n    os.makedirs(sys.argv[1], exist_ok=True)\n    with open(os.path.join(sys.argv[1], 'big.ipynb'), 'wb') as f:\n"
-        "        for _ in range(int(sys.argv[2])):\n            f.write(chunk); f.flush(); os.fsync(f.fileno()); written += len(chunk)\n"
-        "except OSError as e:\n    error = e.errno\nprint(error, written)")
+FILL = """\
+import errno, os, sys
+written, error, chunk = 0, None, 2**20
+try:
+    os.makedirs(sys.argv[1], exist_ok=True)
+    fd = os.open(os.path.join(sys.argv[1], 'big.ipynb'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    while written < int(sys.argv[2]) * 2**20:
+        try:  # MiB by MiB, then, once refused, the last blocks that are left, 4 KiB at a time
+            n = os.write(fd, b'x' * chunk)
+            os.fsync(fd)
+            written += n
+        except OSError as e:
+            if e.errno != errno.ENOSPC or chunk == 4096:
+                raise
+            chunk = 4096
+except OSError as e:
+    error = e.errno
+print(error, written)
+"""
 
 
 def as_learner(name: str, *args: str) -> tuple[int | None, int]:
@@ -377,27 +392,114 @@ def as_learner(name: str, *args: str) -> tuple[int | None, int]:
     return None if error == "None" else int(error), int(written)
 
 
-def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(course, place):
-    """A learner writes into the exchange's inbound by hand (nbgrader submit's 100 MB rule is the
-    command's, not the folder's) until it refuses: "No space left on device" at the exchange's own
-    size, its image taking no more of the machine's disk, while another learner still writes their own
-    folder on the machine's disk. The exchange is the class's: the others' submissions wait until the
-    teacher removes the fill, and then go through. Unmounted (a reboot), the folder below lets no
-    learner write it (a server started before the mount sees that folder), and ``serve`` mounts the
-    exchange again, submissions kept."""
+def learner_home(name: str, place: Path) -> Path:
+    """An account ``name`` with a home of its own under ``place``."""
+    home = place / name
+    useradd(name, home)
+    home.mkdir()
+    os.chown(home, pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid)
+    home.chmod(0o700)
+    return home
+
+
+def as_learner_nbgrader(name: str, home: Path, place: Path, *args: str) -> subprocess.CompletedProcess:
+    """The class environment's nbgrader, run as ``name`` in their home, with the learners' configuration."""
+    return subprocess.run(["setpriv", f"--reuid={name}", f"--regid={name}", "--clear-groups", "--",
+                           str(place / "venv" / "bin" / "nbgrader"), *args], cwd=home, capture_output=True, text=True,
+                          timeout=300, env={"HOME": str(home), "USER": name, "PATH": "/usr/bin:/bin"})
+
+
+def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submission(course, place):
+    """Each learner submits into a folder of their own, ``inbound/NAME/``, on a file system of its own.
+    A learner writes into theirs by hand (nbgrader submit's 100 MB rule is the command's, not the
+    folder's) until it refuses: "No space left on device" at that folder's size. Another learner's
+    ``nbgrader submit`` still goes through, and is collected and graded. The filler can write neither
+    into ``inbound`` itself nor into the other's folder, and reads nothing of it."""
     import errno
 
-    from classroom.cli import exchange_image, remount_exchanges
+    from nbgrader.api import Gradebook
+
+    filler, honest = "hostile-cap", "hostile-honest"
+    learner_home(filler, place)
+    home = learner_home(honest, place)
+    make_assignments.main([str(course), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
+                           "--exchange", str(place / "exchange"), "--exchange-size", str(EXCHANGE), "--sandbox-user",
+                           SANDBOX, "--timeout", "20", "--inbox-size", str(INBOX), "--learners", filler, honest])
+    inbound = place / "exchange" / "isotropy-anisotropy" / "inbound"
+    info = inbound.lstat()
+    assert (info.st_uid, info.st_mode & 0o7777) == (0, 0o711)
+    for name in (filler, honest):
+        own = (inbound / name).stat()
+        assert os.path.ismount(inbound / name), name
+        assert (own.st_uid, own.st_mode & 0o7777) == (pwd.getpwnam(name).pw_uid, 0o700)
+    nbgrader(course, "generate_assignment", NB, "--create", "--force")
+    nbgrader(course, "release_assignment", NB, "--force")
+    fill = inbound / filler / f"{filler}+{NB}+2026-01-01 00:00:00.000000 UTC+ffff"
+    error, written = as_learner(filler, str(fill), "4096")
+    assert error == errno.ENOSPC, f"{written} bytes written into a submission folder without refusal ({error})"
+    # nor anywhere else of the inbound: not into it, not into the other's folder
+    for elsewhere in (inbound / f"{filler}+{NB}+2026-01-02 00:00:00.000000 UTC+gggg",
+                      inbound / honest / f"{filler}+{NB}+2026-01-02 00:00:00.000000 UTC+hhhh",
+                      inbound / honest / f"{honest}+{NB}+2026-01-02 00:00:00.000000 UTC+iiii"):
+        assert as_learner(filler, str(elsewhere), "1")[0] == errno.EACCES, elsewhere
+    peek = subprocess.run(["setpriv", f"--reuid={filler}", f"--regid={filler}", "--clear-groups", "ls", str(inbound),
+                           str(inbound / honest)], capture_output=True, text=True)
+    assert peek.returncode != 0 and peek.stdout == "", peek.stdout
+    # the other learner fetches, answers and submits with nbgrader, as in class
+    fetched = as_learner_nbgrader(honest, home, place, "fetch_assignment", NB, "--course", "isotropy-anisotropy")
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    notebook = home / NB / f"{NB}.ipynb"
+    nb = nbformat.read(notebook, 4)
+    answers = {"ex01-1-answer": RIGHT, "ex01-3-answer": "answer = 10", "ex01-2-answer": 'answer = "c"'}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid in answers:
+            cell.source = answers[gid]
+    nbformat.write(nb, notebook)
+    os.chown(notebook, pwd.getpwnam(honest).pw_uid, pwd.getpwnam(honest).pw_gid)
+    submitted = as_learner_nbgrader(honest, home, place, "submit", NB, "--course", "isotropy-anisotropy")
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    (theirs,) = (inbound / honest).glob(f"{honest}+{NB}+*")
+    assert theirs.stat().st_uid == pwd.getpwnam(honest).pw_uid
+    nbgrader(course, "collect", NB, "--student", honest)
+    nbgrader(course, "autograde", NB, "--student", honest, "--create")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        graded_one = gb.find_submission(NB, honest)
+        assert (graded_one.score, graded_one.max_score) == (5.0, 5.0)
+    # the filler's writes stopped at their own folder's size, its image taking no more of the machine's disk
+    assert written <= INBOX
+    image = place / "inbox-images" / "-".join(inbound.parts[1:]) / f"{filler}.img"
+    taken = image.stat().st_blocks * 512
+    assert taken <= INBOX, f"the submission folder's image takes {taken} bytes of the machine's disk"
+    print(f"a learner's submission folder fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
+          f"{taken / 2**20:.0f} MiB of the machine's disk; another learner submitted and scored "
+          f"{graded_one.score:g}/{graded_one.max_score:g}")
+    shutil.rmtree(fill)
+
+
+def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(course, place):
+    """Everyone may write the exchange's top folder (nbgrader's layout): a learner writes there by hand
+    until it refuses: "No space left on device" at the exchange's own size, its image taking no more
+    of the machine's disk, while another learner still writes their own folder on the machine's disk,
+    and submissions, each in its learner's folder on a file system of its own, still go in. Unmounted
+    (a reboot), the folder below lets no learner write it (a server started before the mount sees that
+    folder), and ``serve`` mounts the exchange and the learners' folders again, submissions kept."""
+    import errno
+
+    from classroom.cli import exchange_image, remount_exchanges, remount_inboxes
 
     exchange = place / "exchange"
     inbound = exchange / "isotropy-anisotropy" / "inbound"
     assert os.path.ismount(exchange) and inbound.is_dir()
+    learners = ["hostile-other"] + [name for name in ("hostile-cap", "hostile-honest") if (inbound / name).is_dir()]
     image = exchange_image(exchange, place)
     for name in ("hostile-fill", "hostile-other"):
-        useradd(name, place / name)
-        (place / name).mkdir()
-        os.chown(place / name, pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid)
-    fill = inbound / f"hostile-fill+{NB}+2026-01-01 00:00:00.000000 UTC+ffff"
+        learner_home(name, place)
+    make_assignments.main([str(place / "course"), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
+                           "--exchange", str(exchange), "--exchange-size", str(EXCHANGE), "--sandbox-user", SANDBOX,
+                           "--timeout", "20", "--inbox-size", str(INBOX), "--learners", "hostile-other"])
+    fill = exchange / "hostile-fill-junk"
+    theirs = inbound / "hostile-other" / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee"
     try:
         error, written = as_learner("hostile-fill", str(fill), "4096")
         assert error == errno.ENOSPC, f"{written} bytes written into the exchange without refusal ({error})"
@@ -407,20 +509,68 @@ def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(c
         print(f"a learner's exchange fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
               f"{taken / 2**20:.0f} MiB of the machine's disk")
         assert as_learner("hostile-other", str(place / "hostile-other" / "work"), "8") == (None, 8 * 2**20)
-        theirs = inbound / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee"
-        assert as_learner("hostile-other", str(theirs), "1")[0] == errno.ENOSPC  # the class's exchange is full
-        shutil.rmtree(fill)  # the teacher removes the fill (root; its owner is in its name and on its files)
-        assert as_learner("hostile-other", str(theirs), "1") == (None, 2**20)
-        subprocess.run(["umount", str(exchange)], check=True)  # a reboot
+        assert as_learner("hostile-other", str(theirs), "1") == (None, 2**20)  # a submission still goes in
+        shutil.rmtree(fill)
+        subprocess.run(["umount", "--recursive", str(exchange)], check=True)  # a reboot
         below = as_learner("hostile-fill", str(exchange / "hidden"), "1")
         assert below[0] == errno.EACCES, below
         remount_exchanges(place)
-        assert os.path.ismount(exchange) and (theirs / "big.ipynb").stat().st_size == 2**20
+        remount_inboxes(place, learners)
+        assert os.path.ismount(exchange) and all(os.path.ismount(inbound / name) for name in learners)
+        assert (theirs / "big.ipynb").stat().st_size == 2**20
     finally:
         shutil.rmtree(fill, ignore_errors=True)
-        shutil.rmtree(inbound / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee", ignore_errors=True)
+        shutil.rmtree(theirs, ignore_errors=True)
         if not os.path.ismount(exchange):
             remount_exchanges(place)
+            remount_inboxes(place, learners)
+
+
+def test_a_released_exchange_is_left_open_as_it_was_made(place):
+    """``remove --everything`` unmounts the exchange: the folder below gets the exchange's owner and
+    mode back (root's, 1777), not the closed 0700 it had under the mount, so a course made again on
+    the machine's disk (``--exchange-size 0``), which leaves an existing exchange's mode as it is, lets
+    the learners in."""
+    from classroom.cli import cap_exchange, release_exchanges
+
+    prefix, exchange = place / "prefix-again", place / "exchange-again"
+    prefix.mkdir()
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    cap_exchange(exchange, prefix, EXCHANGE)
+    assert os.path.ismount(exchange)
+    release_exchanges(prefix)
+    assert not os.path.ismount(exchange) and not list((prefix / "exchange-images").glob("*"))
+    make_assignments.main([str(place / "course-again"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
+                           str(place), "--exchange", str(exchange), "--exchange-size", "0", "--sandbox-user", SANDBOX,
+                           "--timeout", "20"])
+    info = exchange.stat()
+    assert not os.path.ismount(exchange) and (info.st_uid, info.st_mode & 0o7777) == (0, 0o1777)
+
+
+def test_hostile_a_removed_learners_submission_folder_is_not_left_to_the_next_owner_of_their_uid(place):
+    """``remove`` deletes the class's accounts; their submission folders (owned by their uids, which a
+    later account may get) are unmounted and deleted with them, images included; the others stay."""
+    from classroom import cli
+
+    prefix, inbound = place / "prefix-remove", place / "exchange-remove" / "inbound"
+    (prefix / "hub").mkdir(parents=True)
+    inbound.mkdir(parents=True)
+    for name in ("hostile-gone", "hostile-stays"):
+        useradd(name, place / name)
+    (prefix / "hub" / "created-users").write_text("hostile-gone\n")
+    try:
+        cli.make_inboxes(inbound, prefix, INBOX, ["hostile-gone", "hostile-stays"])
+        assert os.path.ismount(inbound / "hostile-gone") and os.path.ismount(inbound / "hostile-stays")
+        assert cli.main(["remove", "--prefix", str(prefix)]) == 0
+        images = prefix / "inbox-images" / "-".join(inbound.parts[1:])
+        assert not (inbound / "hostile-gone").exists() and not (images / "hostile-gone.img").exists()
+        assert os.path.ismount(inbound / "hostile-stays") and (images / "hostile-stays.img").exists()
+    finally:
+        cli.release_inboxes(prefix)
+        subprocess.run(["userdel", "hostile-stays"], capture_output=True)
+        subprocess.run(["userdel", "hostile-gone"], capture_output=True)
+    assert not os.path.ismount(inbound / "hostile-stays") and not (inbound / "hostile-stays").exists()
 
 
 def test_hostile_an_exchange_that_is_a_link_is_not_moved_into_an_image(course, place):
