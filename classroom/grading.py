@@ -559,19 +559,24 @@ class OwnedCollect(ExchangeCollect):
         parts = os.path.basename(path).rsplit("+", 3)
         if len(parts) < 4:
             return None
+        import stat
+
         folder = os.path.dirname(filename)
-        if folder not in ("", parts[0]) or (folder and os.path.islink(os.path.join(self.inbound_path, folder))):
-            # in a learner's own folder (never a link): that learner's name only
-            self.log.error("Refused %s: it claims to be %s's submission but lies in the folder %s", filename,
-                           parts[0], folder)
+        if folder:  # in a learner's own folder (theirs, never a link, nor one another made in their name)
+            try:
+                held = os.lstat(os.path.join(self.inbound_path, folder))
+                keeper = pwd.getpwuid(held.st_uid).pw_name if stat.S_ISDIR(held.st_mode) else None
+            except (OSError, KeyError):
+                keeper = None
+        if folder not in ("", parts[0]) or (folder and keeper != parts[0]):
+            self.log.error("Refused %s: it claims to be %s's submission but lies in the folder %s%s", filename,
+                           parts[0], folder, "" if folder != parts[0] else ", which is not that account's own")
             return None
         try:
             info = os.lstat(path)
             owner = pwd.getpwuid(info.st_uid).pw_name
         except (OSError, KeyError):
             return None
-        import stat
-
         if not stat.S_ISDIR(info.st_mode) or owner != parts[0]:
             self.log.error("Refused %s: it claims to be %s's submission but the account %s made it", filename,
                            parts[0], owner if stat.S_ISDIR(info.st_mode) else f"{owner} (as a link or a file)")

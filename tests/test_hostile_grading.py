@@ -631,3 +631,69 @@ def test_hostile_a_submission_a_thousand_folders_deep_is_timed_or_refused_and_st
             _server_time(str(chain(MAX_ENTRIES + 1)))
     finally:
         subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain
+
+
+def test_hostile_a_submission_folder_made_by_another_learner_gets_no_submission_and_is_not_collected(place):
+    """An inbound that was once open to every learner (a course made before each learner had a
+    folder of their own: ``inbound`` was 3733) can hold a folder one learner made in another's name,
+    ``inbound/OTHER/``, open to all, or a link there to a folder of the maker's. Making the learners'
+    folders leaves it as it is (and says so); the other learner's submit then refuses to write there
+    (its maker would read the submission, or delete it), and collect refuses what lies in it."""
+    import importlib.util
+    import logging
+
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.abc.exchange import ExchangeError
+
+    from classroom import cli
+    from classroom.grading import OwnedCollect
+
+    squatter, victim = "hostile-squat", "hostile-victim"
+    exchange, prefix = place / "squat-exchange", place / "squat-prefix"
+    inbound = exchange / "c" / "inbound"
+    inbound.mkdir(parents=True)
+    inbound.chmod(0o3733)  # the course's inbound as it was made before
+    prefix.mkdir()
+    elsewhere = place / "squat-elsewhere"  # a folder of the squatter's, open to all
+    elsewhere.mkdir()
+    spec = importlib.util.spec_from_file_location("inbox_submit", ROOT / "classroom" / "nbgrader" / "inbox_submit.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        squat_uid, victim_uid = useradd(squatter, place / squatter), useradd(victim, place / victim)
+        os.chown(elsewhere, squat_uid, squat_uid)
+        elsewhere.chmod(0o777)
+        for made in ("folder", "link"):
+            own = inbound / victim
+            if made == "folder":
+                own.mkdir()
+                own.chmod(0o777)
+            else:
+                own.symlink_to(elsewhere)
+            os.lchown(own, squat_uid, squat_uid)
+            cli.make_inboxes(inbound, prefix, 0, [victim])
+            assert os.lstat(own).st_uid == squat_uid and not os.path.ismount(own)
+            coursedir = CourseDirectory()
+            coursedir.course_id, coursedir.assignment_id, coursedir.student_id = "c", NB, victim
+            submit = module.InboxSubmit(coursedir=coursedir, authenticator=Authenticator(), root=str(exchange))
+            submit.timestamp = "2026-01-01 00:00:00.000000 UTC"
+            os.setresuid(victim_uid, victim_uid, 0)  # the victim's submit (root again below)
+            try:
+                with pytest.raises(ExchangeError):
+                    submit.init_dest()
+            finally:
+                os.setresuid(0, 0, 0)
+            # a submission of the victim's there all the same: not collected
+            theirs = own / f"{victim}+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+            theirs.mkdir()
+            os.chown(theirs, victim_uid, victim_uid)
+            collect = OwnedCollect.__new__(OwnedCollect)
+            collect.inbound_path, collect.log = str(inbound), logging.getLogger("squat")
+            assert collect._path_to_record(str(theirs)) is None, made
+            shutil.rmtree(theirs)
+            own.unlink() if made == "link" else own.rmdir()
+    finally:
+        os.setresuid(0, 0, 0)
+        for name in (squatter, victim):
+            subprocess.run(["userdel", name], capture_output=True)
