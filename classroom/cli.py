@@ -249,25 +249,33 @@ def make_inboxes(inbound: Path, prefix: Path, size: int, learners: Iterable[str]
             user = pwd.getpwnam(name)
         except KeyError:
             continue
-        folder, image = inbound / name, images / f"{name}.img"
-        if not os.path.lexists(folder):
-            folder.mkdir(mode=0o700)
-        found = os.lstat(folder)
-        if not image.exists() and not os.path.ismount(folder) and (
-                not stat.S_ISDIR(found.st_mode) or found.st_uid != 0 or os.listdir(folder)):
-            if stat.S_ISDIR(found.st_mode) and (found.st_uid, stat.S_IMODE(found.st_mode)) == (user.pw_uid, 0o700) \
-                    and not size:
-                continue  # made here before, a plain folder
-            print(f"classroom: {folder} was there before, not made by root for {name}: left as it is (remove it "
-                  "and run this again)", flush=True)
-            continue
-        if size:
-            limits.capped_folder(folder, image, size, user.pw_uid, user.pw_gid, 0o700)
-        else:
-            os.chown(folder, user.pw_uid, user.pw_gid)
-            os.chmod(folder, 0o700)
+        try:  # one folder that cannot be made (the exchange filled by a learner, say) stops no other, nor serve
+            _make_inbox(inbound / name, images / f"{name}.img", size, user)
+        except OSError as error:
+            print(f"classroom: no submission folder for {name} in {inbound}: {error}", flush=True)
     what = f"a file system of {size / 1024**2:.0f} MiB of its own" if size else "a plain folder"
     print(f"classroom: each learner submits into their own folder of {inbound}, {what}", flush=True)
+
+
+def _make_inbox(folder: Path, image: Path, size: int, user: pwd.struct_passwd) -> None:
+    """One learner's folder of :func:`make_inboxes`."""
+    name = user.pw_name
+    if not os.path.lexists(folder):
+        folder.mkdir(mode=0o700)
+    found = os.lstat(folder)
+    if not image.exists() and not os.path.ismount(folder) and (
+            not stat.S_ISDIR(found.st_mode) or found.st_uid != 0 or os.listdir(folder)):
+        if stat.S_ISDIR(found.st_mode) and (found.st_uid, stat.S_IMODE(found.st_mode)) == (user.pw_uid, 0o700) \
+                and not size:
+            return  # made here before, a plain folder
+        print(f"classroom: {folder} was there before, not made by root for {name}: left as it is (remove it "
+              "and run this again)", flush=True)
+        return
+    if size:
+        limits.capped_folder(folder, image, size, user.pw_uid, user.pw_gid, 0o700)
+    else:
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        os.chmod(folder, 0o700)
 
 
 def _inboxes(prefix: Path) -> list[tuple[Path, Path, int]]:

@@ -697,3 +697,56 @@ def test_hostile_a_submission_folder_made_by_another_learner_gets_no_submission_
         os.setresuid(0, 0, 0)
         for name in (squatter, victim):
             subprocess.run(["userdel", name], capture_output=True)
+
+
+FILL_INODES = """
+import errno, os, sys
+os.mkdir(sys.argv[1])
+made = 0
+try:
+    while True:
+        os.close(os.open(os.path.join(sys.argv[1], str(made)), os.O_WRONLY | os.O_CREAT, 0o644))
+        made += 1
+except OSError as e:
+    print(e.errno, made)
+"""
+
+
+def test_hostile_a_full_exchange_stops_no_class_server_from_starting(place, capsys):
+    """Every learner may write the exchange's top folder: one fills it with empty files until it has
+    no inode left, and it refuses. ``serve``
+    (after a reboot, or once a learner is added to the roster) then makes the new learner's folder in
+    the inbound, which lies on that full file system: that one folder cannot be made, and ``serve``
+    says so and goes on (the other learners' folders are mounted again), instead of stopping."""
+    import errno
+
+    from classroom import cli
+
+    prefix, exchange = place / "full-prefix", place / "full-exchange"
+    prefix.mkdir()
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    filler, early, added = "hostile-full", "hostile-early", "hostile-added"
+    try:
+        for name in (filler, early, added):
+            useradd(name, place / name)
+        cli.cap_exchange(exchange, prefix, EXCHANGE)
+        inbound = exchange / "c" / "inbound"
+        inbound.mkdir(parents=True)
+        cli.make_inboxes(inbound, prefix, INBOX, [early])
+        assert os.path.ismount(inbound / early)
+        # files until the file system has no inode left (root keeps none of them for itself)
+        run = subprocess.run(["setpriv", f"--reuid={filler}", f"--regid={filler}", "--clear-groups", "/usr/bin/python3",
+                              "-c", FILL_INODES, str(exchange / "junk")], capture_output=True, text=True, timeout=300)
+        error, made = map(int, run.stdout.split())
+        assert error == errno.ENOSPC, run.stdout + run.stderr
+        subprocess.run(["umount", str(inbound / early)], check=True)  # a reboot
+        capsys.readouterr()
+        cli.remount_inboxes(prefix, [added, early])
+        said = capsys.readouterr().out
+        assert os.path.ismount(inbound / early) and not (inbound / added).exists()
+        assert added in said and "No space left on device" in said, said
+    finally:
+        cli.release_exchanges(prefix)
+        for name in (filler, early, added):
+            subprocess.run(["userdel", name], capture_output=True)
