@@ -297,10 +297,19 @@ def class_learners(prefix: Path) -> list[str]:
 
 
 def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
-    """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot)."""
+    """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot).
+    An inbound, or its course folder, that is no longer root's (the exchange's top folder is everyone's:
+    a learner can make the course's folder again once it is gone, or a link in its place) gets nothing,
+    and this says so."""
     for inbound, _, size in _inboxes(prefix):
-        if inbound.is_dir() and not inbound.is_symlink():
-            make_inboxes(inbound, prefix, size, learners)
+        if not os.path.lexists(inbound):
+            continue
+        held = [os.lstat(folder) for folder in (inbound.parent, inbound)]
+        if any(not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 for info in held):
+            print(f"classroom: {inbound} (or its course folder) is not root's any more (a link, or made by another "
+                  "account): no submission folder is made there", flush=True)
+            continue
+        make_inboxes(inbound, prefix, size, learners)
 
 
 def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None:

@@ -750,3 +750,40 @@ def test_hostile_a_full_exchange_stops_no_class_server_from_starting(place, caps
         cli.release_exchanges(prefix)
         for name in (filler, early, added):
             subprocess.run(["userdel", name], capture_output=True)
+
+
+def test_hostile_a_course_folder_a_learner_made_again_in_the_exchange_gets_no_folders_and_stops_no_server(place, capsys):
+    """The exchange's top folder is everyone's: once the course's folder there is gone (a teacher who
+    cleared the course from an exchange on the machine's disk), a learner makes it again, their own,
+    with an ``inbound`` in it, or as a link to a folder of root's that holds one. ``serve`` then makes
+    no learner's folder there (nothing of root's in a place a learner chose), says so and goes on,
+    instead of stopping."""
+    from classroom import cli
+
+    prefix, exchange, other = place / "again-prefix", place / "again-exchange", place / "again-other"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    (other / "inbound").mkdir(parents=True)
+    course = exchange / "c"
+    (course / "inbound").mkdir(parents=True)
+    learner = "hostile-remade"
+    try:
+        uid = useradd(learner, place / learner)
+        cli.make_inboxes(course / "inbound", prefix, 0, [learner])
+        assert (course / "inbound" / learner).stat().st_uid == uid
+        for kind in ("folder", "link"):
+            shutil.rmtree(course)  # the root's course folder, then the learner's
+            if kind == "folder":  # the learner's own course folder, and its inbound
+                (course / "inbound").mkdir(parents=True)
+                for folder in (course, course / "inbound"):
+                    os.chown(folder, uid, uid)
+            else:
+                course.symlink_to(other)
+                os.lchown(course, uid, uid)
+            capsys.readouterr()
+            cli.remount_inboxes(prefix, [learner])
+            said = capsys.readouterr().out
+            assert not (course / "inbound" / learner).exists() and not (other / "inbound" / learner).exists(), kind
+            assert "not root's" in said, said
+    finally:
+        subprocess.run(["userdel", learner], capture_output=True)
