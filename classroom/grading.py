@@ -53,6 +53,7 @@ ANSWER_ID = re.compile(r"ex(\d\d)-(\d)-answer")
 TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
 MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
+MAX_DEPTH = 32  # folders in folders of one submission that collect copies
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -626,20 +627,27 @@ class OwnedCollect(ExchangeCollect):
             if record is None or owner != record["username"]:
                 self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
                 return
-            for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
-                target = os.path.normpath(os.path.join(dest, folder))
-                os.makedirs(target, exist_ok=True)
-                for name in files:
-                    if not name.endswith(".ipynb"):
-                        continue
-                    try:  # no link, and no pipe that would hold collect waiting
-                        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
-                    except OSError:
-                        continue
-                    with open(handle, "rb") as read:
-                        if stat.S_ISREG(os.fstat(read.fileno()).st_mode):
-                            with open(os.path.join(target, name), "wb") as write:
-                                shutil.copyfileobj(read, write)
+            try:  # a folder too deep or a path too long to copy is refused: nothing stops the others' collection
+                for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
+                    if folder.count(os.sep) >= MAX_DEPTH:  # before os.fwalk's recursion goes deeper
+                        raise OSError(f"folders more than {MAX_DEPTH} deep")
+                    target = os.path.normpath(os.path.join(dest, folder))
+                    os.makedirs(target, exist_ok=True)
+                    for name in files:
+                        if not name.endswith(".ipynb"):
+                            continue
+                        try:  # no link, and no pipe that would hold collect waiting
+                            handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+                        except OSError:
+                            continue
+                        with open(handle, "rb") as read:
+                            if stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+                                with open(os.path.join(target, name), "wb") as write:
+                                    shutil.copyfileobj(read, write)
+            except (OSError, RecursionError) as error:
+                self.log.error("Refused %s: %s", os.path.basename(src), error)
+                shutil.rmtree(dest, ignore_errors=True)  # no half copy (at most MAX_DEPTH deep)
+                return
         finally:
             os.close(top)
         when = record["timestamp"]

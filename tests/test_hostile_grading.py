@@ -787,3 +787,42 @@ def test_hostile_a_course_folder_a_learner_made_again_in_the_exchange_gets_no_fo
             assert "not root's" in said, said
     finally:
         subprocess.run(["userdel", learner], capture_output=True)
+
+
+def test_hostile_a_submission_too_deep_or_too_long_to_copy_is_refused_and_stops_no_collection(tmp_path):
+    """A learner's submission holds a chain of folders whose path, copied below the teacher's
+    ``submitted`` folder, is longer than the system allows (fifteen names of 250 characters: fifteen
+    entries, far below the bound on entries), or one nearly as deep as that bound allows (997
+    folders, deeper than Python's recursion limit). Collect's copy refuses it and says so, leaving no
+    half copy; it raises nothing, which would stop the collection of every learner after this one."""
+    import logging
+
+    from classroom.grading import MAX_ENTRIES, OwnedCollect, _server_time
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    inbound.mkdir()
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("chain")
+    try:
+        for day, (kind, folder, depth) in enumerate((("long", "x" * 250, 15), ("deep", "d", MAX_ENTRIES - 3)), 1):
+            name = f"nobody+{NB}+2026-01-0{day} 00:00:00.000000 UTC+abcd"
+            mine = inbound / name
+            mine.mkdir()
+            (mine / f"{NB}.ipynb").write_text("{}")
+            current = os.open(mine, os.O_RDONLY)
+            for _ in range(depth):
+                os.mkdir(folder, dir_fd=current)
+                deeper = os.open(folder, os.O_RDONLY, dir_fd=current)
+                os.close(current)
+                current = deeper
+            os.close(os.open(f"{NB}.ipynb", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=current))
+            os.close(current)
+            os.chown(mine, 65534, 65534)
+            _server_time(str(mine))  # within the bound on entries: collect takes it to the copy
+            collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+            # the teacher's course folder lies deeper than the exchange: the copy's paths are the longer
+            copy = dest / ("y" * 250) / ("y" * 250) / kind
+            collect.do_copy(str(mine), str(copy))
+            assert not copy.exists(), kind
+    finally:
+        subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain
