@@ -302,14 +302,25 @@ def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
     a learner can make the course's folder again once it is gone, or a link in its place) gets nothing,
     and this says so."""
     for inbound, _, size in _inboxes(prefix):
-        if not os.path.lexists(inbound):
-            continue
+        if _still_roots(inbound, "no submission folder is made there"):
+            make_inboxes(inbound, prefix, size, learners)
+
+
+def _still_roots(inbound: Path, otherwise: str) -> bool:
+    """Whether ``inbound`` and its course folder are still root's folders (no link): the exchange's top
+    folder is everyone's, so once the course's folder is gone a learner may make it again, or a link in
+    its place. Otherwise, says so (unless the inbound is simply gone)."""
+    if not os.path.lexists(inbound):
+        return False
+    try:
         held = [os.lstat(folder) for folder in (inbound.parent, inbound)]
-        if any(not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 for info in held):
-            print(f"classroom: {inbound} (or its course folder) is not root's any more (a link, or made by another "
-                  "account): no submission folder is made there", flush=True)
-            continue
-        make_inboxes(inbound, prefix, size, learners)
+    except OSError:
+        held = []
+    if len(held) == 2 and all(stat.S_ISDIR(info.st_mode) and info.st_uid == 0 for info in held):
+        return True
+    print(f"classroom: {inbound} (or its course folder) is not root's any more (a link, or made by another "
+          f"account): {otherwise}", flush=True)
+    return False
 
 
 def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None:
@@ -318,9 +329,10 @@ def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None
     given the same uid must not find their submissions), or all, with the images and notes."""
     for inbound, images, _ in _inboxes(prefix):
         names = sorted(image.stem for image in images.glob("*.img")) if learners is None else sorted(learners)
+        held = _still_roots(inbound, "nothing is unmounted or deleted there")  # else only the images go
         for name in names:
             folder, image = inbound / name, images / f"{name}.img"
-            if folder.is_symlink() or not folder.is_dir():
+            if not held or folder.is_symlink() or not folder.is_dir():  # root follows no path a learner chose
                 pass
             elif image.exists():
                 limits.release_folder(folder, image)

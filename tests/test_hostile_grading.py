@@ -757,7 +757,7 @@ def test_hostile_a_course_folder_a_learner_made_again_in_the_exchange_gets_no_fo
     cleared the course from an exchange on the machine's disk), a learner makes it again, their own,
     with an ``inbound`` in it, or as a link to a folder of root's that holds one. ``serve`` then makes
     no learner's folder there (nothing of root's in a place a learner chose), says so and goes on,
-    instead of stopping."""
+    instead of stopping; ``remove`` deletes nothing there."""
     from classroom import cli
 
     prefix, exchange, other = place / "again-prefix", place / "again-exchange", place / "again-other"
@@ -785,6 +785,11 @@ def test_hostile_a_course_folder_a_learner_made_again_in_the_exchange_gets_no_fo
             said = capsys.readouterr().out
             assert not (course / "inbound" / learner).exists() and not (other / "inbound" / learner).exists(), kind
             assert "not root's" in said, said
+        # the learner's account removed: root deletes nothing through the learner's link
+        (other / "inbound" / learner).mkdir()
+        (other / "inbound" / learner / "keep").write_text("root's")
+        cli.release_inboxes(prefix, [learner])
+        assert (other / "inbound" / learner / "keep").read_text() == "root's"
     finally:
         subprocess.run(["userdel", learner], capture_output=True)
 
