@@ -54,6 +54,9 @@ TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
 MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
 MAX_DEPTH = 32  # folders in folders of one submission that collect copies
+#: bytes of one notebook that collect copies: the course's largest, with its outputs, is under 1 MB; root's
+#: autograde reading one of many tiny cells takes some 35 times its size in memory
+MAX_NOTEBOOK = 16 * 1024**2
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -641,9 +644,15 @@ class OwnedCollect(ExchangeCollect):
                         except OSError:
                             continue
                         with open(handle, "rb") as read:
-                            if stat.S_ISREG(os.fstat(read.fileno()).st_mode):
-                                with open(os.path.join(target, name), "wb") as write:
-                                    shutil.copyfileobj(read, write)
+                            if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+                                continue
+                            data = read.read(MAX_NOTEBOOK + 1)  # bounded, though the learner writes on meanwhile
+                            if len(data) > MAX_NOTEBOOK:
+                                self.log.error("Refused %s of %s: more than %d bytes, far more than a notebook "
+                                               "of the course takes", name, os.path.basename(src), MAX_NOTEBOOK)
+                                continue
+                            with open(os.path.join(target, name), "wb") as write:
+                                write.write(data)
             except (OSError, RecursionError) as error:
                 self.log.error("Refused %s: %s", os.path.basename(src), error)
                 shutil.rmtree(dest, ignore_errors=True)  # no half copy (at most MAX_DEPTH deep)

@@ -831,3 +831,28 @@ def test_hostile_a_submission_too_deep_or_too_long_to_copy_is_refused_and_stops_
             assert not copy.exists(), kind
     finally:
         subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain
+
+
+def test_hostile_a_notebook_too_large_to_grade_is_not_collected(tmp_path):
+    """A learner writes into their own submission folder by hand (nbgrader submit's 100 MB rule is the
+    command's), a notebook as large as the folder holds, of many tiny cells: reading one of 9 MB
+    took 310 MB and 5 s of CPU, so the folder's 256 MiB would take root's autograde some 8 GB and
+    minutes. Collect copies no notebook larger than ``MAX_NOTEBOOK`` (the course's largest, with its
+    outputs, is under 1 MB), says so, and copies the others."""
+    import logging
+
+    from classroom.grading import MAX_NOTEBOOK, OwnedCollect
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    name = f"nobody+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+    mine = inbound / name
+    mine.mkdir(parents=True)
+    (mine / f"{NB}.ipynb").write_text("{}")
+    with open(mine / "big.ipynb", "wb") as big:
+        big.truncate(MAX_NOTEBOOK + 1)
+    os.chown(mine, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("big")
+    collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+    collect.do_copy(str(mine), str(dest))
+    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb"]
