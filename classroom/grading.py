@@ -55,7 +55,7 @@ MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
 MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
 MAX_DEPTH = 32  # folders in folders of one submission that collect copies
 #: bytes of one notebook that collect copies: the course's largest, with its outputs, is under 1 MB; root's
-#: autograde reading one of many tiny cells takes some 35 times its size in memory
+#: autograde reading one of many tiny cells takes some 30 times its size in memory
 MAX_NOTEBOOK = 16 * 1024**2
 
 
