@@ -856,3 +856,31 @@ def test_hostile_a_notebook_too_large_to_grade_is_not_collected(tmp_path):
     collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
     collect.do_copy(str(mine), str(dest))
     assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb"]
+
+
+def test_hostile_a_submission_in_another_learners_name_in_ones_own_folder_is_refused(tmp_path):
+    """In their own submission folder a learner names a submission after another learner
+    (``OTHER+01_sphere_vs_cone+...``, a folder of theirs, or a link to the other's folder): collect
+    refuses it; their own, beside it, is taken."""
+    import logging
+
+    from classroom.grading import OwnedCollect
+
+    inbound = tmp_path / "inbound"
+    own = inbound / "nobody"  # the learner's own folder (an account of the system's stands in)
+    own.mkdir(parents=True)
+    other = tmp_path / "others"
+    other.mkdir()
+    stamp = "2026-01-01 00:00:00.000000 UTC"
+    made = {kind: own / f"{name}+{NB}+{stamp}+{kind}" for kind, name in
+            (("theirs", "daemon"), ("link", "daemon"), ("mine", "nobody"))}
+    made["theirs"].mkdir()
+    made["link"].symlink_to(other)
+    made["mine"].mkdir()
+    for path in (own, *made.values()):
+        os.lchown(path, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("other-name")
+    taken = {kind: collect._path_to_record(str(path)) for kind, path in made.items()}
+    assert taken["theirs"] is None and taken["link"] is None
+    assert taken["mine"]["username"] == "nobody" and taken["mine"]["filename"] == f"nobody/{made['mine'].name}"
