@@ -338,8 +338,9 @@ def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None
                 limits.release_folder(folder, image)
                 with contextlib.suppress(OSError):
                     folder.rmdir()
-            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed)
-                shutil.rmtree(folder, ignore_errors=True)
+            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed, nor
+                # a mount crossed), however deep the learner made it (shutil.rmtree recurses: Python's limit)
+                subprocess.run(["rm", "-rf", "--one-file-system", "--", str(folder)], capture_output=True)
             image.unlink(missing_ok=True)
         if learners is None:
             shutil.rmtree(images, ignore_errors=True)

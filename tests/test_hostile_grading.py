@@ -884,3 +884,33 @@ def test_hostile_a_submission_in_another_learners_name_in_ones_own_folder_is_ref
     taken = {kind: collect._path_to_record(str(path)) for kind, path in made.items()}
     assert taken["theirs"] is None and taken["link"] is None
     assert taken["mine"]["username"] == "nobody" and taken["mine"]["filename"] == f"nobody/{made['mine'].name}"
+
+
+def test_hostile_a_removed_learners_plain_folder_too_deep_for_python_is_deleted_all_the_same(place):
+    """With plain submission folders (``--inbox-size 0``) ``remove`` deletes a removed learner's folder
+    as root: a learner who left a chain of folders deeper than Python's recursion limit in it (nothing
+    bounds it there) does not stop ``remove`` half way, leaving the folder, owned by their uid, to the
+    next account that gets it; the folder goes all the same."""
+    from classroom import cli
+
+    prefix, inbound = place / "deep-prefix", place / "deep-exchange" / "c" / "inbound"
+    inbound.mkdir(parents=True)
+    prefix.mkdir()
+    learner = "hostile-deep"
+    try:
+        uid = useradd(learner, place / learner)
+        cli.make_inboxes(inbound, prefix, 0, [learner])
+        own = inbound / learner
+        assert own.stat().st_uid == uid
+        current = os.open(own, os.O_RDONLY)
+        for _ in range(3000):
+            os.mkdir("d", dir_fd=current)
+            deeper = os.open("d", os.O_RDONLY, dir_fd=current)
+            os.close(current)
+            current = deeper
+        os.close(current)
+        cli.release_inboxes(prefix, [learner])
+        assert not os.path.lexists(own)
+    finally:
+        subprocess.run(["rm", "-rf", str(place / "deep-exchange")], check=False)
+        subprocess.run(["userdel", learner], capture_output=True)
