@@ -30,6 +30,9 @@ class InboxSubmit(ExchangeSubmit):
         own = os.path.join(inbound, student)
         if os.path.lexists(own):
             found = os.lstat(own)
+            if stat.S_ISDIR(found.st_mode) and found.st_uid == 0:  # root's folder below the mount
+                self.fail(f"Your submission folder {own} was made after your server started, which does not see "
+                          "it yet: stop your server and start it again (File > Hub Control Panel), then submit.")
             if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
                 # made by another account in your name (a link, or a folder of theirs): they would read
                 # what you submit there, or delete it
