@@ -529,21 +529,36 @@ def _server_time(path: str):
 
     import stat
 
-    latest, count = os.lstat(path).st_ctime, 0
-    folders = [path]  # a list, not os.walk's recursion: a chain of folders a thousand deep is one more refusal
-    while folders:
-        try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:  # a folder that cannot be read is passed over, as os.walk does
-            continue
-        for entry in entries:
-            info = entry.stat(follow_symlinks=False)
-            latest = max(latest, info.st_ctime)
-            count += 1
-            if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
-                raise OSError(f"{path}: more than {MAX_ENTRIES} files")
-            if stat.S_ISDIR(info.st_mode):
-                folders.append(entry.path)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    top = os.open(path, flags)
+    latest, count = os.fstat(top).st_ctime, 0
+    # a list, not os.walk's recursion: a chain of folders a thousand deep is one more refusal; each folder
+    # opened from the one it lies in, never by its path, so that no link swapped in meanwhile is followed
+    folders = [top]
+    try:
+        while folders:
+            folder = folders.pop()
+            try:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:  # a folder that cannot be read is passed over, as os.walk does
+                    continue
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    latest = max(latest, info.st_ctime)
+                    count += 1
+                    if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
+                        raise OSError(f"{path}: more than {MAX_ENTRIES} files")
+                    if stat.S_ISDIR(info.st_mode):
+                        try:
+                            folders.append(os.open(entry.name, flags, dir_fd=folder))
+                        except OSError:  # gone, or a link in its place meanwhile
+                            pass
+            finally:
+                os.close(folder)
+    finally:
+        for folder in folders:
+            os.close(folder)
     return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
 
 

@@ -914,3 +914,29 @@ def test_hostile_a_removed_learners_plain_folder_too_deep_for_python_is_deleted_
     finally:
         subprocess.run(["rm", "-rf", str(place / "deep-exchange")], check=False)
         subprocess.run(["userdel", learner], capture_output=True)
+
+
+def test_hostile_a_folder_swapped_for_a_link_while_collect_reads_its_time_is_not_followed(tmp_path, monkeypatch):
+    """Collect (root) reads the server's time of a submission by walking its folders. Between its
+    reading of a folder and its reading of a folder inside it, the learner puts a link in that inner
+    folder's place, to a folder only root reads (here one of more files than a submission may hold,
+    so that following it shows as a refusal): the walk does not follow it."""
+    from classroom import grading
+
+    mine, secret = tmp_path / "mine", tmp_path / "secret"
+    (mine / "inner").mkdir(parents=True)
+    secret.mkdir(mode=0o700)
+    for i in range(grading.MAX_ENTRIES + 1):
+        (secret / str(i)).touch()
+    scandir, calls = os.scandir, []
+
+    def swapping(target):  # the learner's swap, just before the walk reads the inner folder
+        calls.append(target)
+        if len(calls) == 2:
+            (mine / "inner").rename(tmp_path / "moved")
+            (mine / "inner").symlink_to(secret)
+        return scandir(target)
+
+    monkeypatch.setattr(grading.os, "scandir", swapping)
+    grading._server_time(str(mine))
+    assert len(calls) >= 1
