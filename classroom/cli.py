@@ -249,25 +249,33 @@ def make_inboxes(inbound: Path, prefix: Path, size: int, learners: Iterable[str]
             user = pwd.getpwnam(name)
         except KeyError:
             continue
-        folder, image = inbound / name, images / f"{name}.img"
-        if not os.path.lexists(folder):
-            folder.mkdir(mode=0o700)
-        found = os.lstat(folder)
-        if not image.exists() and not os.path.ismount(folder) and (
-                not stat.S_ISDIR(found.st_mode) or found.st_uid != 0 or os.listdir(folder)):
-            if stat.S_ISDIR(found.st_mode) and (found.st_uid, stat.S_IMODE(found.st_mode)) == (user.pw_uid, 0o700) \
-                    and not size:
-                continue  # made here before, a plain folder
-            print(f"classroom: {folder} was there before, not made by root for {name}: left as it is (remove it "
-                  "and run this again)", flush=True)
-            continue
-        if size:
-            limits.capped_folder(folder, image, size, user.pw_uid, user.pw_gid, 0o700)
-        else:
-            os.chown(folder, user.pw_uid, user.pw_gid)
-            os.chmod(folder, 0o700)
+        try:  # one folder that cannot be made (the exchange filled by a learner, say) stops no other, nor serve
+            _make_inbox(inbound / name, images / f"{name}.img", size, user)
+        except OSError as error:
+            print(f"classroom: no submission folder for {name} in {inbound}: {error}", flush=True)
     what = f"a file system of {size / 1024**2:.0f} MiB of its own" if size else "a plain folder"
     print(f"classroom: each learner submits into their own folder of {inbound}, {what}", flush=True)
+
+
+def _make_inbox(folder: Path, image: Path, size: int, user: pwd.struct_passwd) -> None:
+    """One learner's folder of :func:`make_inboxes`."""
+    name = user.pw_name
+    if not os.path.lexists(folder):
+        folder.mkdir(mode=0o700)
+    found = os.lstat(folder)
+    if not image.exists() and not os.path.ismount(folder) and (
+            not stat.S_ISDIR(found.st_mode) or found.st_uid != 0 or os.listdir(folder)):
+        if stat.S_ISDIR(found.st_mode) and (found.st_uid, stat.S_IMODE(found.st_mode)) == (user.pw_uid, 0o700) \
+                and not size:
+            return  # made here before, a plain folder
+        print(f"classroom: {folder} was there before, not made by root for {name}: left as it is (remove it "
+              "and run this again)", flush=True)
+        return
+    if size:
+        limits.capped_folder(folder, image, size, user.pw_uid, user.pw_gid, 0o700)
+    else:
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        os.chmod(folder, 0o700)
 
 
 def _inboxes(prefix: Path) -> list[tuple[Path, Path, int]]:
@@ -289,10 +297,30 @@ def class_learners(prefix: Path) -> list[str]:
 
 
 def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
-    """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot)."""
+    """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot).
+    An inbound, or its course folder, that is no longer root's (the exchange's top folder is everyone's:
+    a learner can make the course's folder again once it is gone, or a link in its place) gets nothing,
+    and this says so."""
     for inbound, _, size in _inboxes(prefix):
-        if inbound.is_dir() and not inbound.is_symlink():
+        if _still_roots(inbound, "no submission folder is made there"):
             make_inboxes(inbound, prefix, size, learners)
+
+
+def _still_roots(inbound: Path, otherwise: str) -> bool:
+    """Whether ``inbound`` and its course folder are still root's folders (no link): the exchange's top
+    folder is everyone's, so once the course's folder is gone a learner may make it again, or a link in
+    its place. Otherwise, says so (unless the inbound is simply gone)."""
+    if not os.path.lexists(inbound):
+        return False
+    try:
+        held = [os.lstat(folder) for folder in (inbound.parent, inbound)]
+    except OSError:
+        held = []
+    if len(held) == 2 and all(stat.S_ISDIR(info.st_mode) and info.st_uid == 0 for info in held):
+        return True
+    print(f"classroom: {inbound} (or its course folder) is not root's any more (a link, or made by another "
+          f"account): {otherwise}", flush=True)
+    return False
 
 
 def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None:
@@ -301,16 +329,18 @@ def release_inboxes(prefix: Path, learners: Iterable[str] | None = None) -> None
     given the same uid must not find their submissions), or all, with the images and notes."""
     for inbound, images, _ in _inboxes(prefix):
         names = sorted(image.stem for image in images.glob("*.img")) if learners is None else sorted(learners)
+        held = _still_roots(inbound, "nothing is unmounted or deleted there")  # else only the images go
         for name in names:
             folder, image = inbound / name, images / f"{name}.img"
-            if folder.is_symlink() or not folder.is_dir():
+            if not held or folder.is_symlink() or not folder.is_dir():  # root follows no path a learner chose
                 pass
             elif image.exists():
                 limits.release_folder(folder, image)
                 with contextlib.suppress(OSError):
                     folder.rmdir()
-            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed)
-                shutil.rmtree(folder, ignore_errors=True)
+            elif learners is not None:  # a plain folder (--inbox-size 0): removed (no link is followed, nor
+                # a mount crossed), however deep the learner made it (shutil.rmtree recurses: Python's limit)
+                subprocess.run(["rm", "-rf", "--one-file-system", "--", str(folder)], capture_output=True)
             image.unlink(missing_ok=True)
         if learners is None:
             shutil.rmtree(images, ignore_errors=True)

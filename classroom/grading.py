@@ -53,6 +53,10 @@ ANSWER_ID = re.compile(r"ex(\d\d)-(\d)-answer")
 TEST_ID = re.compile(r"ex(\d\d)-(\d)-test")
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of results read back from one run
 MAX_ENTRIES = 1000  # files and folders in one submission that collect looks at
+MAX_DEPTH = 32  # folders in folders of one submission that collect copies
+#: bytes of one notebook that collect copies: the course's largest, with its outputs, is under 1 MB; root's
+#: autograde reading one of many tiny cells takes some 30 times its size in memory
+MAX_NOTEBOOK = 16 * 1024**2
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -525,21 +529,36 @@ def _server_time(path: str):
 
     import stat
 
-    latest, count = os.lstat(path).st_ctime, 0
-    folders = [path]  # a list, not os.walk's recursion: a chain of folders a thousand deep is one more refusal
-    while folders:
-        try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:  # a folder that cannot be read is passed over, as os.walk does
-            continue
-        for entry in entries:
-            info = entry.stat(follow_symlinks=False)
-            latest = max(latest, info.st_ctime)
-            count += 1
-            if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
-                raise OSError(f"{path}: more than {MAX_ENTRIES} files")
-            if stat.S_ISDIR(info.st_mode):
-                folders.append(entry.path)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    top = os.open(path, flags)
+    latest, count = os.fstat(top).st_ctime, 0
+    # a list, not os.walk's recursion: a chain of folders a thousand deep is one more refusal; each folder
+    # opened from the one it lies in, never by its path, so that no link swapped in meanwhile is followed
+    folders = [top]
+    try:
+        while folders:
+            folder = folders.pop()
+            try:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:  # a folder that cannot be read is passed over, as os.walk does
+                    continue
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    latest = max(latest, info.st_ctime)
+                    count += 1
+                    if count > MAX_ENTRIES:  # no learner's folder holds up the others' collection
+                        raise OSError(f"{path}: more than {MAX_ENTRIES} files")
+                    if stat.S_ISDIR(info.st_mode):
+                        try:
+                            folders.append(os.open(entry.name, flags, dir_fd=folder))
+                        except OSError:  # gone, or a link in its place meanwhile
+                            pass
+            finally:
+                os.close(folder)
+    finally:
+        for folder in folders:
+            os.close(folder)
     return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
 
 
@@ -559,19 +578,24 @@ class OwnedCollect(ExchangeCollect):
         parts = os.path.basename(path).rsplit("+", 3)
         if len(parts) < 4:
             return None
+        import stat
+
         folder = os.path.dirname(filename)
-        if folder not in ("", parts[0]) or (folder and os.path.islink(os.path.join(self.inbound_path, folder))):
-            # in a learner's own folder (never a link): that learner's name only
-            self.log.error("Refused %s: it claims to be %s's submission but lies in the folder %s", filename,
-                           parts[0], folder)
+        if folder:  # in a learner's own folder (theirs, never a link, nor one another made in their name)
+            try:
+                held = os.lstat(os.path.join(self.inbound_path, folder))
+                keeper = pwd.getpwuid(held.st_uid).pw_name if stat.S_ISDIR(held.st_mode) else None
+            except (OSError, KeyError):
+                keeper = None
+        if folder not in ("", parts[0]) or (folder and keeper != parts[0]):
+            self.log.error("Refused %s: it claims to be %s's submission but lies in the folder %s%s", filename,
+                           parts[0], folder, "" if folder != parts[0] else ", which is not that account's own")
             return None
         try:
             info = os.lstat(path)
             owner = pwd.getpwuid(info.st_uid).pw_name
         except (OSError, KeyError):
             return None
-        import stat
-
         if not stat.S_ISDIR(info.st_mode) or owner != parts[0]:
             self.log.error("Refused %s: it claims to be %s's submission but the account %s made it", filename,
                            parts[0], owner if stat.S_ISDIR(info.st_mode) else f"{owner} (as a link or a file)")
@@ -621,20 +645,33 @@ class OwnedCollect(ExchangeCollect):
             if record is None or owner != record["username"]:
                 self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
                 return
-            for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
-                target = os.path.normpath(os.path.join(dest, folder))
-                os.makedirs(target, exist_ok=True)
-                for name in files:
-                    if not name.endswith(".ipynb"):
-                        continue
-                    try:  # no link, and no pipe that would hold collect waiting
-                        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
-                    except OSError:
-                        continue
-                    with open(handle, "rb") as read:
-                        if stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+            try:  # a folder too deep or a path too long to copy is refused: nothing stops the others' collection
+                for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
+                    if folder.count(os.sep) >= MAX_DEPTH:  # before os.fwalk's recursion goes deeper
+                        raise OSError(f"folders more than {MAX_DEPTH} deep")
+                    target = os.path.normpath(os.path.join(dest, folder))
+                    os.makedirs(target, exist_ok=True)
+                    for name in files:
+                        if not name.endswith(".ipynb"):
+                            continue
+                        try:  # no link, and no pipe that would hold collect waiting
+                            handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+                        except OSError:
+                            continue
+                        with open(handle, "rb") as read:
+                            if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+                                continue
+                            data = read.read(MAX_NOTEBOOK + 1)  # bounded, though the learner writes on meanwhile
+                            if len(data) > MAX_NOTEBOOK:
+                                self.log.error("Refused %s of %s: more than %d bytes, far more than a notebook "
+                                               "of the course takes", name, os.path.basename(src), MAX_NOTEBOOK)
+                                continue
                             with open(os.path.join(target, name), "wb") as write:
-                                shutil.copyfileobj(read, write)
+                                write.write(data)
+            except (OSError, RecursionError) as error:
+                self.log.error("Refused %s: %s", os.path.basename(src), error)
+                shutil.rmtree(dest, ignore_errors=True)  # no half copy (at most MAX_DEPTH deep)
+                return
         finally:
             os.close(top)
         when = record["timestamp"]

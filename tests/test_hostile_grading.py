@@ -631,3 +631,312 @@ def test_hostile_a_submission_a_thousand_folders_deep_is_timed_or_refused_and_st
             _server_time(str(chain(MAX_ENTRIES + 1)))
     finally:
         subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain
+
+
+def test_hostile_a_submission_folder_made_by_another_learner_gets_no_submission_and_is_not_collected(place):
+    """An inbound that was once open to every learner (a course made before each learner had a
+    folder of their own: ``inbound`` was 3733) can hold a folder one learner made in another's name,
+    ``inbound/OTHER/``, open to all, or a link there to a folder of the maker's. Making the learners'
+    folders leaves it as it is (and says so); the other learner's submit then refuses to write there
+    (its maker would read the submission, or delete it), and collect refuses what lies in it."""
+    import importlib.util
+    import logging
+
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.abc.exchange import ExchangeError
+
+    from classroom import cli
+    from classroom.grading import OwnedCollect
+
+    squatter, victim = "hostile-squat", "hostile-victim"
+    exchange, prefix = place / "squat-exchange", place / "squat-prefix"
+    inbound = exchange / "c" / "inbound"
+    inbound.mkdir(parents=True)
+    inbound.chmod(0o3733)  # the course's inbound as it was made before
+    prefix.mkdir()
+    elsewhere = place / "squat-elsewhere"  # a folder of the squatter's, open to all
+    elsewhere.mkdir()
+    spec = importlib.util.spec_from_file_location("inbox_submit", ROOT / "classroom" / "nbgrader" / "inbox_submit.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        squat_uid, victim_uid = useradd(squatter, place / squatter), useradd(victim, place / victim)
+        os.chown(elsewhere, squat_uid, squat_uid)
+        elsewhere.chmod(0o777)
+        for made in ("folder", "link"):
+            own = inbound / victim
+            if made == "folder":
+                own.mkdir()
+                own.chmod(0o777)
+            else:
+                own.symlink_to(elsewhere)
+            os.lchown(own, squat_uid, squat_uid)
+            cli.make_inboxes(inbound, prefix, 0, [victim])
+            assert os.lstat(own).st_uid == squat_uid and not os.path.ismount(own)
+            coursedir = CourseDirectory()
+            coursedir.course_id, coursedir.assignment_id, coursedir.student_id = "c", NB, victim
+            submit = module.InboxSubmit(coursedir=coursedir, authenticator=Authenticator(), root=str(exchange))
+            submit.timestamp = "2026-01-01 00:00:00.000000 UTC"
+            os.setresuid(victim_uid, victim_uid, 0)  # the victim's submit (root again below)
+            try:
+                with pytest.raises(ExchangeError):
+                    submit.init_dest()
+            finally:
+                os.setresuid(0, 0, 0)
+            # a submission of the victim's there all the same: not collected
+            theirs = own / f"{victim}+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+            theirs.mkdir()
+            os.chown(theirs, victim_uid, victim_uid)
+            collect = OwnedCollect.__new__(OwnedCollect)
+            collect.inbound_path, collect.log = str(inbound), logging.getLogger("squat")
+            assert collect._path_to_record(str(theirs)) is None, made
+            shutil.rmtree(theirs)
+            own.unlink() if made == "link" else own.rmdir()
+    finally:
+        os.setresuid(0, 0, 0)
+        for name in (squatter, victim):
+            subprocess.run(["userdel", name], capture_output=True)
+
+
+FILL_INODES = """
+import errno, os, sys
+os.mkdir(sys.argv[1])
+made = 0
+try:
+    while True:
+        os.close(os.open(os.path.join(sys.argv[1], str(made)), os.O_WRONLY | os.O_CREAT, 0o644))
+        made += 1
+except OSError as e:
+    print(e.errno, made)
+"""
+
+
+def test_hostile_a_full_exchange_stops_no_class_server_from_starting(place, capsys):
+    """Every learner may write the exchange's top folder: one fills it with empty files until it has
+    no inode left, and it refuses. ``serve``
+    (after a reboot, or once a learner is added to the roster) then makes the new learner's folder in
+    the inbound, which lies on that full file system: that one folder cannot be made, and ``serve``
+    says so and goes on (the other learners' folders are mounted again), instead of stopping."""
+    import errno
+
+    from classroom import cli
+
+    prefix, exchange = place / "full-prefix", place / "full-exchange"
+    prefix.mkdir()
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    filler, early, added = "hostile-full", "hostile-early", "hostile-added"
+    try:
+        for name in (filler, early, added):
+            useradd(name, place / name)
+        cli.cap_exchange(exchange, prefix, EXCHANGE)
+        inbound = exchange / "c" / "inbound"
+        inbound.mkdir(parents=True)
+        cli.make_inboxes(inbound, prefix, INBOX, [early])
+        assert os.path.ismount(inbound / early)
+        # files until the file system has no inode left (root keeps none of them for itself)
+        run = subprocess.run(["setpriv", f"--reuid={filler}", f"--regid={filler}", "--clear-groups", "/usr/bin/python3",
+                              "-c", FILL_INODES, str(exchange / "junk")], capture_output=True, text=True, timeout=300)
+        error, made = map(int, run.stdout.split())
+        assert error == errno.ENOSPC, run.stdout + run.stderr
+        subprocess.run(["umount", str(inbound / early)], check=True)  # a reboot
+        capsys.readouterr()
+        cli.remount_inboxes(prefix, [added, early])
+        said = capsys.readouterr().out
+        assert os.path.ismount(inbound / early) and not (inbound / added).exists()
+        assert added in said and "No space left on device" in said, said
+    finally:
+        cli.release_exchanges(prefix)
+        for name in (filler, early, added):
+            subprocess.run(["userdel", name], capture_output=True)
+
+
+def test_hostile_a_course_folder_a_learner_made_again_in_the_exchange_gets_no_folders_and_stops_no_server(place, capsys):
+    """The exchange's top folder is everyone's: once the course's folder there is gone (a teacher who
+    cleared the course from an exchange on the machine's disk), a learner makes it again, their own,
+    with an ``inbound`` in it, or as a link to a folder of root's that holds one. ``serve`` then makes
+    no learner's folder there (nothing of root's in a place a learner chose), says so and goes on,
+    instead of stopping; ``remove`` deletes nothing there."""
+    from classroom import cli
+
+    prefix, exchange, other = place / "again-prefix", place / "again-exchange", place / "again-other"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    (other / "inbound").mkdir(parents=True)
+    course = exchange / "c"
+    (course / "inbound").mkdir(parents=True)
+    learner = "hostile-remade"
+    try:
+        uid = useradd(learner, place / learner)
+        cli.make_inboxes(course / "inbound", prefix, 0, [learner])
+        assert (course / "inbound" / learner).stat().st_uid == uid
+        for kind in ("folder", "link"):
+            shutil.rmtree(course)  # the root's course folder, then the learner's
+            if kind == "folder":  # the learner's own course folder, and its inbound
+                (course / "inbound").mkdir(parents=True)
+                for folder in (course, course / "inbound"):
+                    os.chown(folder, uid, uid)
+            else:
+                course.symlink_to(other)
+                os.lchown(course, uid, uid)
+            capsys.readouterr()
+            cli.remount_inboxes(prefix, [learner])
+            said = capsys.readouterr().out
+            assert not (course / "inbound" / learner).exists() and not (other / "inbound" / learner).exists(), kind
+            assert "not root's" in said, said
+        # the learner's account removed: root deletes nothing through the learner's link
+        (other / "inbound" / learner).mkdir()
+        (other / "inbound" / learner / "keep").write_text("root's")
+        cli.release_inboxes(prefix, [learner])
+        assert (other / "inbound" / learner / "keep").read_text() == "root's"
+    finally:
+        subprocess.run(["userdel", learner], capture_output=True)
+
+
+def test_hostile_a_submission_too_deep_or_too_long_to_copy_is_refused_and_stops_no_collection(tmp_path):
+    """A learner's submission holds a chain of folders whose path, copied below the teacher's
+    ``submitted`` folder, is longer than the system allows (fifteen names of 250 characters: fifteen
+    entries, far below the bound on entries), or one nearly as deep as that bound allows (997
+    folders, deeper than Python's recursion limit). Collect's copy refuses it and says so, leaving no
+    half copy; it raises nothing, which would stop the collection of every learner after this one."""
+    import logging
+
+    from classroom.grading import MAX_ENTRIES, OwnedCollect, _server_time
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    inbound.mkdir()
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("chain")
+    try:
+        for day, (kind, folder, depth) in enumerate((("long", "x" * 250, 15), ("deep", "d", MAX_ENTRIES - 3)), 1):
+            name = f"nobody+{NB}+2026-01-0{day} 00:00:00.000000 UTC+abcd"
+            mine = inbound / name
+            mine.mkdir()
+            (mine / f"{NB}.ipynb").write_text("{}")
+            current = os.open(mine, os.O_RDONLY)
+            for _ in range(depth):
+                os.mkdir(folder, dir_fd=current)
+                deeper = os.open(folder, os.O_RDONLY, dir_fd=current)
+                os.close(current)
+                current = deeper
+            os.close(os.open(f"{NB}.ipynb", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=current))
+            os.close(current)
+            os.chown(mine, 65534, 65534)
+            _server_time(str(mine))  # within the bound on entries: collect takes it to the copy
+            collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+            # the teacher's course folder lies deeper than the exchange: the copy's paths are the longer
+            copy = dest / ("y" * 250) / ("y" * 250) / kind
+            collect.do_copy(str(mine), str(copy))
+            assert not copy.exists(), kind
+    finally:
+        subprocess.run(["rm", "-rf", str(tmp_path)], check=False)  # shutil.rmtree recurses as deep as the chain
+
+
+def test_hostile_a_notebook_too_large_to_grade_is_not_collected(tmp_path):
+    """A learner writes into their own submission folder by hand (nbgrader submit's 100 MB rule is the
+    command's), a notebook as large as the folder holds, of many tiny cells: reading one of 9 MB
+    took 310 MB and 5 s of CPU, so the folder's 256 MiB would take root's autograde some 8 GB and
+    minutes. Collect copies no notebook larger than ``MAX_NOTEBOOK`` (the course's largest, with its
+    outputs, is under 1 MB), says so, and copies the others."""
+    import logging
+
+    from classroom.grading import MAX_NOTEBOOK, OwnedCollect
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    name = f"nobody+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+    mine = inbound / name
+    mine.mkdir(parents=True)
+    (mine / f"{NB}.ipynb").write_text("{}")
+    with open(mine / "big.ipynb", "wb") as big:
+        big.truncate(MAX_NOTEBOOK + 1)
+    os.chown(mine, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("big")
+    collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+    collect.do_copy(str(mine), str(dest))
+    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb"]
+
+
+def test_hostile_a_submission_in_another_learners_name_in_ones_own_folder_is_refused(tmp_path):
+    """In their own submission folder a learner names a submission after another learner
+    (``OTHER+01_sphere_vs_cone+...``, a folder of theirs, or a link to the other's folder): collect
+    refuses it; their own, beside it, is taken."""
+    import logging
+
+    from classroom.grading import OwnedCollect
+
+    inbound = tmp_path / "inbound"
+    own = inbound / "nobody"  # the learner's own folder (an account of the system's stands in)
+    own.mkdir(parents=True)
+    other = tmp_path / "others"
+    other.mkdir()
+    stamp = "2026-01-01 00:00:00.000000 UTC"
+    made = {kind: own / f"{name}+{NB}+{stamp}+{kind}" for kind, name in
+            (("theirs", "daemon"), ("link", "daemon"), ("mine", "nobody"))}
+    made["theirs"].mkdir()
+    made["link"].symlink_to(other)
+    made["mine"].mkdir()
+    for path in (own, *made.values()):
+        os.lchown(path, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("other-name")
+    taken = {kind: collect._path_to_record(str(path)) for kind, path in made.items()}
+    assert taken["theirs"] is None and taken["link"] is None
+    assert taken["mine"]["username"] == "nobody" and taken["mine"]["filename"] == f"nobody/{made['mine'].name}"
+
+
+def test_hostile_a_removed_learners_plain_folder_too_deep_for_python_is_deleted_all_the_same(place):
+    """With plain submission folders (``--inbox-size 0``) ``remove`` deletes a removed learner's folder
+    as root: a learner who left a chain of folders deeper than Python's recursion limit in it (nothing
+    bounds it there) does not stop ``remove`` half way, leaving the folder, owned by their uid, to the
+    next account that gets it; the folder goes all the same."""
+    from classroom import cli
+
+    prefix, inbound = place / "deep-prefix", place / "deep-exchange" / "c" / "inbound"
+    inbound.mkdir(parents=True)
+    prefix.mkdir()
+    learner = "hostile-deep"
+    try:
+        uid = useradd(learner, place / learner)
+        cli.make_inboxes(inbound, prefix, 0, [learner])
+        own = inbound / learner
+        assert own.stat().st_uid == uid
+        current = os.open(own, os.O_RDONLY)
+        for _ in range(3000):
+            os.mkdir("d", dir_fd=current)
+            deeper = os.open("d", os.O_RDONLY, dir_fd=current)
+            os.close(current)
+            current = deeper
+        os.close(current)
+        cli.release_inboxes(prefix, [learner])
+        assert not os.path.lexists(own)
+    finally:
+        subprocess.run(["rm", "-rf", str(place / "deep-exchange")], check=False)
+        subprocess.run(["userdel", learner], capture_output=True)
+
+
+def test_hostile_a_folder_swapped_for_a_link_while_collect_reads_its_time_is_not_followed(tmp_path, monkeypatch):
+    """Collect (root) reads the server's time of a submission by walking its folders. Between its
+    reading of a folder and its reading of a folder inside it, the learner puts a link in that inner
+    folder's place, to a folder only root reads (here one of more files than a submission may hold,
+    so that following it shows as a refusal): the walk does not follow it."""
+    from classroom import grading
+
+    mine, secret = tmp_path / "mine", tmp_path / "secret"
+    (mine / "inner").mkdir(parents=True)
+    secret.mkdir(mode=0o700)
+    for i in range(grading.MAX_ENTRIES + 1):
+        (secret / str(i)).touch()
+    scandir, calls = os.scandir, []
+
+    def swapping(target):  # the learner's swap, just before the walk reads the inner folder
+        calls.append(target)
+        if len(calls) == 2:
+            (mine / "inner").rename(tmp_path / "moved")
+            (mine / "inner").symlink_to(secret)
+        return scandir(target)
+
+    monkeypatch.setattr(grading.os, "scandir", swapping)
+    grading._server_time(str(mine))
+    assert len(calls) >= 1

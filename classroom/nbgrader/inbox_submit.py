@@ -9,6 +9,7 @@ nbgrader's own submit, into ``inbound/``.
 """
 
 import os
+import stat
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 from nbgrader.utils import check_mode, get_username
@@ -27,6 +28,16 @@ class InboxSubmit(ExchangeSubmit):
             self.fail(f"The student ID should contain no '*', '+' nor '{os.sep}'; got {student}")
         inbound = os.path.join(self.root, self.coursedir.course_id, "inbound")
         own = os.path.join(inbound, student)
+        if os.path.lexists(own):
+            found = os.lstat(own)
+            if stat.S_ISDIR(found.st_mode) and found.st_uid == 0:  # root's folder below the mount
+                self.fail(f"Your submission folder {own} was made after your server started, which does not see "
+                          "it yet: stop your server and start it again (File > Hub Control Panel), then submit.")
+            if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+                # made by another account in your name (a link, or a folder of theirs): they would read
+                # what you submit there, or delete it
+                self.fail(f"{own} is not a folder of yours (a link, or made by another account): nothing is "
+                          "submitted there. Ask your teacher to remove it and make yours.")
         if not os.path.isdir(own) and os.path.isdir(inbound) and not check_mode(inbound, write=True, execute=True):
             self.fail(f"No submission folder of yours in {inbound} (the class server makes one per learner when "
                       "the course is made, or when `serve` runs again): ask your teacher.")
