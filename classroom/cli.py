@@ -86,6 +86,7 @@ def setup(args: argparse.Namespace) -> Path:
         cap_homes([m.name for m in members if not m.teacher], state, prefix / "homes", args.home_size, created)
     remount_exchanges(prefix)  # after a reboot: the exchange made by scripts/make_assignments.py
     remount_inboxes(prefix, [m.name for m in members if not m.teacher])  # and its learners' folders, new ones too
+    warn_if_images_outgrow_the_disk(prefix)
     fresh = accounts.issue_passwords(members, state)
     print(f"classroom: {len(members)} accounts ({len(created)} new), {len(fresh)} new passwords in "
           f"{state / 'credentials.csv'} (root only: hand each learner theirs)", flush=True)
@@ -276,6 +277,27 @@ def _make_inbox(folder: Path, image: Path, size: int, user: pwd.struct_passwd) -
     else:
         os.chown(folder, user.pw_uid, user.pw_gid)
         os.chmod(folder, 0o700)
+
+
+def warn_if_images_outgrow_the_disk(prefix: Path) -> int:
+    """Say so when the images of the capped folders under ``prefix`` (homes, exchanges, the learners'
+    submission folders) may together grow past the free space of the disk they lie on: they are sparse,
+    each taking what its folder holds, so a class that fills them all would fill the disk the hub, its
+    database and logs need. Returns the bytes they may still grow by."""
+    images = [*(prefix / "homes").glob("*.img"), *(prefix / EXCHANGE_IMAGES).glob("*.img"),
+              *(prefix / INBOX_IMAGES).glob("*/*.img")]
+    growth = 0
+    for image in images:
+        found = os.lstat(image)
+        if stat.S_ISREG(found.st_mode):
+            growth += max(0, found.st_size - 512 * found.st_blocks)
+    free = shutil.disk_usage(prefix).free
+    if growth > free:
+        print(f"classroom: WARNING: the {len(images)} images of the capped folders under {prefix} may still grow by "
+              f"{growth / 2**30:.1f} GiB, and the disk they lie on has {free / 2**30:.1f} GiB free: learners who "
+              "fill their folders would fill it (choose smaller --home-size, --inbox-size or --exchange-size, or "
+              "a larger disk)", flush=True)
+    return growth
 
 
 def _inboxes(prefix: Path) -> list[tuple[Path, Path, int]]:

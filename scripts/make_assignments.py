@@ -51,7 +51,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from classroom.cli import cap_exchange, class_learners, make_inboxes  # noqa: E402 (the class server's: one home)
+from classroom.cli import cap_exchange, class_learners, make_inboxes, warn_if_images_outgrow_the_disk  # noqa: E402 (the class server's: one home)
 from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -368,6 +368,7 @@ def main(argv: list[str] | None = None) -> None:
                                  "not root's: someone made it before the course did; remove it and run this again")
         make_inboxes(inbound, args.prefix.resolve(), args.inbox_size, [*class_learners(args.prefix.resolve()),
                                                                          *args.learners])
+        warn_if_images_outgrow_the_disk(args.prefix.resolve())
     if args.owner:
         subprocess.run(["chown", "-R", f"{args.owner}:", str(course), *map(str, made)], check=True)
         home = Path(pwd.getpwnam(args.owner).pw_dir)

@@ -424,3 +424,26 @@ def test_the_proxy_forwards_a_whole_class_at_once() -> None:
     assert ours == [200] * 80
     stock = _proxy_answers([str(Path(sys.executable).with_name("configurable-http-proxy"))], 80)
     assert stock.count(503) >= 10 and stock.count(200) >= 10, stock
+
+
+def test_images_that_may_outgrow_the_disk_they_lie_on_are_named(tmp_path: Path, capsys) -> None:
+    """The capped folders' images are sparse: what they may still take is their size less what they
+    hold, and where that passes the disk's free space the class is told (a class that filled them would
+    fill the disk the hub needs)."""
+    import shutil
+
+    from classroom.cli import EXCHANGE_IMAGES, INBOX_IMAGES, warn_if_images_outgrow_the_disk
+
+    free = shutil.disk_usage(tmp_path).free
+    for folder, name in (("homes", "ada.img"), (EXCHANGE_IMAGES, "srv-exchange.img"), (f"{INBOX_IMAGES}/srv", "ada.img")):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        with open(tmp_path / folder / name, "wb") as image:
+            image.write(b"x" * 4096)  # what the folder holds: taken already
+            image.truncate(2**20)
+    assert warn_if_images_outgrow_the_disk(tmp_path) == 3 * (2**20 - 4096)
+    assert "WARNING" not in capsys.readouterr().out
+    with open(tmp_path / "homes" / "bob.img", "wb") as image:
+        image.truncate(free + 2**30)
+    assert warn_if_images_outgrow_the_disk(tmp_path) == 3 * (2**20 - 4096) + free + 2**30
+    said = capsys.readouterr().out
+    assert "WARNING: the 4 images" in said and "--home-size" in said
