@@ -101,6 +101,7 @@ def storable(view: type) -> bool:
     whose code is part of the store's key (a view defined in a notebook is always drawn live)."""
     return view.__module__.startswith(_TOOLKIT)
 
+
 # matplotlib settings that do not change what a view draws on its own canvas (where figures are shown,
 # how a session behaves); any other setting changed from matplotlib's defaults is part of a drawing's key
 _NOT_DRAWN = ("backend", "backend_fallback", "interactive", "toolbar", "timezone", "figure.max_open_warning",
