@@ -236,23 +236,16 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
 
 
 # A live explorer of the course's own wiring whose kernel computes and draws nothing: its view hands
-# back one of three JPEGs the size of an explorer's picture. A move then costs only what every live
+# back one of three of notebook 01's explorer pictures, drawn before. A move then costs only what every live
 # move costs (the slider's message to the kernel, the picture's way back, its decoding and painting):
 # the floor under the live explorers of 01 to 06, measured beside them.
 ROUND_TRIP = """
-import io
-import numpy as np
-from PIL import Image
+from shared import sphere_and_cone
 from shared.explorers import explore, slider
+from shared.figures import SphereConeView
 
-def picture(seed):
-    pixels = np.random.default_rng(seed).integers(200, 256, (430, 1000, 3), dtype=np.uint8)
-    pixels[::9] = 40
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, format="jpeg", quality=95)
-    return buf.getvalue()
-
-PICTURES = {pick: picture(pick) for pick in (1, 2, 3)}
+# three of notebook 01's explorer pictures (about 75 KB each), drawn once, here
+PICTURES = {pick: SphereConeView(*sphere_and_cone(strength=2.0 * pick, residual=0.1)).image() for pick in (1, 2, 3)}
 
 class Pictures:
     measure = staticmethod(lambda pick: pick)
