@@ -3,10 +3,15 @@
 Run with ``uv run python benchmarks/browser.py [--moves N]`` (needs Chromium, as the browser tests
 do). It runs the browser tests (``tests/test_e2e.py``): JupyterLab in headless Chromium opens every
 notebook, runs it top to bottom and presses an arrow key on each slider of each explorer ``N``
-times (default 6), timing each press until the explorer's picture in the page has changed. That
-includes everything a learner waits for: the browser's widget, and where the explorer is live, the
-kernel's redraw and the picture's trip back; where the explorer holds its frames in the page, the
-swap happens in the browser alone. The notebooks read the study store in use (fill it first with
+times (default 6), timing each press in the page itself, from the key's event until the
+explorer's new picture is decoded and painted. That includes everything a learner waits for: the
+browser's widget, and where the explorer is live, the kernel's redraw and the picture's trip back;
+where the explorer holds its frames in the page, the swap happens in the browser alone. The test's
+driver (Playwright) sees each move later, by its own round trips to the page (sending the key,
+reading the slider, asking whether the picture changed): printed beside as "driver", not what the
+target is about. Beside the notebooks, the floor under every live explorer's move: the course's
+explorer wired to a view that hands back one of three of notebook 01's pictures, drawn before, so a
+move costs the kernel nothing but the round trip. The notebooks read the study store in use (fill it first with
 ``python -m shared.real.build``, as a class server does). Printed: each notebook's median and p95 and the number of moves,
 against the target of a median of at most 50 ms; written as JSON to ``--results`` (default
 ``benchmarks/results/browser.json``).
