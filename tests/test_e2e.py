@@ -9,6 +9,7 @@ its autosave never touches the repository. Screenshots go to ``build/e2e/``.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -171,6 +172,33 @@ TIME_THE_NEXT_PICTURE = """explorer => {
 }"""
 
 
+def open_and_run_all(page, url: str) -> None:
+    """Open the notebook at ``url``, run all its cells and wait until they have run and a picture is shown."""
+    page.goto(url, timeout=60_000)
+    page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
+    page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+
+
+def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str]:
+    """Press ``key`` on ``slider`` of ``explorer`` (the other way where the slider is at its end) and wait
+    for the new picture: the seconds timed in the page, the seconds the driver saw, and the key that moved it."""
+    readout = slider.locator(".widget-readout")
+    before = readout.inner_text()
+    slider.locator(".noUi-handle").focus()
+    explorer.evaluate(TIME_THE_NEXT_PICTURE)
+    start = time.perf_counter()
+    page.keyboard.press(key)
+    if readout.inner_text() == before:  # at an end: back the other way
+        key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+        page.keyboard.press(key)
+    page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
+    driver = time.perf_counter() - start
+    return page.evaluate("() => window.courseMoveMs") / 1000, driver, key
+
+
 def commit_and_show_every_prediction(page) -> None:
     """As a learner reading on: pick the first option of each prediction, commit it, show the answer."""
     widgets = page.locator(f"{PANEL} .course-prediction")
@@ -189,12 +217,7 @@ def commit_and_show_every_prediction(page) -> None:
 def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: str, browser) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(lab.format(Path(notebook).stem, notebook), timeout=60_000)  # a workspace of its own
-        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
-        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        open_and_run_all(page, lab.format(Path(notebook).stem, notebook))  # a workspace of its own
         commit_and_show_every_prediction(page)
 
         assert page.get_by_text("notified about official Jupyter news").count() == 0, "the news prompt is shown"
@@ -208,25 +231,15 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
         timings, driver = [], []
         for e in range(explorers.count()):
             explorer = explorers.nth(e)
-            picture = explorer.locator(".widget-image")
             sliders = explorer.locator(".widget-slider")
             assert sliders.count() >= 1, "the explorer's sliders are not rendered"
-            picture.first.scroll_into_view_if_needed()
+            explorer.locator(".widget-image").first.scroll_into_view_if_needed()
             for i in range(sliders.count()):
-                readout = sliders.nth(i).locator(".widget-readout")
                 key = "ArrowRight"
                 for _ in range(MOVES):
-                    before_value = readout.inner_text()
-                    sliders.nth(i).locator(".noUi-handle").focus()
-                    explorer.evaluate(TIME_THE_NEXT_PICTURE)
-                    start = time.perf_counter()
-                    page.keyboard.press(key)
-                    if readout.inner_text() == before_value:  # at an end: back the other way
-                        key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
-                        page.keyboard.press(key)
-                    page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
-                    driver.append(time.perf_counter() - start)
-                    timings.append(page.evaluate("() => window.courseMoveMs") / 1000)
+                    in_page, seen, key = time_a_move(page, explorer, sliders.nth(i), key)
+                    timings.append(in_page)
+                    driver.append(seen)
         LATENCIES[notebook] = timings
         DRIVER_LATENCIES[notebook] = driver
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -270,8 +283,6 @@ explorer
 def test_a_live_explorer_whose_kernel_does_nothing_still_waits_for_the_round_trip(lab: str, browser) -> None:
     """Every move of a live explorer with nothing to compute or draw shows the next picture; the time it
     takes is the floor under every live explorer's move (benchmarks/browser.py prints it)."""
-    import json
-
     base, token = lab.split("/lab/")[0], lab.split("token=")[1]
     notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": ROUND_TRIP, "outputs": [],
                            "execution_count": None}],
@@ -283,21 +294,12 @@ def test_a_live_explorer_whose_kernel_does_nothing_still_waits_for_the_round_tri
     urllib.request.urlopen(request, timeout=30)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(lab.format("round-trip", "round_trip.ipynb"), timeout=60_000)
-        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        page.wait_for_selector(f"{PANEL} .widget-image", state="attached", timeout=120_000)
-        page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
+        open_and_run_all(page, lab.format("round-trip", "round_trip.ipynb"))
         explorer = page.locator(f"{PANEL} .course-explorer")
-        handle = explorer.locator(".noUi-handle")
-        timings = []
-        for move in range(max(MOVES, 2) * 4):
-            handle.focus()
-            explorer.evaluate(TIME_THE_NEXT_PICTURE)
-            page.keyboard.press("ArrowRight" if move % 2 == 0 else "ArrowLeft")
-            page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
-            timings.append(page.evaluate("() => window.courseMoveMs") / 1000)
+        timings, key = [], "ArrowRight"
+        for _ in range(max(MOVES, 2) * 4):
+            in_page, _, key = time_a_move(page, explorer, explorer.locator(".widget-slider"), key)
+            timings.append(in_page)
         LATENCIES["live round trip, nothing drawn"] = timings
     finally:
         page.close()
