@@ -235,16 +235,15 @@ def make_inboxes(inbound: Path, prefix: Path, size: int, learners: Iterable[str]
     os.chmod(inbound, 0o711)  # nobody but root writes or lists it: each learner's folder is their only way in
     images = prefix / INBOX_IMAGES / "-".join(inbound.parts[1:])
     note = images.with_name(images.name + ".json")
+    images.mkdir(parents=True, exist_ok=True)
     if note.exists():
         size = json.loads(note.read_text())["size"]
     else:
-        images.mkdir(parents=True, exist_ok=True)
         os.chmod(images.parent, 0o700)
         fresh = note.with_name(note.name + ".new")
         fresh.write_text(json.dumps({"inbound": str(inbound), "size": size}))
         os.chmod(fresh, 0o600)
         os.replace(fresh, note)
-    images.mkdir(parents=True, exist_ok=True)
     for name in sorted(set(learners)):
         try:
             user = pwd.getpwnam(name)
