@@ -146,12 +146,18 @@ def _running(uid: int) -> str | None:
 
 
 EXCHANGE_IMAGES = "exchange-images"
+#: the mode of the exchange's top folder made by root: root's, and no learner writes it (nbgrader's layout
+#: has everyone write it, 1777, so that one learner could fill it and hold up the teacher's releases);
+#: learners submit into their own folders (:func:`make_inboxes`) and read the rest
+#: (``classroom/nbgrader/learner_exchange.py``)
+EXCHANGE_MODE = 0o755
 
 
 def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
     """The nbgrader exchange ``exchange`` on a file system of ``size`` bytes of its own
-    (:func:`classroom.limits.capped_folder`: root's, mode 1777), so that what learners put there fills
-    that file system, not the machine's disk. The image, with a note of where it is mounted, goes into
+    (:func:`classroom.limits.capped_folder`: root's, mode :data:`EXCHANGE_MODE`), so that what is put
+    there (releases, feedback, the learners' submission folders when they are not capped) fills that file
+    system, not the machine's disk. The image, with a note of where it is mounted, goes into
     ``prefix/exchange-images`` (root's), where ``serve`` finds it to mount it again after a reboot and
     ``remove --everything`` to delete it. The size is the one of the first call."""
     exchange = Path(os.path.abspath(exchange))
@@ -180,7 +186,7 @@ def cap_exchange(exchange: Path, prefix: Path, size: int) -> None:
     fresh.write_text(json.dumps({"folder": str(exchange), "size": size}))
     os.chmod(fresh, 0o600)
     os.replace(fresh, note)
-    limits.capped_folder(exchange, image, size, 0, 0, 0o1777)
+    limits.capped_folder(exchange, image, size, 0, 0, EXCHANGE_MODE)
     print(f"classroom: the exchange {exchange} holds at most {size / 1024**2:.0f} MiB (a file system of its "
           f"own, its image {image})", flush=True)
 
@@ -203,7 +209,7 @@ def remount_exchanges(prefix: Path) -> None:
     """Mount again each exchange :func:`cap_exchange` capped (after a reboot; nothing while mounted)."""
     for folder, image, size in _exchanges(prefix):
         if folder.is_dir() and not folder.is_symlink():
-            limits.capped_folder(folder, image, size, 0, 0, 0o1777)
+            limits.capped_folder(folder, image, size, 0, 0, EXCHANGE_MODE)
 
 
 def release_exchanges(prefix: Path) -> None:
@@ -220,7 +226,7 @@ INBOX_IMAGES = "inbox-images"
 
 def make_inboxes(inbound: Path, prefix: Path, size: int, learners: Iterable[str]) -> None:
     """Each learner's own folder ``inbound/NAME/``, where their ``nbgrader submit`` writes
-    (``classroom/nbgrader/inbox_submit.py``) and collect takes from (``OwnedCollect``): made by root in
+    (``classroom/nbgrader/learner_exchange.py``) and collect takes from (``OwnedCollect``): made by root in
     ``inbound`` (root's, mode 0711, which no learner writes or lists), owned by the learner, mode 0700,
     and with ``size`` on a file system of its own (:func:`classroom.limits.capped_folder`, an image in
     ``prefix/inbox-images``): a learner who fills theirs gets "No space left on device" there, and every
@@ -319,18 +325,18 @@ def class_learners(prefix: Path) -> list[str]:
 
 def remount_inboxes(prefix: Path, learners: Iterable[str]) -> None:
     """:func:`make_inboxes` again in each inbound it made folders in (new learners, or after a reboot).
-    An inbound, or its course folder, that is no longer root's (the exchange's top folder is everyone's:
-    a learner can make the course's folder again once it is gone, or a link in its place) gets nothing,
-    and this says so."""
+    An inbound, or its course folder, that is no longer root's (in an exchange learners may write, one
+    made without root or opened again by hand, a learner can make the course's folder again once it is
+    gone, or a link in its place) gets nothing, and this says so."""
     for inbound, _, size in _inboxes(prefix):
         if _still_roots(inbound, "no submission folder is made there"):
             make_inboxes(inbound, prefix, size, learners)
 
 
 def _still_roots(inbound: Path, otherwise: str) -> bool:
-    """Whether ``inbound`` and its course folder are still root's folders (no link): the exchange's top
-    folder is everyone's, so once the course's folder is gone a learner may make it again, or a link in
-    its place. Otherwise, says so (unless the inbound is simply gone)."""
+    """Whether ``inbound`` and its course folder are still root's folders (no link): in an exchange
+    learners may write (not :data:`EXCHANGE_MODE`), once the course's folder is gone a learner may make it
+    again, or a link in its place. Otherwise, says so (unless the inbound is simply gone)."""
     if not os.path.lexists(inbound):
         return False
     try:

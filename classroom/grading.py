@@ -518,8 +518,10 @@ class IsolatedChecks(NbGraderPreprocessor):
 
 try:
     from nbgrader.exchange.default.collect import ExchangeCollect
+    from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
+    from nbgrader.utils import check_directory
 except ImportError:
-    ExchangeCollect = object
+    ExchangeCollect = ExchangeReleaseAssignment = object
 
 
 def _server_time(path: str):
@@ -562,16 +564,52 @@ def _server_time(path: str):
     return datetime.datetime.fromtimestamp(latest, datetime.timezone.utc).replace(tzinfo=None)
 
 
+SECRET = "submission_secret.txt"  # nbgrader's submit writes it; release_feedback names the feedback by it
+
+
+def _submission_secret(folder: int) -> str | None:
+    """The secret nbgrader's submit wrote into the submission open as ``folder`` (a descriptor): the
+    learner's fetch_feedback finds their feedback by it. None where there is none, or it is a link, not
+    a regular file, or not the hexadecimal digits nbgrader writes (128 of them)."""
+    import stat
+
+    try:
+        handle = os.open(SECRET, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except OSError:
+        return None
+    with open(handle, "rb") as read:
+        if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+            return None
+        text = read.read(257)
+    return text.decode() if re.fullmatch(rb"[0-9a-f]{32,256}", text) else None
+
+
+class KeptRootRelease(ExchangeReleaseAssignment):
+    """nbgrader's release_assignment, which leaves the mode of an existing exchange as it is. nbgrader's
+    own sets the exchange's top folder to 0777 (dropping the sticky bit) whenever it finds another mode:
+    on the class server's exchange, root's and closed to learners' writes
+    (:data:`classroom.cli.EXCHANGE_MODE`), that would let any learner fill it, or rename the course's
+    folder away and put their own in its place. An exchange that does not exist yet is made as nbgrader
+    makes it."""
+
+    def ensure_root(self):
+        if not os.path.exists(self.root):
+            super().ensure_root()
+        elif not check_directory(self.root, write=True, execute=True):
+            self.fail(f"The exchange {self.root} cannot be written by this account: release as its owner (root)")
+
+
 class OwnedCollect(ExchangeCollect):
     """nbgrader's collect, where a submission is its learner's: one whose folder in the exchange is not
     owned by the account it names (or is a link) is refused and not collected; the time recorded is the
     server's (:func:`_server_time`), not the one in the submission's name or its ``timestamp.txt``; a
     name that does not parse is passed over, so that no learner's file stops the others' collection; it
-    looks in each learner's own folder ``inbound/NAME/`` (where ``classroom/nbgrader/inbox_submit.py``
+    looks in each learner's own folder ``inbound/NAME/`` (where ``classroom/nbgrader/learner_exchange.py``
     submits; a submission there in another's name is refused) and in ``inbound`` itself; and
     only notebooks are copied, as regular files (a link, a module named like one that Python imports, any
     other file of the submission is left behind: nothing of it lands beside the notebook that the teacher
-    opens)."""
+    opens), with nbgrader's submission secret (:func:`_submission_secret`; release_feedback stops for
+    every learner at one without it, so one of the teacher's is written where it is missing)."""
 
     def _path_to_record(self, path):
         filename = os.path.relpath(path, self.inbound_path)
@@ -672,8 +710,16 @@ class OwnedCollect(ExchangeCollect):
                 self.log.error("Refused %s: %s", os.path.basename(src), error)
                 shutil.rmtree(dest, ignore_errors=True)  # no half copy (at most MAX_DEPTH deep)
                 return
+            secret = _submission_secret(top)
         finally:
             os.close(top)
+        if secret is None:  # release_feedback reads one for every learner: without it, it stops for all
+            self.log.error("%s held no secret of nbgrader's submit (submission_secret.txt): its feedback is "
+                           "released under a secret of the teacher's, which that learner's fetch_feedback "
+                           "cannot find", os.path.basename(src))
+            secret = secrets.token_hex(64)
+        with open(os.path.join(dest, SECRET), "w") as out:
+            out.write(secret)
         when = record["timestamp"]
         if when:  # the server's time, which autograde reads and records
             with open(os.path.join(dest, "timestamp.txt"), "w") as out:

@@ -271,7 +271,7 @@ def capped_folder(folder: Path, image: Path, size: int, uid: int, gid: int, mode
 def release_folder(folder: Path, image: Path) -> None:
     """Undo :func:`capped_folder`: unmount ``folder`` (lazily: the loop device goes when nothing uses
     it) and delete the image. The folder below, closed while it was capped, gets the owner and mode
-    the capped folder had (an exchange: root's, 1777 again, as nbgrader needs it on the machine's disk)."""
+    the capped folder had (an exchange: root's, and the mode it had, :data:`classroom.cli.EXCHANGE_MODE`)."""
     if os.path.ismount(folder):
         owner = os.stat(folder)
         subprocess.run(["umount", "--lazy", str(folder)], check=True, capture_output=True)

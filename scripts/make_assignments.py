@@ -51,11 +51,11 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from classroom.cli import cap_exchange, class_learners, make_inboxes, warn_if_images_outgrow_the_disk  # noqa: E402 (the class server's: one home)
+from classroom.cli import EXCHANGE_MODE, cap_exchange, class_learners, make_inboxes, warn_if_images_outgrow_the_disk  # noqa: E402 (the class server's: one home)
 from classroom.install import TEACHER_SERVER_EXTENSIONS, install_environment  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
-INBOX_SUBMIT = ROOT / "classroom" / "nbgrader" / "inbox_submit.py"
+LEARNER_EXCHANGE = ROOT / "classroom" / "nbgrader" / "learner_exchange.py"
 #: What a student sees in place of a solution: the same line as in the learner's notebook.
 STUB = "raise NotImplementedError  # replace this line with your code"
 POINTS = {"Implement": 3}  # every other kind (Predict, Explain, Compute): 1 point
@@ -229,6 +229,8 @@ c.IsolatedChecks.timeout = {timeout}
 # A submission is its learner's: collect takes a submission only from the account it names, and
 # records the time the server saw its last change, not the time the submission states.
 c.ExchangeFactory.collect = "classroom.grading.OwnedCollect"
+# The exchange's top folder stays closed to learners' writes: nbgrader's release would open it to all.
+c.ExchangeFactory.release_assignment = "classroom.grading.KeptRootRelease"
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 '''
 
@@ -300,9 +302,16 @@ def main(argv: list[str] | None = None) -> None:
     course = args.course.resolve()
     made = [p for p in [course, *course.parents] if not p.exists()]
     course.mkdir(parents=True, exist_ok=True)
-    if not args.exchange.exists():  # where students fetch and submit: everyone writes, none removes another's
+    if not args.exchange.exists():  # where students fetch and submit
         args.exchange.mkdir(parents=True)
-        args.exchange.chmod(0o1777)
+        # as root: root's, and no learner writes it (each submits into a folder of their own, below,
+        # and reads the rest); without root, nbgrader's layout: everyone writes, none removes another's
+        args.exchange.chmod(EXCHANGE_MODE if os.geteuid() == 0 else 0o1777)
+    elif os.geteuid() == 0 and not args.exchange.is_symlink() and args.exchange.stat().st_uid == 0 \
+            and stat.S_IMODE(args.exchange.stat().st_mode) != EXCHANGE_MODE:
+        print(f"{args.exchange}: closed to learners' writes (mode {EXCHANGE_MODE:o}, was "
+              f"{stat.S_IMODE(args.exchange.stat().st_mode):o}); what they wrote there stays")
+        args.exchange.chmod(EXCHANGE_MODE)
     if os.geteuid() == 0 and args.exchange_size:
         try:
             cap_exchange(args.exchange, args.prefix.resolve(), args.exchange_size)
@@ -340,9 +349,12 @@ def main(argv: list[str] | None = None) -> None:
         etc = args.prefix.resolve() / "venv" / "etc" / "jupyter"
         write_atomically(etc / "nbgrader_config.py", "# Written by scripts/make_assignments.py: where this class's "
                          f"assignments are.\nc = get_config()  # noqa: F821\nc.Exchange.root = {str(args.exchange)!r}\n"
-                         "# A learner submits into their own folder of the inbound, inbound/NAME/ (from "
-                         "classroom/nbgrader/inbox_submit.py).\n" + INBOX_SUBMIT.read_text()
-                         + "\n\nc.ExchangeFactory.submit = InboxSubmit\n")
+                         "# A learner submits into their own folder of the inbound, inbound/NAME/, and only reads the rest of the "
+                         "exchange (from classroom/nbgrader/learner_exchange.py).\n" + LEARNER_EXCHANGE.read_text()
+                         + "\n\nc.ExchangeFactory.submit = InboxSubmit\n"
+                         "c.ExchangeFactory.fetch_assignment = ReadRootFetchAssignment\n"
+                         "c.ExchangeFactory.fetch_feedback = ReadRootFetchFeedback\n"
+                         "c.ExchangeFactory.list = ReadRootList\n")
         # Learners do not get formgrader (nor the course list, a teacher's view): off for the environment,
         # on again in the teacher's own configuration below.
         write_atomically(etc / "jupyter_server_config.d" / "zz-isotropy-grading.json", json.dumps(
@@ -357,8 +369,9 @@ def main(argv: list[str] | None = None) -> None:
                 folder.chmod(0o755 if folder.name != "feedback" else 0o711)
             inbound.mkdir()
             inbound.chmod(0o711)
-        # everyone may write the exchange's top folder: a learner could have made this course's folders
-        # before the course (and so own what the others submit to); they must be root's, and no links
+        # in an exchange learners could write (nbgrader's layout, as one made before this closed it), a
+        # learner could have made this course's folders before the course (and so own what the others
+        # submit to); they must be root's, and no links
         for folder in (args.exchange, inbound.parent, *(inbound.parent / n for n in ("outbound", "feedback", "inbound"))):
             if not folder.is_symlink() and not folder.exists():
                 continue

@@ -3,8 +3,8 @@
 A submission of notebook 01 carries the attack (in cells the grader never runs, or in the graded
 function itself, which runs in the sandbox), and the grade must be the one the function deserves, with
 nothing of the hidden cases, the seed or another submission in any message. Collect is tried with a
-submission in another learner's name, a backdated one, junk in the exchange and a link; the exchange
-is filled until it refuses. Marked
+submission in another learner's name, a backdated one, junk in the exchange and a link; a learner
+fills their own submission folder until it refuses, and writes nothing else of the exchange. Marked
 ``classroom`` (root: accounts, namespaces). Leftover checks look only at this file's own folders.
 """
 
@@ -258,7 +258,8 @@ def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_
     assert not stamp.startswith("2001"), stamp
     assert not (course / "submitted" / "hostile-b" / NB / "gradebook.db").exists()
     # a's folder held modules named like imports: none is collected, and autograde runs none
-    assert sorted(p.name for p in (course / "submitted" / "hostile-a" / NB).iterdir()) == [f"{NB}.ipynb", "timestamp.txt"]
+    assert sorted(p.name for p in (course / "submitted" / "hostile-a" / NB).iterdir()) == \
+        [f"{NB}.ipynb", "submission_secret.txt", "timestamp.txt"]
     run = nbgrader(course, "autograde", NB, "--create")
     assert not marker.exists(), marker.read_text()
     assert "WARNING" not in run.stdout + run.stderr, run.stdout + run.stderr
@@ -336,8 +337,14 @@ def test_hostile_a_folder_swapped_for_a_link_after_it_was_checked_is_not_followe
     collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
     collect.inbound_path, collect.log = str(inbound), logging.getLogger("race")
     collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
+    (other / "secret").write_text("ab" * 64)  # someone else's file, where nbgrader's submit puts its secret
+    os.symlink(other / "secret", mine / "submission_secret.txt")
     collect.do_copy(str(mine), str(dest / "ok"))  # the learner's own folder: its notebook only, no wait on the pipe
-    assert sorted(p.name for p in (dest / "ok").iterdir()) == [f"{NB}.ipynb"]
+    assert sorted(p.name for p in (dest / "ok").iterdir()) == [f"{NB}.ipynb", "submission_secret.txt"]
+    # the secret that release_feedback needs (else it stops for everyone): not read through the link,
+    # a fresh one of the teacher's instead
+    secret = (dest / "ok" / "submission_secret.txt").read_text()
+    assert secret != "ab" * 64 and len(secret) == 128 and int(secret, 16) >= 0, secret
     mine.rename(place / "race-moved")  # the swap
     os.symlink(other, mine)
     collect.do_copy(str(mine), str(dest / "swapped"))
@@ -466,6 +473,20 @@ def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submi
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         graded_one = gb.find_submission(NB, honest)
         assert (graded_one.score, graded_one.max_score) == (5.0, 5.0)
+    # the teacher's feedback goes out, and back to its learner, with the filler's folder full; the
+    # releases leave the exchange closed to learners' writes (nbgrader's own would open it: 0777)
+    nbgrader(course, "generate_feedback", NB, "--student", honest)
+    nbgrader(course, "release_feedback", NB, "--student", honest)
+    from classroom.cli import EXCHANGE_MODE
+
+    exchange = place / "exchange"
+    assert (exchange.stat().st_uid, exchange.stat().st_mode & 0o7777) == (0, EXCHANGE_MODE)
+    listed = as_learner_nbgrader(honest, home, place, "list", "--course", "isotropy-anisotropy")
+    assert listed.returncode == 0 and NB in listed.stdout + listed.stderr, listed.stdout + listed.stderr
+    back = as_learner_nbgrader(honest, home, place, "fetch_feedback", NB, "--course", "isotropy-anisotropy")
+    assert back.returncode == 0, back.stdout + back.stderr
+    (feedback,) = (home / NB / "feedback").glob(f"*/{NB}.html")
+    assert f"{NB} (Score: 5.0 / 5.0)" in feedback.read_text()
     # the filler's writes stopped at their own folder's size, its image taking no more of the machine's disk
     assert written <= INBOX
     image = place / "inbox-images" / "-".join(inbound.parts[1:]) / f"{filler}.img"
@@ -477,61 +498,58 @@ def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submi
     shutil.rmtree(fill)
 
 
-def test_hostile_a_learner_filling_the_exchange_fills_its_own_file_system_only(course, place):
-    """Everyone may write the exchange's top folder (nbgrader's layout): a learner writes there by hand
-    until it refuses: "No space left on device" at the exchange's own size, its image taking no more
-    of the machine's disk, while another learner still writes their own folder on the machine's disk,
-    and submissions, each in its learner's folder on a file system of its own, still go in. Unmounted
-    (a reboot), the folder below lets no learner write it (a server started before the mount sees that
-    folder), and ``serve`` mounts the exchange and the learners' folders again, submissions kept."""
+def test_hostile_a_learner_writes_nothing_in_the_exchange_but_their_own_submission_folder(course, place):
+    """The exchange's top folder is root's and closed to learners' writes (nbgrader's layout has every
+    learner write it, so that one could fill its file system and hold up the teacher's releases of
+    assignments and feedback for the class): a learner's write there, in the course's folder, its
+    ``outbound`` or its ``feedback`` is refused, while another learner still writes a submission into
+    their own folder. Unmounted (a reboot), the folder below lets no learner write it (a server started
+    before the mount sees that folder), and ``serve`` mounts the exchange and the learners' folders
+    again, closed as before, submissions kept."""
     import errno
 
-    from classroom.cli import exchange_image, remount_exchanges, remount_inboxes
+    from classroom.cli import EXCHANGE_MODE, remount_exchanges, remount_inboxes
 
     exchange = place / "exchange"
     inbound = exchange / "isotropy-anisotropy" / "inbound"
     assert os.path.ismount(exchange) and inbound.is_dir()
     learners = ["hostile-other"] + [name for name in ("hostile-cap", "hostile-honest") if (inbound / name).is_dir()]
-    image = exchange_image(exchange, place)
     for name in ("hostile-fill", "hostile-other"):
         learner_home(name, place)
     make_assignments.main([str(place / "course"), "--only", "01", "--hidden-seed", str(SEED), "--prefix", str(place),
                            "--exchange", str(exchange), "--exchange-size", str(EXCHANGE), "--sandbox-user", SANDBOX,
                            "--timeout", "20", "--inbox-size", str(INBOX), "--learners", "hostile-other"])
-    fill = exchange / "hostile-fill-junk"
     theirs = inbound / "hostile-other" / f"hostile-other+{NB}+2026-01-02 00:00:00.000000 UTC+eeee"
+    closed = [exchange, inbound.parent, inbound.parent / "outbound", inbound.parent / "feedback"]
     try:
-        error, written = as_learner("hostile-fill", str(fill), "4096")
-        assert error == errno.ENOSPC, f"{written} bytes written into the exchange without refusal ({error})"
-        assert written <= EXCHANGE
-        taken = image.stat().st_blocks * 512
-        assert taken <= EXCHANGE, f"the exchange's image takes {taken} bytes of the machine's disk"
-        print(f"a learner's exchange fill: {written / 2**20:.0f} MiB written, then ENOSPC; the image takes "
-              f"{taken / 2**20:.0f} MiB of the machine's disk")
-        assert as_learner("hostile-other", str(place / "hostile-other" / "work"), "8") == (None, 8 * 2**20)
+        assert [(f.stat().st_uid, f.stat().st_mode & 0o7777) for f in closed] == \
+            [(0, EXCHANGE_MODE), (0, 0o755), (0, 0o755), (0, 0o711)]
+        for folder in closed:
+            refused = as_learner("hostile-fill", str(folder / "hostile-fill-junk"), "1")
+            assert refused == (errno.EACCES, 0), (folder, refused)
         assert as_learner("hostile-other", str(theirs), "1") == (None, 2**20)  # a submission still goes in
-        shutil.rmtree(fill)
         subprocess.run(["umount", "--recursive", str(exchange)], check=True)  # a reboot
         below = as_learner("hostile-fill", str(exchange / "hidden"), "1")
         assert below[0] == errno.EACCES, below
         remount_exchanges(place)
         remount_inboxes(place, learners)
         assert os.path.ismount(exchange) and all(os.path.ismount(inbound / name) for name in learners)
+        assert (exchange.stat().st_uid, exchange.stat().st_mode & 0o7777) == (0, EXCHANGE_MODE)
         assert (theirs / "big.ipynb").stat().st_size == 2**20
     finally:
-        shutil.rmtree(fill, ignore_errors=True)
         shutil.rmtree(theirs, ignore_errors=True)
         if not os.path.ismount(exchange):
             remount_exchanges(place)
             remount_inboxes(place, learners)
 
 
-def test_a_released_exchange_is_left_open_as_it_was_made(place):
+def test_a_released_exchange_keeps_its_owner_and_mode(place):
     """``remove --everything`` unmounts the exchange: the folder below gets the exchange's owner and
-    mode back (root's, 1777), not the closed 0700 it had under the mount, so a course made again on
-    the machine's disk (``--exchange-size 0``), which leaves an existing exchange's mode as it is, lets
-    the learners in."""
-    from classroom.cli import cap_exchange, release_exchanges
+    mode back (root's, :data:`classroom.cli.EXCHANGE_MODE`), not the closed 0700 it had under the mount, so
+    a course made again on the machine's disk (``--exchange-size 0``) lets the learners read it. An
+    exchange left open to learners' writes (nbgrader's 1777, as made before) is closed by making the
+    course again."""
+    from classroom.cli import EXCHANGE_MODE, cap_exchange, release_exchanges
 
     prefix, exchange = place / "prefix-again", place / "exchange-again"
     prefix.mkdir()
@@ -541,11 +559,13 @@ def test_a_released_exchange_is_left_open_as_it_was_made(place):
     assert os.path.ismount(exchange)
     release_exchanges(prefix)
     assert not os.path.ismount(exchange) and not list((prefix / "exchange-images").glob("*"))
+    assert (exchange.stat().st_uid, exchange.stat().st_mode & 0o7777) == (0, EXCHANGE_MODE)
+    exchange.chmod(0o1777)
     make_assignments.main([str(place / "course-again"), "--only", "01", "--hidden-seed", str(SEED), "--prefix",
                            str(place), "--exchange", str(exchange), "--exchange-size", "0", "--sandbox-user", SANDBOX,
                            "--timeout", "20"])
     info = exchange.stat()
-    assert not os.path.ismount(exchange) and (info.st_uid, info.st_mode & 0o7777) == (0, 0o1777)
+    assert not os.path.ismount(exchange) and (info.st_uid, info.st_mode & 0o7777) == (0, EXCHANGE_MODE)
 
 
 def test_hostile_a_removed_learners_submission_folder_is_not_left_to_the_next_owner_of_their_uid(place):
@@ -657,7 +677,7 @@ def test_hostile_a_submission_folder_made_by_another_learner_gets_no_submission_
     prefix.mkdir()
     elsewhere = place / "squat-elsewhere"  # a folder of the squatter's, open to all
     elsewhere.mkdir()
-    spec = importlib.util.spec_from_file_location("inbox_submit", ROOT / "classroom" / "nbgrader" / "inbox_submit.py")
+    spec = importlib.util.spec_from_file_location("learner_exchange", ROOT / "classroom" / "nbgrader" / "learner_exchange.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     try:
@@ -713,8 +733,9 @@ except OSError as e:
 
 
 def test_hostile_a_full_exchange_stops_no_class_server_from_starting(place, capsys):
-    """Every learner may write the exchange's top folder: one fills it with empty files until it has
-    no inode left, and it refuses. ``serve``
+    """The exchange's file system is filled with empty files until it has no inode left (no learner can
+    do it: they write only their own folders, each a file system of its own; the teacher's releases
+    can), and it refuses. ``serve``
     (after a reboot, or once a learner is added to the roster) then makes the new learner's folder in
     the inbound, which lies on that full file system: that one folder cannot be made, and ``serve``
     says so and goes on (the other learners' folders are mounted again), instead of stopping."""
@@ -736,8 +757,8 @@ def test_hostile_a_full_exchange_stops_no_class_server_from_starting(place, caps
         cli.make_inboxes(inbound, prefix, INBOX, [early])
         assert os.path.ismount(inbound / early)
         # files until the file system has no inode left (root keeps none of them for itself)
-        run = subprocess.run(["setpriv", f"--reuid={filler}", f"--regid={filler}", "--clear-groups", "/usr/bin/python3",
-                              "-c", FILL_INODES, str(exchange / "junk")], capture_output=True, text=True, timeout=300)
+        run = subprocess.run(["/usr/bin/python3", "-c", FILL_INODES, str(exchange / "junk")], capture_output=True,
+                             text=True, timeout=300)
         error, made = map(int, run.stdout.split())
         assert error == errno.ENOSPC, run.stdout + run.stderr
         subprocess.run(["umount", str(inbound / early)], check=True)  # a reboot
@@ -855,7 +876,7 @@ def test_hostile_a_notebook_too_large_to_grade_is_not_collected(tmp_path):
     collect.inbound_path, collect.log = str(inbound), logging.getLogger("big")
     collect.src_records = [{"username": "nobody", "filename": name, "timestamp": None}]
     collect.do_copy(str(mine), str(dest))
-    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb"]
+    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb", "submission_secret.txt"]
 
 
 def test_hostile_a_submission_in_another_learners_name_in_ones_own_folder_is_refused(tmp_path):

@@ -1,21 +1,50 @@
-"""nbgrader's submit into the learner's own folder of the exchange: ``inbound/NAME/``.
+"""A learner's nbgrader commands on the class's exchange: submit into ``inbound/NAME/``; read the rest.
 
 Written into the learners' nbgrader configuration by ``scripts/make_assignments.py`` (so it needs
-nothing but nbgrader: the class's environment does not hold the ``classroom`` package). Where the
-class server made ``inbound/NAME/`` (root's ``inbound`` then lets no learner write it), a submission
-goes there, on that learner's own file system (``classroom.cli.make_inboxes``): a learner who fills
-theirs fills no one else's. Where there is no such folder (an exchange made without root), it is
-nbgrader's own submit, into ``inbound/``.
+nothing but nbgrader: the class's environment does not hold the ``classroom`` package).
+
+The exchange's top folder is root's and no learner writes it (mode 0755): nbgrader's layout has every
+learner write it (mode 1777), so one learner could fill its file system, and hold up the teacher's
+release of assignments and feedback for everyone. nbgrader's commands check that the top folder is
+writable before they start; a learner's fetch, list, fetch of feedback and submit here ask only to read
+it (:class:`ReadRoot`). Where the class server made ``inbound/NAME/`` (root's ``inbound`` then lets
+no learner write it), a submission goes there, on that learner's own file system
+(``classroom.cli.make_inboxes``): a learner who fills theirs fills no one else's. Where there is no
+such folder (an exchange made without root), it is nbgrader's own submit, into ``inbound/``.
 """
 
 import os
 import stat
 
+from nbgrader.exchange.default.fetch_assignment import ExchangeFetchAssignment
+from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
+from nbgrader.exchange.default.list import ExchangeList
 from nbgrader.exchange.default.submit import ExchangeSubmit
-from nbgrader.utils import check_mode, get_username
+from nbgrader.utils import check_directory, check_mode, get_username
 
 
-class InboxSubmit(ExchangeSubmit):
+class ReadRoot:
+    """A learner's command on the exchange, which reads its top folder: it needs to list and enter
+    it, not to write it (nbgrader's own check asks for write)."""
+
+    def ensure_root(self):
+        if not check_directory(self.root, read=True, execute=True):
+            self.fail(f"The exchange {self.root} cannot be read: ask your teacher.")
+
+
+class ReadRootFetchAssignment(ReadRoot, ExchangeFetchAssignment):
+    """nbgrader's fetch_assignment, on an exchange the learner only reads."""
+
+
+class ReadRootFetchFeedback(ReadRoot, ExchangeFetchFeedback):
+    """nbgrader's fetch_feedback, on an exchange the learner only reads."""
+
+
+class ReadRootList(ReadRoot, ExchangeList):
+    """nbgrader's list, on an exchange the learner only reads."""
+
+
+class InboxSubmit(ReadRoot, ExchangeSubmit):
     """nbgrader's submit, whose destination is ``inbound/NAME/`` when that folder exists."""
 
     def init_dest(self):
