@@ -50,6 +50,8 @@ from traitlets import Bool, Integer, List, Set, Unicode
 
 from classroom import limits, logcap
 
+DRAW_AHEAD = "ISOTROPY_DRAW_AHEAD"  # shared.explorers.DRAW_AHEAD (the hub loads no toolkit)
+
 
 def server_port() -> int:
     """A free port on 127.0.0.1 for a learner's server, below the range the system hands out to a
@@ -93,6 +95,9 @@ class CourseSpawner(LocalProcessSpawner):
     def get_env(self):
         env = super().get_env()
         env.pop("PYTHONPATH", None)  # the hub's own (this clone) is no business of a learner's server
+        # a live explorer draws nothing ahead of the learner's next move (shared.explorers.DRAW_AHEAD):
+        # thirty learners' guesses would cost the class's cores many times what they look at
+        env[DRAW_AHEAD] = "0"
         if self.runtime_root:
             env["JUPYTER_RUNTIME_DIR"] = os.path.join(self.runtime_root, self.user.name)
         if self.learner_config and self.user.name not in self.teachers:

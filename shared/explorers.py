@@ -28,24 +28,40 @@ every kernel; without frames an explorer is live. A learner who
 changes the data draws other content, finds no frames for it and gets the live explorer, redrawn
 by the kernel on each move; a store this user cannot write is only read.
 
+Drawn ahead: a live explorer, after each move, draws the settings one notch away on each slider (the
+slider just moved first, in the direction it moved) while the learner looks, one picture at a time so
+that a move in between waits for one at most, and sends them to the page (:class:`Ahead`), which
+holds the last :data:`AHEAD_KEPT`: a move to one of them shows its picture and readings at once, from
+the page, and the kernel, which drew it already, only sends it again. Any other move (a jump, a drag)
+is drawn when it comes. Nothing is drawn ahead where :data:`DRAW_AHEAD` is ``0`` in the environment
+(the class server sets it: thirty learners' guesses would cost the machine's cores many times what
+they look at), nor outside a running kernel.
+
 The explorer's text form (what a notebook stores as ``text/plain``) lists its settings and the
 view's readings, so the regression tests compare the numbers it shows.
 """
 
 from __future__ import annotations
 
+import asyncio
+import decimal
 import hashlib
 import html
 import inspect
 import itertools
+import math
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+import anywidget
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
+import traitlets
 
 from . import _checks
 from ._stored import digest_content
@@ -55,6 +71,9 @@ REMEMBERED = 32
 CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
 FRAMES = 256  # at most this many settings are drawn ahead as frames
 FRAMES_KEY_SECONDS = 2.0  # computing every setting to key the frames may take this long, else the explorer stays live
+DRAW_AHEAD = "ISOTROPY_DRAW_AHEAD"  # "0" in the environment: a live explorer draws nothing ahead
+AHEAD_KEPT = 32  # settings drawn ahead that the page holds (shared/data/ahead.js, KEEP), and the kernel
+AHEAD_PAUSE = 0.002  # seconds between two pictures drawn ahead: the kernel reads a move that came meanwhile
 _STYLE = {"description_width": "240px"}
 _LAYOUT = {"width": "500px"}
 
@@ -92,6 +111,18 @@ def choice(description: str, options: Sequence[Any], value: Any = None) -> widge
                                    style=_STYLE, layout=widgets.Layout(**_LAYOUT))
 
 
+class Ahead(anywidget.AnyWidget):
+    """The pictures a live explorer drew ahead, held in the page (``shared/data/ahead.js``), which shows
+    one when a slider is moved to its setting. ``controls``, ``image`` and ``readout`` name the explorer's
+    widgets; ``axes`` says how to number each slider's notch (``[low, step]``, or None for a choice)."""
+
+    _esm = (Path(__file__).parent / "data" / "ahead.js").read_text(encoding="utf-8")
+    controls = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    axes = traitlets.List().tag(sync=True)
+    image = traitlets.Unicode().tag(sync=True)
+    readout = traitlets.Unicode().tag(sync=True)
+
+
 class Explorer(widgets.VBox):
     """Sliders, the view's readings and its picture (an ``ipywidgets.Image``), in one column."""
 
@@ -115,9 +146,23 @@ class Explorer(widgets.VBox):
             super().__init__([heading, *controls.values(), self._stacks[0]])
             self.add_class(CSS_CLASS)
             return
+        self._stale = False  # the view drew a setting ahead, not the current one
+        self._drawn: OrderedDict[str, tuple[bytes, dict]] = OrderedDict()  # key -> (picture, readings)
+        self._in_page: OrderedDict[str, None] = OrderedDict()  # keys the page holds (Ahead), oldest first
+        self._generation, self._moved, self._page_ready = 0, (next(iter(controls)), 1), False
         self._live = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
-        self.readout = widgets.HTML(_readout_html(self.readings()))
-        super().__init__([heading, *controls.values(), self.readout, self._live])
+        self._readings = self.view.readings()
+        _remembered(self._drawn, self._key(), lambda: (self._live.value, self._readings))
+        self.readout = widgets.HTML(_readout_html(self._readings))
+        shown = [heading, *controls.values(), self.readout, self._live]
+        self._ahead = None
+        if os.environ.get(DRAW_AHEAD, "1") != "0":
+            self._ahead = Ahead(controls=[c.model_id for c in controls.values()], image=self._live.model_id,
+                                readout=self.readout.model_id, axes=[_notches(c) for c in controls.values()],
+                                layout=widgets.Layout(display="none"))
+            self._ahead.on_msg(self._page_says)
+            shown.append(self._ahead)
+        super().__init__(shown)
         self.add_class(CSS_CLASS)
         for control in controls.values():
             control.observe(self._on_change, names="value")
@@ -132,8 +177,9 @@ class Explorer(widgets.VBox):
         """The view drawing the current setting (in an explorer with frames, made when first asked for)."""
         if self._view is None:
             self._view = self.make_view.of(self._scene())
-        elif self._frames is not None:
+        elif self._frames is not None or self._stale:
             self._view.draw(self._scene())
+            self._stale = False
         return self._view
 
     @property
@@ -199,23 +245,107 @@ class Explorer(widgets.VBox):
         data, options = self._inputs()
         return self.make_view.measure(*data, **options)
 
-    def _on_change(self, _change: dict) -> None:
+    def _on_change(self, change: dict) -> None:
+        name = next(n for n, c in self.controls.items() if c is change["owner"])
+        old, new = (_notch(change["owner"], v) for v in (change["old"], change["new"]))
+        self._moved = (name, 1 if new >= old else -1)
         self.refresh()
+
+    def _key(self, values: dict[str, Any] | None = None) -> str:
+        """The setting ``values`` (the current one by default) as the page names it: each slider's notch
+        (shared/data/ahead.js)."""
+        values = self.values() if values is None else values
+        return ",".join(str(_notch(control, values[name])) for name, control in self.controls.items())
 
     def refresh(self) -> None:
         """Recompute (if a computed slider moved), redraw the picture and the readings (a live
-        explorer; one with frames shows the current one already)."""
+        explorer; one with frames shows the current one already), unless it was drawn ahead; then draw
+        ahead the settings one notch away."""
         if self._frames is not None:
             return
-        self.view.draw(self._scene())
-        self._live.value = self.view.image()
-        self.readout.value = _readout_html(self.readings())
+        self._generation += 1
+        key = self._key()
+        if key in self._drawn:  # drawn ahead (the page shows it already, where it holds it) or drawn before
+            picture, self._readings = _remembered(self._drawn, key, None)
+            self._stale = True
+        else:
+            view = self.view
+            view.draw(self._scene())
+            picture, self._readings = view.image(), view.readings()
+            _remembered(self._drawn, key, lambda: (picture, self._readings))
+        self._live.value = picture
+        self.readout.value = _readout_html(self._readings)
+        self._draw_ahead_later(self._generation)
+
+    def _page_says(self, _widget: Any, content: dict, _buffers: list) -> None:
+        """A page showing the explorer is ready (a window opened or reloaded): it holds nothing, so
+        what was drawn ahead of the current setting is sent again (and drawn, where it was not)."""
+        if content.get("ready"):
+            self._page_ready = True
+            self._in_page.clear()
+            self._generation += 1
+            self._draw_ahead_later(self._generation)
+
+    def _settings_ahead(self) -> list[dict[str, Any]]:
+        """The settings one notch away from the current one on each slider: the slider just moved first,
+        in the direction it moved, then the way back, then the other sliders."""
+        current = self.values()
+        moved, direction = self._moved
+        order = [moved, *(name for name in self.controls if name != moved)]
+        settings = []
+        for name in order:
+            for step in (direction, -direction):
+                value = _notch_value(self.controls[name], current[name], step)
+                if value is not None:
+                    settings.append({**current, name: value})
+        return settings
+
+    def draw_ahead(self) -> int:
+        """Draw the settings one notch away now (what a kernel does between moves) and send a page that
+        is ready those it does not hold. Returns how many pictures were drawn."""
+        if self._frames is not None:
+            return 0
+        return sum(self._draw_one_ahead(setting) for setting in self._settings_ahead())
+
+    def _draw_ahead_later(self, generation: int) -> None:
+        """Draw ahead one setting at a time on the kernel's event loop, a pause between two (a move that
+        came meanwhile is read first), until the settings are drawn or the sliders moved again."""
+        if self._ahead is None or not self._page_ready:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not in a running kernel: nothing is drawn ahead
+            return
+        todo = self._settings_ahead()
+
+        def step() -> None:
+            if generation == self._generation and todo:
+                self._draw_one_ahead(todo.pop(0))
+                loop.call_later(AHEAD_PAUSE, step)
+
+        loop.call_later(AHEAD_PAUSE, step)
+
+    def _draw_one_ahead(self, setting: dict[str, Any]) -> bool:
+        """Draw ``setting`` (unless drawn already) and send it to the page (unless it holds it). Returns
+        whether a picture was drawn."""
+        key = self._key(setting)
+        drawn = key not in self._drawn
+        if drawn:
+            data, options = self._inputs(setting)
+            self._view.draw(self.make_view.measure(*data, **options))
+            self._stale = True
+            _remembered(self._drawn, key, lambda: (self._view.image(), self._view.readings()))
+        if self._ahead is not None and self._page_ready and key not in self._in_page:
+            picture, readings = self._drawn[key]
+            self._ahead.send({"key": key, "readout": _readout_html(readings)}, [picture])
+            _remembered(self._in_page, key, lambda: None, AHEAD_KEPT)
+        return drawn
 
     def readings(self) -> dict[str, list]:
         """The numbers the explorer shows beside its picture (the view's readings)."""
         if self._frames is not None:
             return self._frames["readings"][self._frame_index()]
-        return self.view.readings()
+        return self._readings
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         """The widget view, with the whole text form (ipywidgets would cut it at 110 characters)."""
@@ -298,15 +428,42 @@ def _draw_frames(explorer: Explorer, settings: list[dict[str, Any]]) -> dict:
     return {"images": images, "readings": readings}
 
 
-def _remembered(memory: OrderedDict[tuple, Any], key: tuple, make: Callable[[], Any]) -> Any:
-    """``memory[key]``, made by ``make()`` if absent; the oldest of more than :data:`REMEMBERED` is forgotten."""
+def _remembered(memory: OrderedDict, key: Any, make: Callable[[], Any] | None, keep: int = REMEMBERED) -> Any:
+    """``memory[key]``, made by ``make()`` if absent; the oldest of more than ``keep`` is forgotten."""
     if key in memory:
         memory.move_to_end(key)
     else:
         memory[key] = make()
-        if len(memory) > REMEMBERED:
+        if len(memory) > keep:
             memory.popitem(last=False)
     return memory[key]
+
+
+def _notches(control: widgets.Widget) -> list | None:
+    """How the page numbers ``control``'s notches (shared/data/ahead.js): None for a choice (its
+    index), else ``[low, step]``."""
+    return None if isinstance(control, widgets.SelectionSlider) else [control.min, control.step]
+
+
+def _notch(control: widgets.Widget, value: Any) -> int:
+    """The notch of ``value`` on ``control``, as the page numbers it (JavaScript's ``Math.round``)."""
+    if isinstance(control, widgets.SelectionSlider):
+        return list(control.options).index(value)
+    return math.floor((value - control.min) / control.step + 0.5)
+
+
+def _notch_value(control: widgets.Widget, value: Any, step: int) -> Any:
+    """The value ``step`` notches from ``value`` on ``control``, or None past its ends (a float
+    slider's rounded to its step's decimals, as the page's slider sets it)."""
+    notch = _notch(control, value) + step
+    if isinstance(control, widgets.SelectionSlider):
+        return control.options[notch] if 0 <= notch < len(control.options) else None
+    if not 0 <= notch <= _notch(control, control.max):
+        return None
+    if isinstance(control, widgets.IntSlider):
+        return control.min + notch * control.step
+    places = max(0, -decimal.Decimal(repr(control.step)).as_tuple().exponent)
+    return round(control.min + notch * control.step, places)
 
 
 def explore(compute: Callable[..., Any], view: type, title: str = "Explorer",

@@ -48,4 +48,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
     terminalreporter.write_line(f"screenshots: {test_e2e.SHOTS}")
     for notebook, timings in test_e2e.LATENCIES.items():
         ms = ", ".join(f"{1000 * t:.0f}" for t in timings)
-        terminalreporter.write_line(f"{notebook}: slider to new picture {ms} ms")
+        held = test_e2e.HELD.get(notebook)
+        ahead = "" if held is None else f" ({sum(held)} of {len(timings)} held by the page, drawn ahead)"
+        terminalreporter.write_line(f"{notebook}: slider to new picture {ms} ms{ahead}")

@@ -131,6 +131,8 @@ def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> Non
 
 @pytest.mark.classroom
 def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass, running) -> None:
+    from shared.explorers import DRAW_AHEAD
+
     learner = running[hub.students[0]]
     listing = learner.server("GET", "contents/notebooks").json()
     names = {item["name"] for item in listing["content"]}
@@ -141,8 +143,11 @@ def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass,
             facts = kernel.execute("import os; from ipykernel.connect import get_connection_info; "
                                    "print(os.getuid(), os.environ.get('OPENBLAS_NUM_THREADS'), "
                                    "os.environ.get('ISOTROPY_STORE'), get_connection_info(unpack=True)['transport'], "
-                                   "oct(os.stat(os.environ['JUPYTER_RUNTIME_DIR']).st_mode & 0o777))")
-            uid, threads, store, transport, runtime_mode = facts.stdout.split()
+                                   "oct(os.stat(os.environ['JUPYTER_RUNTIME_DIR']).st_mode & 0o777), "
+                                   f"os.environ.get({DRAW_AHEAD!r}))")
+            uid, threads, store, transport, runtime_mode, ahead = facts.stdout.split()
+            # its live explorers draw nothing ahead of a move: the class's cores go to what learners look at
+            assert ahead == "0"
             # its channels are Unix sockets in a folder only its learner opens, not ports any account could reach
             assert (transport, runtime_mode) == ("ipc", "0o700")
             assert int(uid) == pwd.getpwnam(hub.students[0]).pw_uid, "the kernel does not run as its learner"

@@ -29,6 +29,9 @@ SHOTS = ROOT / "build" / "e2e"
 LATENCIES: dict[str, list[float]] = {}  # seconds from a key press to the new picture on screen, timed in the page
 DRIVER_LATENCIES: dict[str, list[float]] = {}  # the same moves as the test's driver sees them (with its own round trips)
 MOVES = int(os.environ.get("COURSE_E2E_MOVES", "1"))  # key presses per slider (benchmarks/browser.py asks for more)
+HELD: dict[str, list[bool]] = {}  # per move: whether the page held its picture, drawn ahead (shared/data/ahead.js)
+LIVE = ("01", "02", "03", "04", "05", "06")  # the toys' notebooks: their explorers are live (too many settings for frames)
+LOOK_MS = 300  # before each move, the learner looks at the picture this long (the kernel draws ahead meanwhile)
 
 pytestmark = pytest.mark.e2e
 
@@ -182,13 +185,17 @@ def open_and_run_all(page, url: str) -> None:
     page.wait_for_function(f"() => ({NO_RUNNING_CELL})() && ({KERNEL_IDLE})()", timeout=120_000)
 
 
-def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str]:
-    """Press ``key`` on ``slider`` of ``explorer`` (the other way where the slider is at its end) and wait
-    for the new picture: the seconds timed in the page, the seconds the driver saw, and the key that moved it."""
+def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str, bool]:
+    """After looking at the picture for :data:`LOOK_MS`, press ``key`` on ``slider`` of ``explorer`` (the
+    other way where the slider is at its end) and wait for the new picture: the seconds timed in the
+    page, the seconds the driver saw, the key that moved it, and whether the page held the picture
+    (drawn ahead)."""
+    page.wait_for_timeout(LOOK_MS)
     readout = slider.locator(".widget-readout")
     before = readout.inner_text()
     slider.locator(".noUi-handle").focus()
     explorer.evaluate(TIME_THE_NEXT_PICTURE)
+    held = page.evaluate(AHEAD_SHOWN)
     start = time.perf_counter()
     page.keyboard.press(key)
     if readout.inner_text() == before:  # at an end: back the other way
@@ -196,7 +203,10 @@ def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str]:
         page.keyboard.press(key)
     page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
     driver = time.perf_counter() - start
-    return page.evaluate("() => window.courseMoveMs") / 1000, driver, key
+    return page.evaluate("() => window.courseMoveMs") / 1000, driver, key, page.evaluate(AHEAD_SHOWN) > held
+
+
+AHEAD_SHOWN = "() => globalThis.courseAheadShown ?? 0"  # pictures the page showed from those drawn ahead
 
 
 def commit_and_show_every_prediction(page) -> None:
@@ -228,7 +238,7 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
 
         explorers = page.locator(f"{PANEL} .course-explorer")
         assert explorers.count() >= 1, "no explorer is rendered"
-        timings, driver = [], []
+        timings, driver, held = [], [], []
         for e in range(explorers.count()):
             explorer = explorers.nth(e)
             sliders = explorer.locator(".widget-slider")
@@ -237,11 +247,15 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
             for i in range(sliders.count()):
                 key = "ArrowRight"
                 for _ in range(MOVES):
-                    in_page, seen, key = time_a_move(page, explorer, sliders.nth(i), key)
+                    in_page, seen, key, ahead = time_a_move(page, explorer, sliders.nth(i), key)
                     timings.append(in_page)
                     driver.append(seen)
+                    held.append(ahead)
         LATENCIES[notebook] = timings
         DRIVER_LATENCIES[notebook] = driver
+        HELD[notebook] = held
+        if notebook[:2] in LIVE:  # a move one notch away: the page held its picture, drawn ahead while the learner looked
+            assert any(held), "no move was shown from the pictures the kernel drew ahead"
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}.png"))
     finally:
@@ -254,7 +268,9 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
 # the floor under the live explorers of 01 to 06, measured beside them.
 ROUND_TRIP = """
 from shared import sphere_and_cone
-from shared.explorers import explore, slider
+import os
+
+from shared.explorers import DRAW_AHEAD, explore, slider
 from shared.figures import SphereConeView
 
 # three of notebook 01's explorer pictures (about 75 KB each), drawn once, here
@@ -274,6 +290,7 @@ class Pictures:
     def readings(self):
         return {}
 
+os.environ[DRAW_AHEAD] = "0"  # every move drawn when it comes, as a jump is
 explorer = explore(lambda pick: pick, Pictures, title="a round trip", pick=slider("picture", 2, 1, 3, 1))
 assert explorer.live
 explorer
@@ -298,7 +315,8 @@ def test_a_live_explorer_whose_kernel_does_nothing_still_waits_for_the_round_tri
         explorer = page.locator(f"{PANEL} .course-explorer")
         timings, key = [], "ArrowRight"
         for _ in range(max(MOVES, 2) * 4):
-            in_page, _, key = time_a_move(page, explorer, explorer.locator(".widget-slider"), key)
+            in_page, _, key, held = time_a_move(page, explorer, explorer.locator(".widget-slider"), key)
+            assert not held
             timings.append(in_page)
         LATENCIES["live round trip, nothing drawn"] = timings
     finally:

@@ -285,3 +285,86 @@ def test_a_view_the_learner_defined_has_no_frames_even_where_the_store_would_dra
                        layer=slider("layer", 1, 0, 2, 1), remedy=choice("remedy", ["none", "centring"], "none"))
     assert explorer.live and not store.default().entries()
     assert not frame_explorer(data).live, "the toolkit's stand-in gets frames from the same store"
+
+
+# ----- drawn ahead: the settings one notch away, sent to the page --------------------------------------
+
+
+def ahead_explorer() -> Explorer:
+    return explore(lambda scale, remedy: round(10.0 * scale, 6) + (remedy == "centring"), FrameCountingView,
+                   scale=slider("scale", 0.1, 0.01, 0.12, 0.01),
+                   shift=slider("shift", 0, 0, 3, 1), remedy=choice("remedy", ["none", "centring"]))
+
+
+def test_the_settings_drawn_ahead_are_one_notch_away_the_slider_moved_first_in_its_direction(monkeypatch):
+    explorer = ahead_explorer()
+    sent: list[tuple[dict, list]] = []
+    monkeypatch.setattr(explorer._ahead, "send", lambda content, buffers: sent.append((content, buffers)))
+    explorer._page_says(explorer._ahead, {"ready": True}, [])  # a page opened: ready (no kernel's loop here)
+    explorer.controls["shift"].value = 3  # to its end: nothing beyond it
+    explorer.controls["shift"].value = 2  # moved down
+    ahead = explorer._settings_ahead()
+    assert [(s["scale"], s["shift"], s["remedy"]) for s in ahead] == [
+        (0.1, 1, "none"), (0.1, 3, "none"), (0.09, 2, "none"), (0.11, 2, "none"), (0.1, 2, "centring")]
+    FrameCountingView.pictures = 0
+    assert explorer.draw_ahead() == 4 and FrameCountingView.pictures == 4  # shift=3 was drawn when shown
+    # the page gets all five, each under the key it computes from its sliders (ahead.js: notches)
+    assert [content["key"] for content, _ in sent] == ["9,1,0", "9,3,0", "8,2,0", "10,2,0", "9,2,1"]
+    assert [buffers for _, buffers in sent][3] == [b"1.1+2"]
+    assert "sum = 3.100" in sent[3][0]["readout"]
+    assert explorer.draw_ahead() == 0 and len(sent) == 5  # drawn and sent once
+    explorer._page_says(explorer._ahead, {"ready": True}, [])  # the page reloaded: it holds nothing
+    assert explorer.draw_ahead() == 0 and len(sent) == 10  # nothing drawn, all sent again
+
+
+def test_a_move_to_a_setting_drawn_ahead_shows_it_without_drawing_and_the_view_catches_up():
+    explorer = ahead_explorer()
+    explorer.draw_ahead()
+    FrameCountingView.pictures = 0
+    explorer.controls["scale"].value = 0.11  # as the page's slider sets it, one notch up
+    assert FrameCountingView.pictures == 0, "a setting drawn ahead is not drawn again"
+    assert explorer.image.value == b"1.1+0" and "sum = 1.100" in repr(explorer)
+    assert explorer.view.drawn[-1] == (1.1, 0.0)  # the view, asked for, draws the setting shown
+    assert not explorer._in_page, "no page said it was ready: nothing is sent"
+    explorer.controls["scale"].value = 0.12  # not drawn ahead: drawn now
+    assert FrameCountingView.pictures == 1 and explorer.image.value == b"1.2+0"
+
+
+def test_nothing_is_drawn_ahead_where_the_environment_says_so(monkeypatch):
+    from shared.explorers import DRAW_AHEAD, Ahead
+
+    monkeypatch.setenv(DRAW_AHEAD, "0")
+    explorer = ahead_explorer()
+    assert explorer._ahead is None and not any(isinstance(w, Ahead) for w in explorer.children)
+    explorer.controls["scale"].value = 0.11  # live, as before
+    assert explorer.image.value == b"1.1+0"
+
+
+@pytest.mark.parametrize("stem, i", EXPLORERS, ids=lambda x: str(x)[:2])
+def test_every_picture_drawn_ahead_is_the_one_the_explorer_draws_for_its_setting(stem, i):
+    """Each notebook's explorer: the pictures and readings drawn ahead of its default setting are,
+    setting by setting, those its view draws when the setting is shown (the page shows the first):
+    the readings exactly, the pictures as closely as two redraws of one setting agree."""
+    explorer = explorers_of(stem)[i]
+    if not explorer.live:
+        pytest.skip("frames: every setting is in the page already")
+    defaults = explorer.values()
+    try:
+        explorer.draw_ahead()
+        for setting in explorer._settings_ahead():
+            picture_ahead, readings_ahead = explorer._drawn[explorer._key(setting)]
+            for name, value in setting.items():
+                explorer.controls[name].value = value
+            assert explorer.image.value == picture_ahead and explorer.readings() == readings_ahead
+            view = explorer.view  # draws the setting shown, now
+            assert view.readings() == readings_ahead, setting
+            now = np.asarray(Image.open(io.BytesIO(view.image())).convert("RGB"), dtype=float)
+            ahead = np.asarray(Image.open(io.BytesIO(picture_ahead)).convert("RGB"), dtype=float)
+            # the same picture up to a redraw's own (a blitted redraw after other settings differs from a
+            # full one by less than this: tests/test_figures.py, test_fast_redraw_matches_a_full_redraw)
+            assert np.abs(now - ahead).mean() < 1.0, f"{setting}: the picture drawn ahead is not the one drawn now"
+            for name, value in defaults.items():
+                explorer.controls[name].value = value
+    finally:
+        for name, value in defaults.items():
+            explorer.controls[name].value = value
