@@ -3,10 +3,14 @@
 Run with ``uv run python benchmarks/browser.py [--moves N]`` (needs Chromium, as the browser tests
 do). It runs the browser tests (``tests/test_e2e.py``): JupyterLab in headless Chromium opens every
 notebook, runs it top to bottom and presses an arrow key on each slider of each explorer ``N``
-times (default 6), timing each press in the page itself, from the key's event until the
+times (default 6), then PageUp once (a jump of several notches), each after looking at the picture
+for 300 ms (``LOOK_MS``), timing each press in the page itself, from the key's event until the
 explorer's new picture is decoded and painted. That includes everything a learner waits for: the
 browser's widget, and where the explorer is live, the kernel's redraw and the picture's trip back;
-where the explorer holds its frames in the page, the swap happens in the browser alone. The test's
+where the explorer holds its frames in the page, the swap happens in the browser alone, and where
+a live explorer's kernel drew the setting ahead (one notch away) while the learner looked, the page
+shows it from what it holds ("drawn ahead": how many moves; "others": the median of the rest, the
+moves the kernel drew when they came). The test's
 driver (Playwright) sees each move later, by its own round trips to the page (sending the key,
 reading the slider, asking whether the picture changed): printed beside as "driver", not what the
 target is about. Beside the notebooks, the floor under every live explorer's move: the course's

@@ -320,7 +320,10 @@ class Explorer(widgets.VBox):
 
         def step() -> None:
             if generation == self._generation and todo:
-                self._draw_one_ahead(todo.pop(0))
+                try:
+                    self._draw_one_ahead(todo.pop(0))
+                except Exception:  # noqa: BLE001 (a setting that fails is drawn, and fails, if moved to)
+                    return
                 loop.call_later(AHEAD_PAUSE, step)
 
         loop.call_later(AHEAD_PAUSE, step)
@@ -331,9 +334,9 @@ class Explorer(widgets.VBox):
         key = self._key(setting)
         drawn = key not in self._drawn
         if drawn:
+            self._stale = True  # from here, the view no longer shows the current setting
             data, options = self._inputs(setting)
             self._view.draw(self.make_view.measure(*data, **options))
-            self._stale = True
             _remembered(self._drawn, key, lambda: (self._view.image(), self._view.readings()))
         if self._ahead is not None and self._page_ready and key not in self._in_page:
             picture, readings = self._drawn[key]

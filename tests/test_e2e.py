@@ -1,5 +1,5 @@
 """End to end, as a learner does it: JupyterLab in a real (headless) browser, every notebook run,
-every slider moved with the keyboard, every picture checked.
+every slider moved with the keyboard (a notch at a time, then a jump), every picture checked.
 
 Needs Chromium (Debian's ``chromium`` package, at ``/usr/bin/chromium`` or on ``PATH``). Without it
 the tests are skipped with the reason shown, unless ``COURSE_E2E_REQUIRED=1`` (set by CI), which
@@ -199,7 +199,7 @@ def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str, bo
     start = time.perf_counter()
     page.keyboard.press(key)
     if readout.inner_text() == before:  # at an end: back the other way
-        key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+        key = OTHER_WAY[key]
         page.keyboard.press(key)
     page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
     driver = time.perf_counter() - start
@@ -207,6 +207,7 @@ def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str, bo
 
 
 AHEAD_SHOWN = "() => globalThis.courseAheadShown ?? 0"  # pictures the page showed from those drawn ahead
+OTHER_WAY = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight", "PageUp": "PageDown", "PageDown": "PageUp"}
 
 
 def commit_and_show_every_prediction(page) -> None:
@@ -251,6 +252,11 @@ def test_notebook_runs_and_its_sliders_redraw_the_picture(notebook: str, lab: st
                     timings.append(in_page)
                     driver.append(seen)
                     held.append(ahead)
+                # and a jump (PageUp: several notches, as a drag's release or a click on the track is)
+                in_page, seen, _, ahead = time_a_move(page, explorer, sliders.nth(i), "PageUp")
+                timings.append(in_page)
+                driver.append(seen)
+                held.append(ahead)
         LATENCIES[notebook] = timings
         DRIVER_LATENCIES[notebook] = driver
         HELD[notebook] = held

@@ -368,3 +368,37 @@ def test_every_picture_drawn_ahead_is_the_one_the_explorer_draws_for_its_setting
     finally:
         for name, value in defaults.items():
             explorer.controls[name].value = value
+
+
+def test_in_a_running_kernel_the_settings_are_drawn_ahead_after_a_move_and_a_new_move_stops_them():
+    """On a running event loop (a kernel's), drawing ahead starts when the page says it is ready and
+    after each move, one picture per turn of the loop; a move stops what was left of the last one,
+    and a setting whose computation fails stops drawing ahead, raising nothing into the loop."""
+    import asyncio
+
+    def compute(scale, remedy):
+        if remedy == "centring" and scale > 0.1:
+            raise ValueError("no such setting")
+        return round(10.0 * scale, 6)
+
+    async def run() -> tuple[list[str], list[str], list[dict]]:
+        errors: list[dict] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: errors.append(context))
+        explorer = explore(compute, FrameCountingView, scale=slider("scale", 0.1, 0.01, 0.12, 0.01),
+                           shift=slider("shift", 0, 0, 3, 1), remedy=choice("remedy", ["none", "centring"]))
+        sent: list[str] = []
+        explorer._ahead.send = lambda content, buffers: sent.append(content["key"])
+        explorer._page_says(explorer._ahead, {"ready": True}, [])
+        assert sent == [], "drawn after the message is handled, not within it"
+        await asyncio.sleep(0.2)
+        first = list(sent)
+        sent.clear()
+        explorer.controls["scale"].value = 0.11  # held: nothing drawn now; then ahead of 0.11
+        explorer.controls["scale"].value = 0.12  # at once again: what was left of the last move is dropped
+        await asyncio.sleep(0.2)
+        return first, sent, errors
+
+    first, second, errors = asyncio.run(run())
+    assert first == ["10,0,0", "8,0,0", "9,1,0", "9,0,1"]
+    # ahead of 0.12 (scale's end): 0.11 (drawn before, sent already), shift 1, then remedy centring, which fails
+    assert second == ["11,1,0"] and errors == []
