@@ -474,6 +474,26 @@ def inert(cell) -> None:
     cell.source = cell.source.replace("<", "&lt;")
 
 
+class KnownCells(NbGraderPreprocessor):
+    """nbgrader's metadata only where the gradebook has the cell: autograde's sanitizing step, after
+    nbgrader's ``DeduplicateIds`` and ``OverwriteCells``, before its ``CheckCellMetadata``. A cell whose
+    metadata names no cell of the gradebook (a graded cell pasted twice, whose copy ``DeduplicateIds``
+    empties; a ``grade_id`` that ``OverwriteCells`` removed; metadata written by hand) becomes a plain
+    cell, and a cell of the gradebook gets the schema version nbgrader checks. ``CheckCellMetadata``
+    raises on any other version, and autograde stops there for every learner after this one (for its
+    other errors it gives up that learner's submission only)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        from nbgrader.nbgraderformat import SCHEMA_VERSION
+
+        meta = cell.metadata.get("nbgrader")
+        if meta is not None and not (isinstance(meta, dict) and meta.get("grade_id")):
+            del cell.metadata["nbgrader"]
+        elif meta is not None:
+            meta["schema_version"] = SCHEMA_VERSION
+        return cell, resources
+
+
 class IsolatedChecks(NbGraderPreprocessor):
     """nbgrader's autograde step that replaces running the notebook: each test cell gets as its output
     the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), no

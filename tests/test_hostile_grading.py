@@ -10,6 +10,7 @@ fills their own submission folder until it refuses, and writes nothing else of t
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -48,7 +49,7 @@ def place():
 
     release_exchanges(base)  # the exchanges the course put on file systems of their own
     shutil.rmtree(base, ignore_errors=True)
-    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-fill", "hostile-other", "hostile-cap", "hostile-honest"):
+    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz", "hostile-fill", "hostile-other", "hostile-cap", "hostile-honest"):
         subprocess.run(["userdel", user], capture_output=True)
 
 
@@ -961,3 +962,46 @@ def test_hostile_a_folder_swapped_for_a_link_while_collect_reads_its_time_is_not
     monkeypatch.setattr(grading.os, "scandir", swapping)
     grading._server_time(str(mine))
     assert len(calls) >= 1
+
+
+
+def test_hostile_nbgrader_metadata_of_no_cell_of_the_gradebook_stops_no_autograde(course, place):
+    """Learners whose names come first submit notebook 01 with a cell carrying nbgrader's metadata that
+    names no cell of the gradebook: a graded cell pasted twice (nbgrader empties the copy's metadata),
+    metadata written by hand, empty or of a schema version to come, or a graded cell's schema version
+    changed. nbgrader's autograde stopped at the first of them ("an old version of the nbgrader metadata
+    format"), for every learner after it; now each is graded, and so is the honest learner after them."""
+    from nbgrader.api import Gradebook
+
+    nbgrader(course, "generate_assignment", NB, "--create", "--force")
+    inbound = place / "exchange" / "isotropy-anisotropy" / "inbound"
+    release = course / "release" / NB / f"{NB}.ipynb"
+    stamp = "2026-01-01 00:00:00.000000 UTC"
+    answers = {"ex01-1-answer": RIGHT, "ex01-3-answer": "answer = 10", "ex01-2-answer": 'answer = "c"'}
+    for name in ("hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz"):
+        uid = useradd(name, place / name)
+        nb = nbformat.read(release, 4)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            cell.source = answers.get(gid, cell.source)
+        test = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-test")
+        if name == "hostile-sa":  # pasted twice, as JupyterLab pastes a cell: with its metadata
+            nb.cells.append(nbformat.from_dict(json.loads(json.dumps(test))))
+            nb.cells[-1]["id"] = "pasted"
+        elif name == "hostile-sb":
+            nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {}}))
+        elif name == "hostile-sc":
+            nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {"schema_version": 99}}))
+        elif name == "hostile-sd":
+            test.metadata["nbgrader"]["schema_version"] = 2
+        path = inbound / f"{name}+{NB}+{stamp}+abcd"
+        path.mkdir()
+        nbformat.write(nb, path / f"{NB}.ipynb")
+        for p in (path, *path.iterdir()):
+            os.chown(p, uid, uid)
+    nbgrader(course, "collect", NB)
+    nbgrader(course, "autograde", NB, "--student", "hostile-s*", "--create")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {name: gb.find_submission(NB, name).score for name in
+                  ("hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz")}
+    assert scores == dict.fromkeys(scores, 5.0), scores
