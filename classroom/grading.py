@@ -585,6 +585,7 @@ def _server_time(path: str):
 
 
 SECRET = "submission_secret.txt"  # nbgrader's submit writes it; release_feedback names the feedback by it
+TIMESTAMP = "timestamp.txt"  # collect writes the server's time there; autograde reads it
 
 
 def _submission_secret(folder: int) -> str | None:
@@ -597,9 +598,10 @@ def _submission_secret(folder: int) -> str | None:
         handle = os.open(SECRET, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):  # a folder too: Python's open of it would raise
+        os.close(handle)
+        return None
     with open(handle, "rb") as read:
-        if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
-            return None
         text = read.read(257)
     return text.decode() if re.fullmatch(rb"[0-9a-f]{32,256}", text) else None
 
@@ -704,9 +706,11 @@ class OwnedCollect(ExchangeCollect):
                 self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
                 return
             try:  # a folder too deep or a path too long to copy is refused: nothing stops the others' collection
-                for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
+                for folder, dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
                     if folder.count(os.sep) >= MAX_DEPTH:  # before os.fwalk's recursion goes deeper
                         raise OSError(f"folders more than {MAX_DEPTH} deep")
+                    if folder == ".":  # a folder named like a file written below would stop everyone's collect
+                        dirs[:] = [d for d in dirs if d not in (SECRET, TIMESTAMP)]
                     target = os.path.normpath(os.path.join(dest, folder))
                     os.makedirs(target, exist_ok=True)
                     for name in files:
@@ -742,5 +746,5 @@ class OwnedCollect(ExchangeCollect):
             out.write(secret)
         when = record["timestamp"]
         if when:  # the server's time, which autograde reads and records
-            with open(os.path.join(dest, "timestamp.txt"), "w") as out:
+            with open(os.path.join(dest, TIMESTAMP), "w") as out:
                 out.write(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))

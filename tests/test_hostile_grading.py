@@ -1005,3 +1005,33 @@ def test_hostile_nbgrader_metadata_of_no_cell_of_the_gradebook_stops_no_autograd
         scores = {name: gb.find_submission(NB, name).score for name in
                   ("hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz")}
     assert scores == dict.fromkeys(scores, 5.0), scores
+
+
+def test_hostile_folders_named_like_the_files_collect_writes_stop_no_collection(tmp_path):
+    """A learner's submission holds folders named ``submission_secret.txt`` and ``timestamp.txt``, the
+    files collect writes beside the notebook: collect's reading of the secret (Python's ``open`` of a
+    folder), and its writing of those files over the folders its copy made, raised ``IsADirectoryError``,
+    which stopped the collection of every learner after this one. Now the secret is the teacher's, the
+    copy leaves those folders behind and the files are written: the notebook is collected."""
+    import datetime
+    import logging
+
+    from classroom.grading import OwnedCollect
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    name = f"nobody+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+    mine = inbound / name
+    mine.mkdir(parents=True)
+    (mine / f"{NB}.ipynb").write_text("{}")
+    for folder in ("submission_secret.txt", "timestamp.txt"):
+        (mine / folder).mkdir()
+        (mine / folder / f"{NB}.ipynb").write_text("{}")
+    for path in (mine, *mine.rglob("*")):
+        os.chown(path, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("named-like")
+    collect.src_records = [{"username": "nobody", "filename": name, "timestamp": datetime.datetime(2026, 1, 2)}]
+    collect.do_copy(str(mine), str(dest))
+    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb", "submission_secret.txt", "timestamp.txt"]
+    assert (dest / "timestamp.txt").read_text().startswith("2026-01-02")
+    assert len((dest / "submission_secret.txt").read_text()) == 128
