@@ -417,6 +417,18 @@ def as_learner_nbgrader(name: str, home: Path, place: Path, *args: str) -> subpr
                           timeout=300, env={"HOME": str(home), "USER": name, "PATH": "/usr/bin:/bin"})
 
 
+TAB = """\
+import json, sys
+from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+tab = AssignmentList()
+tab.root_dir = sys.argv[1]
+course = "isotropy-anisotropy"
+answers = {"fetched": tab.fetch_feedback(course, sys.argv[2]), "submitted": tab.submit_assignment(course, sys.argv[2]),
+           "listed": tab.list_assignments(course_id=course)}
+print(json.dumps(answers))
+"""
+
+
 def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submission(course, place):
     """Each learner submits into a folder of their own, ``inbound/NAME/``, on a file system of its own.
     A learner writes into theirs by hand (nbgrader submit's 100 MB rule is the command's, not the
@@ -488,6 +500,19 @@ def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submi
     assert back.returncode == 0, back.stdout + back.stderr
     (feedback,) = (home / NB / "feedback").glob(f"*/{NB}.html")
     assert f"{NB} (Score: 5.0 / 5.0)" in feedback.read_text()
+    # and from JupyterLab's Assignments tab: nbgrader's server extension, which loads the environment's
+    # configuration itself, lists, submits and fetches the feedback with the same commands
+    shutil.rmtree(home / NB / "feedback")
+    tab = subprocess.run(["setpriv", f"--reuid={honest}", f"--regid={honest}", "--clear-groups", "--",
+                          str(place / "venv" / "bin" / "python"), "-c", TAB, str(home), NB], cwd=home, capture_output=True,
+                         text=True, timeout=300, env={"HOME": str(home), "USER": honest, "PATH": "/usr/bin:/bin"})
+    assert tab.returncode == 0, tab.stderr
+    answers = json.loads(tab.stdout.splitlines()[-1])
+    assert all(answer["success"] for answer in answers.values()), answers
+    assert {(a["assignment_id"], a["status"]) for a in answers["listed"]["value"]} >= {(NB, "fetched"), (NB, "submitted")}
+    (feedback,) = (home / NB / "feedback").glob(f"*/{NB}.html")
+    assert f"{NB} (Score: 5.0 / 5.0)" in feedback.read_text()
+    assert len(list((inbound / honest).glob(f"{honest}+{NB}+*"))) == 2  # the tab's submission, into their folder
     # the filler's writes stopped at their own folder's size, its image taking no more of the machine's disk
     assert written <= INBOX
     image = place / "inbox-images" / "-".join(inbound.parts[1:]) / f"{filler}.img"
