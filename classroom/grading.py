@@ -463,15 +463,18 @@ def inert(cell) -> None:
     """A learner's markdown or raw cell made text that the teacher's browser shows but never runs:
     formgrader and the feedback render a submission's markdown as HTML in the teacher's (and the
     learner's) page, so every ``<`` becomes ``&lt;`` (no tag of the learner's, no ``<script>``, no
-    ``onerror=``, reaches the page) and a raw cell, which nbconvert would paste in as raw HTML, becomes
-    such a markdown cell. Code cells are left to :class:`IsolatedChecks` (their outputs are cleared)."""
+    ``onerror=``, reaches the page), no markdown link is made (nbconvert keeps a ``javascript:`` link,
+    which runs in the teacher's page at a click, however it is spelled: ``](`` and ``]:`` are written
+    with character references, which markdown shows as text and never reads as a link), and a raw cell,
+    which nbconvert would paste in as raw HTML, becomes such a markdown cell. Code cells are left to
+    :class:`IsolatedChecks` (their outputs are cleared)."""
     if cell.cell_type not in ("markdown", "raw"):
         return
     if cell.cell_type == "raw":
         cell.cell_type = "markdown"
         for key in ("format", "raw_mimetype"):
             cell.metadata.pop(key, None)
-    cell.source = cell.source.replace("<", "&lt;")
+    cell.source = cell.source.replace("<", "&lt;").replace("](", "]&#40;").replace("]:", "]&#58;")
 
 
 class KnownCells(NbGraderPreprocessor):

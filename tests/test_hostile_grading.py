@@ -275,7 +275,8 @@ def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_
 
 def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     """A learner's markdown (or raw) cell with a script, rendered the way formgrader renders an
-    autograded submission for the teacher, arrives as text: no tag of the learner's is in the page."""
+    autograded submission for the teacher, arrives as text: no tag of the learner's is in the page, and no
+    ``javascript:`` link (however spelled), which would run in the teacher's page at a click."""
     from nbconvert.exporters import HTMLExporter
     from nbgrader.server_extensions.formgrader import handlers
     from traitlets.config import Config
@@ -283,7 +284,7 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     from classroom.grading import inert
 
     attack = ('Answer: <img src=x onerror="fetch(\'/api/contents/\')">\n\n<script>alert(document.cookie)</script>'
-              " and $a < b$")
+              " and $a < b$\n\n[see my plot](java&#115;cript:alert(1)) and [the data][d]\n\n[d]: javascript:alert(2)\n")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell(attack), nbformat.v4.new_raw_cell(attack, metadata={"format": "text/html"})]
     config = Config()
@@ -294,10 +295,11 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
                  "hide_header": False, "base_path": "/"}
     before, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
     assert "<script>alert" in before and 'onerror="fetch' in before  # what the page held before
+    assert 'href="javascript:alert(1)' in before and 'href="javascript:alert(2)' in before  # a click ran it
     for cell in nb.cells:
         inert(cell)
     after, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
-    assert "<script>alert" not in after and "<img src=x" not in after, after
+    assert "<script>alert" not in after and "<img src=x" not in after and "href=\"javascript" not in after, after
     assert "alert(document.cookie)" in after  # shown, as text
 
 
