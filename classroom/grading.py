@@ -57,6 +57,12 @@ MAX_DEPTH = 32  # folders in folders of one submission that collect copies
 #: bytes of one notebook that collect copies: the course's largest, with its outputs, is under 1 MB; root's
 #: autograde reading one of many tiny cells takes some 30 times its size in memory
 MAX_NOTEBOOK = 16 * 1024**2
+#: characters of a submission's cells that formgrader's page and the feedback show (the course's largest
+#: notebook holds under 50 000): nbconvert took some 55 s of CPU and wrote 12 MB of HTML for a megabyte of
+#: code, so a notebook as large as collect takes held up generate_feedback (and the teacher's page) for
+#: a quarter of an hour and put 200 MB into the exchange at each release of feedback
+MAX_SHOWN = 256 * 1024
+MAX_SHOWN_CELLS = 1000  # cells of a submission shown, for the same reason (the course's notebooks hold under 60)
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -497,10 +503,37 @@ class KnownCells(NbGraderPreprocessor):
         return cell, resources
 
 
+def shown(cells: list) -> list:
+    """The cells of a graded submission that formgrader's page and the feedback show: in order, while
+    they stay within :data:`MAX_SHOWN` characters and :data:`MAX_SHOWN_CELLS` cells. A cell of the
+    gradebook (with nbgrader's metadata) always stays, its source replaced by a line saying how long
+    it was when it would pass the bound; other cells past the bound go, and a last cell says how many.
+    An honest submission is shown whole."""
+    import nbformat
+
+    kept, left, gone, gone_chars = [], MAX_SHOWN, 0, 0
+    for cell in cells:
+        size, graded = len(cell.source), "nbgrader" in cell.metadata
+        if size <= left and (graded or len(kept) < MAX_SHOWN_CELLS):
+            left -= size
+            kept.append(cell)
+        elif graded:
+            note = f"{size} characters of the learner's, not shown: more than the course's notebooks hold"
+            cell.source = note if cell.cell_type != "code" else f"# {note}"
+            kept.append(cell)
+        else:
+            gone, gone_chars = gone + 1, gone_chars + size
+    if gone:
+        kept.append(nbformat.v4.new_markdown_cell(f"{gone} more cells of the learner's ({gone_chars} characters) are not "
+                                                  "shown: more than the course's notebooks hold."))
+    return kept
+
+
 class IsolatedChecks(NbGraderPreprocessor):
     """nbgrader's autograde step that replaces running the notebook: each test cell gets as its output
     the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), no
-    other cell runs, and the learner's markdown is made inert (:func:`inert`). Configured by
+    other cell runs, the learner's markdown is made inert (:func:`inert`), and what formgrader and the
+    feedback show of the submission is bounded (:func:`shown`). Configured by
     ``make_assignments.py``'s ``nbgrader_config.py``."""
 
     from traitlets import Float, Int, Unicode
@@ -534,6 +567,7 @@ class IsolatedChecks(NbGraderPreprocessor):
                 else:
                     cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=message,
                                                            traceback=[f"AssertionError: {message}"])]
+        nb.cells = shown(nb.cells)  # graded already: what the pages show of it is bounded
         return nb, resources
 
 

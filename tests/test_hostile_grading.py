@@ -1062,3 +1062,27 @@ def test_hostile_folders_named_like_the_files_collect_writes_stop_no_collection(
     assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb", "submission_secret.txt", "timestamp.txt"]
     assert (dest / "timestamp.txt").read_text().startswith("2026-01-02")
     assert len((dest / "submission_secret.txt").read_text()) == 128
+
+
+def test_hostile_a_notebook_of_megabytes_of_cells_is_shown_bounded_and_an_honest_one_whole():
+    """A learner's notebook as large as collect takes (16 MB), of code that nbconvert renders at some 55 s
+    of CPU and 12 MB of HTML a megabyte (generate_feedback for everyone after them, and the teacher's
+    formgrader page, held up for a quarter of an hour; 200 MB of feedback put into the exchange), or of
+    tens of thousands of cells: once graded, what the pages show of it stays within ``MAX_SHOWN``
+    characters and ``MAX_SHOWN_CELLS`` cells, every cell of the gradebook kept in its place. Every
+    notebook of the course, answered, is shown whole."""
+    from classroom.grading import MAX_SHOWN, MAX_SHOWN_CELLS, shown
+
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = make_assignments.source_notebook(path).cells
+        assert shown(list(cells)) == cells, path.name
+    nb = make_assignments.source_notebook(ROOT / "notebooks" / f"{NB}.ipynb")
+    graded = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-answer")
+    answer.source = "a " * 2**20
+    nb.cells[:0] = [nbformat.v4.new_code_cell("a " * 2**21)] + [nbformat.v4.new_markdown_cell("b") for _ in range(50000)]
+    kept = shown(nb.cells)
+    assert [c.metadata["nbgrader"]["grade_id"] for c in kept if "nbgrader" in c.metadata] == graded
+    assert sum(len(c.source) for c in kept) <= MAX_SHOWN + 200 * (len(graded) + 1)
+    assert len(kept) <= MAX_SHOWN_CELLS + len(graded) + 1
+    assert "not shown" in answer.source and "not shown" in kept[-1].source
