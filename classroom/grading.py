@@ -58,11 +58,13 @@ MAX_DEPTH = 32  # folders in folders of one submission that collect copies
 #: autograde reading one of many tiny cells takes some 30 times its size in memory
 MAX_NOTEBOOK = 16 * 1024**2
 #: characters of a submission's cells that formgrader's page and the feedback show (the course's largest
-#: notebook holds under 50 000): nbconvert took some 55 s of CPU and wrote 12 MB of HTML for a megabyte of
-#: code, so a notebook as large as collect takes held up generate_feedback (and the teacher's page) for
-#: a quarter of an hour and put 200 MB into the exchange at each release of feedback
-MAX_SHOWN = 256 * 1024
-MAX_SHOWN_CELLS = 1000  # cells of a submission shown, for the same reason (the course's notebooks hold under 60)
+#: notebook holds under 50 000, its largest cell under 5 000): nbconvert took some 55 s of CPU and wrote
+#: 12 MB of HTML for a megabyte of code, so a notebook as large as collect takes held up generate_feedback
+#: (and the teacher's page) for a quarter of an hour and put 200 MB into the exchange at each release of
+#: feedback; and Pygments' lexers take time as the square of some tokens' length (3 s for 16 000 characters)
+MAX_SHOWN = 128 * 1024
+MAX_SHOWN_CELL = 8 * 1024  # of one cell
+MAX_SHOWN_CELLS = 1000  # cells of a submission shown (the course's notebooks hold under 60)
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -503,30 +505,32 @@ class KnownCells(NbGraderPreprocessor):
         return cell, resources
 
 
-def shown(cells: list) -> list:
-    """The cells of a graded submission that formgrader's page and the feedback show: in order, while
-    they stay within :data:`MAX_SHOWN` characters and :data:`MAX_SHOWN_CELLS` cells. A cell of the
-    gradebook (with nbgrader's metadata) always stays, its source replaced by a line saying how long
-    it was when it would pass the bound; other cells past the bound go, and a last cell says how many.
-    An honest submission is shown whole."""
+def shown(nb) -> None:
+    """What formgrader's page and the feedback show of the graded submission ``nb``, bounded: its cells in
+    order, each within :data:`MAX_SHOWN_CELL` characters and all within :data:`MAX_SHOWN`, else replaced by
+    a line saying how long it was; no more than :data:`MAX_SHOWN_CELLS` cells, the gradebook's (with
+    nbgrader's metadata) always kept, the others past that bound gone, and a last cell saying how many;
+    highlighted as Python, the course's language (the lexer is named by the notebook's metadata, which
+    the learner writes). An honest submission is shown whole."""
     import nbformat
 
     kept, left, gone, gone_chars = [], MAX_SHOWN, 0, 0
-    for cell in cells:
+    for cell in nb.cells:
         size, graded = len(cell.source), "nbgrader" in cell.metadata
-        if size <= left and (graded or len(kept) < MAX_SHOWN_CELLS):
-            left -= size
-            kept.append(cell)
-        elif graded:
+        if not graded and len(kept) >= MAX_SHOWN_CELLS:
+            gone, gone_chars = gone + 1, gone_chars + size
+            continue
+        if size > min(left, MAX_SHOWN_CELL):
             note = f"{size} characters of the learner's, not shown: more than the course's notebooks hold"
             cell.source = note if cell.cell_type != "code" else f"# {note}"
-            kept.append(cell)
         else:
-            gone, gone_chars = gone + 1, gone_chars + size
+            left -= size
+        kept.append(cell)
     if gone:
         kept.append(nbformat.v4.new_markdown_cell(f"{gone} more cells of the learner's ({gone_chars} characters) are not "
                                                   "shown: more than the course's notebooks hold."))
-    return kept
+    nb.cells = kept
+    nb.metadata["language_info"] = {"name": "python"}
 
 
 class IsolatedChecks(NbGraderPreprocessor):
@@ -567,7 +571,7 @@ class IsolatedChecks(NbGraderPreprocessor):
                 else:
                     cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=message,
                                                            traceback=[f"AssertionError: {message}"])]
-        nb.cells = shown(nb.cells)  # graded already: what the pages show of it is bounded
+        shown(nb)  # graded already: what the pages show of it is bounded
         return nb, resources
 
 

@@ -1068,21 +1068,30 @@ def test_hostile_a_notebook_of_megabytes_of_cells_is_shown_bounded_and_an_honest
     """A learner's notebook as large as collect takes (16 MB), of code that nbconvert renders at some 55 s
     of CPU and 12 MB of HTML a megabyte (generate_feedback for everyone after them, and the teacher's
     formgrader page, held up for a quarter of an hour; 200 MB of feedback put into the exchange), or of
-    tens of thousands of cells: once graded, what the pages show of it stays within ``MAX_SHOWN``
-    characters and ``MAX_SHOWN_CELLS`` cells, every cell of the gradebook kept in its place. Every
-    notebook of the course, answered, is shown whole."""
-    from classroom.grading import MAX_SHOWN, MAX_SHOWN_CELLS, shown
+    tokens that Pygments' lexer reads in a time that grows as their length squared, or of tens of
+    thousands of cells, its lexer named in its metadata: once graded, what the pages show of it stays
+    within ``MAX_SHOWN_CELL`` characters a cell, ``MAX_SHOWN`` in all and ``MAX_SHOWN_CELLS`` cells, every
+    cell of the gradebook kept in its place, highlighted as Python. Every notebook of the course,
+    answered, is shown whole."""
+    from classroom.grading import MAX_SHOWN, MAX_SHOWN_CELL, MAX_SHOWN_CELLS, shown
 
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        cells = make_assignments.source_notebook(path).cells
-        assert shown(list(cells)) == cells, path.name
+        nb = make_assignments.source_notebook(path)
+        cells = list(nb.cells)
+        shown(nb)
+        assert nb.cells == cells, path.name
     nb = make_assignments.source_notebook(ROOT / "notebooks" / f"{NB}.ipynb")
     graded = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
     answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-answer")
     answer.source = "a " * 2**20
-    nb.cells[:0] = [nbformat.v4.new_code_cell("a " * 2**21)] + [nbformat.v4.new_markdown_cell("b") for _ in range(50000)]
-    kept = shown(nb.cells)
-    assert [c.metadata["nbgrader"]["grade_id"] for c in kept if "nbgrader" in c.metadata] == graded
-    assert sum(len(c.source) for c in kept) <= MAX_SHOWN + 200 * (len(graded) + 1)
-    assert len(kept) <= MAX_SHOWN_CELLS + len(graded) + 1
-    assert "not shown" in answer.source and "not shown" in kept[-1].source
+    nb.cells[:0] = [nbformat.v4.new_code_cell("a " * 2**21), nbformat.v4.new_code_cell("u'" + "\\N{" * 20000)] + \
+        [nbformat.v4.new_code_cell("\t\n" * (MAX_SHOWN_CELL // 2)) for _ in range(100)] + \
+        [nbformat.v4.new_markdown_cell("b") for _ in range(50000)]
+    nb.metadata["language_info"] = {"name": "some-lexer-of-the-learners"}
+    shown(nb)
+    assert [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata] == graded
+    assert max(len(c.source) for c in nb.cells) <= MAX_SHOWN_CELL
+    assert sum(len(c.source) for c in nb.cells if "not shown" not in c.source) <= MAX_SHOWN
+    assert len(nb.cells) <= MAX_SHOWN_CELLS + len(graded) + 1
+    assert "not shown" in answer.source and "not shown" in nb.cells[-1].source
+    assert nb.metadata["language_info"] == {"name": "python"}
