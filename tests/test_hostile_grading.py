@@ -303,6 +303,30 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     assert "alert(document.cookie)" in after  # shown, as text
 
 
+def test_hostile_an_attachment_named_many_times_is_not_copied_into_the_teachers_page_each_time():
+    """A learner's markdown cell names its attachment, an image, hundreds of times: nbconvert wrote the
+    whole image into the page at each (a cell of 136 KiB made 39 MB of HTML, so a notebook of collect's
+    16 MiB would make gigabytes, filling the exchange at the release of feedback). Made inert, the cell
+    names no attachment: the page stays about the size of the notebook."""
+    import base64
+
+    from nbconvert.exporters import HTMLExporter
+    from traitlets.config import Config
+
+    from classroom.grading import inert
+
+    cell = nbformat.v4.new_markdown_cell("![a](attachment:x.png)" * 300 + "\n\n![b][r]\n\n[r]: attachment:x.png\n")
+    cell.attachments = {"x.png": {"image/png": base64.b64encode(b"\x89PNG" + bytes(100_000)).decode()}}
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    config = Config()
+    config.HTMLExporter.template_name = "classic"
+    before, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    inert(cell)
+    after, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    size = len(nbformat.writes(nb))
+    assert len(before) > 100 * size and len(after) < 3 * size, (len(before), len(after), size)
+
+
 def test_hostile_a_run_shares_one_memory_limit_in_a_group_of_its_own(sandbox):
     """Many processes of one answer share the run's memory, not one limit each: the run is in a
     control group of its own (where the machine has them), and the group is gone afterwards."""
