@@ -57,6 +57,14 @@ MAX_DEPTH = 32  # folders in folders of one submission that collect copies
 #: bytes of one notebook that collect copies: the course's largest, with its outputs, is under 1 MB; root's
 #: autograde reading one of many tiny cells takes some 30 times its size in memory
 MAX_NOTEBOOK = 16 * 1024**2
+#: characters of a submission's cells that formgrader's page and the feedback show (the course's largest
+#: notebook holds under 50 000, its largest cell under 5 000): nbconvert took some 55 s of CPU and wrote
+#: 12 MB of HTML for a megabyte of code, so a notebook as large as collect takes held up generate_feedback
+#: (and the teacher's page) for a quarter of an hour and put 200 MB into the exchange at each release of
+#: feedback; and Pygments' lexers take time as the square of some tokens' length (3 s for 16 000 characters)
+MAX_SHOWN = 128 * 1024
+MAX_SHOWN_CELL = 8 * 1024  # of one cell
+MAX_SHOWN_CELLS = 1000  # cells of a submission shown (the course's notebooks hold under 60)
 
 
 # ----- reading the notebook (parsed, never run) -----------------------------------------------------
@@ -463,21 +471,73 @@ def inert(cell) -> None:
     """A learner's markdown or raw cell made text that the teacher's browser shows but never runs:
     formgrader and the feedback render a submission's markdown as HTML in the teacher's (and the
     learner's) page, so every ``<`` becomes ``&lt;`` (no tag of the learner's, no ``<script>``, no
-    ``onerror=``, reaches the page) and a raw cell, which nbconvert would paste in as raw HTML, becomes
-    such a markdown cell. Code cells are left to :class:`IsolatedChecks` (their outputs are cleared)."""
+    ``onerror=``, reaches the page), no markdown link is made (nbconvert keeps a ``javascript:`` link,
+    which runs in the teacher's page at a click, however it is spelled: ``](`` and ``]:`` are written
+    with character references, which markdown shows as text and never reads as a link), and a raw cell,
+    which nbconvert would paste in as raw HTML, becomes such a markdown cell. Code cells are left to
+    :class:`IsolatedChecks` (their outputs are cleared)."""
     if cell.cell_type not in ("markdown", "raw"):
         return
     if cell.cell_type == "raw":
         cell.cell_type = "markdown"
         for key in ("format", "raw_mimetype"):
             cell.metadata.pop(key, None)
-    cell.source = cell.source.replace("<", "&lt;")
+    cell.source = cell.source.replace("<", "&lt;").replace("](", "]&#40;").replace("]:", "]&#58;")
+
+
+class KnownCells(NbGraderPreprocessor):
+    """nbgrader's metadata only where the gradebook has the cell: autograde's sanitizing step, after
+    nbgrader's ``DeduplicateIds`` and ``OverwriteCells``, before its ``CheckCellMetadata``. A cell whose
+    metadata names no cell of the gradebook (a graded cell pasted twice, whose copy ``DeduplicateIds``
+    empties; a ``grade_id`` that ``OverwriteCells`` removed; metadata written by hand) becomes a plain
+    cell, and a cell of the gradebook gets the schema version nbgrader checks. ``CheckCellMetadata``
+    raises on any other version, and autograde stops there for every learner after this one (for its
+    other errors it gives up that learner's submission only)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        from nbgrader.nbgraderformat import SCHEMA_VERSION
+
+        meta = cell.metadata.get("nbgrader")
+        if meta is not None and not (isinstance(meta, dict) and meta.get("grade_id")):
+            del cell.metadata["nbgrader"]
+        elif meta is not None:
+            meta["schema_version"] = SCHEMA_VERSION
+        return cell, resources
+
+
+def shown(nb) -> None:
+    """What formgrader's page and the feedback show of the graded submission ``nb``, bounded: its cells in
+    order, each within :data:`MAX_SHOWN_CELL` characters and all within :data:`MAX_SHOWN`, else replaced by
+    a line saying how long it was; no more than :data:`MAX_SHOWN_CELLS` cells, the gradebook's (with
+    nbgrader's metadata) always kept, the others past that bound gone, and a last cell saying how many;
+    highlighted as Python, the course's language (the lexer is named by the notebook's metadata, which
+    the learner writes). An honest submission is shown whole."""
+    import nbformat
+
+    kept, left, gone, gone_chars = [], MAX_SHOWN, 0, 0
+    for cell in nb.cells:
+        size, graded = len(cell.source), "nbgrader" in cell.metadata
+        if not graded and len(kept) >= MAX_SHOWN_CELLS:
+            gone, gone_chars = gone + 1, gone_chars + size
+            continue
+        if size > min(left, MAX_SHOWN_CELL):
+            note = f"{size} characters of the learner's, not shown: more than the course's notebooks hold"
+            cell.source = note if cell.cell_type != "code" else f"# {note}"
+        else:
+            left -= size
+        kept.append(cell)
+    if gone:
+        kept.append(nbformat.v4.new_markdown_cell(f"{gone} more cells of the learner's ({gone_chars} characters) are not "
+                                                  "shown: more than the course's notebooks hold."))
+    nb.cells = kept
+    nb.metadata["language_info"] = {"name": "python"}
 
 
 class IsolatedChecks(NbGraderPreprocessor):
     """nbgrader's autograde step that replaces running the notebook: each test cell gets as its output
     the verdict of :func:`grade_notebook` (an error output when it fails, which nbgrader scores 0), no
-    other cell runs, and the learner's markdown is made inert (:func:`inert`). Configured by
+    other cell runs, the learner's markdown is made inert (:func:`inert`), and what formgrader and the
+    feedback show of the submission is bounded (:func:`shown`). Configured by
     ``make_assignments.py``'s ``nbgrader_config.py``."""
 
     from traitlets import Float, Int, Unicode
@@ -511,6 +571,7 @@ class IsolatedChecks(NbGraderPreprocessor):
                 else:
                     cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=message,
                                                            traceback=[f"AssertionError: {message}"])]
+        shown(nb)  # graded already: what the pages show of it is bounded
         return nb, resources
 
 
@@ -565,6 +626,7 @@ def _server_time(path: str):
 
 
 SECRET = "submission_secret.txt"  # nbgrader's submit writes it; release_feedback names the feedback by it
+TIMESTAMP = "timestamp.txt"  # collect writes the server's time there; autograde reads it
 
 
 def _submission_secret(folder: int) -> str | None:
@@ -577,9 +639,10 @@ def _submission_secret(folder: int) -> str | None:
         handle = os.open(SECRET, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):  # a folder too: Python's open of it would raise
+        os.close(handle)
+        return None
     with open(handle, "rb") as read:
-        if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
-            return None
         text = read.read(257)
     return text.decode() if re.fullmatch(rb"[0-9a-f]{32,256}", text) else None
 
@@ -684,9 +747,11 @@ class OwnedCollect(ExchangeCollect):
                 self.log.error("Refused %s: the folder collected is not the one its learner made", os.path.basename(src))
                 return
             try:  # a folder too deep or a path too long to copy is refused: nothing stops the others' collection
-                for folder, _dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
+                for folder, dirs, files, fd in os.fwalk(".", dir_fd=top):  # links are not followed
                     if folder.count(os.sep) >= MAX_DEPTH:  # before os.fwalk's recursion goes deeper
                         raise OSError(f"folders more than {MAX_DEPTH} deep")
+                    if folder == ".":  # a folder named like a file written below would stop everyone's collect
+                        dirs[:] = [d for d in dirs if d not in (SECRET, TIMESTAMP)]
                     target = os.path.normpath(os.path.join(dest, folder))
                     os.makedirs(target, exist_ok=True)
                     for name in files:
@@ -722,5 +787,5 @@ class OwnedCollect(ExchangeCollect):
             out.write(secret)
         when = record["timestamp"]
         if when:  # the server's time, which autograde reads and records
-            with open(os.path.join(dest, "timestamp.txt"), "w") as out:
+            with open(os.path.join(dest, TIMESTAMP), "w") as out:
                 out.write(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))

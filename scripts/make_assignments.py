@@ -213,10 +213,16 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 # test cells' outputs, which nbgrader scores and keeps in the gradebook as before.
 sys.path.insert(0, {root!r})
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades,  # noqa: E402
-                                    LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput,  # noqa: E402
+                                    DeduplicateIds, GetGrades, LimitOutput, OverwriteCells, OverwriteKernelspec,
+                                    SaveAutoGrades)
 
-from classroom.grading import IsolatedChecks  # noqa: E402
+from classroom.grading import IsolatedChecks, KnownCells  # noqa: E402
+
+# nbgrader's sanitizing of a submission, with its metadata kept to the gradebook's cells: a cell pasted
+# twice, or metadata of another schema version, would stop autograde for every learner after this one.
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, KnownCells,
+                                      CheckCellMetadata]
 
 c.Autograde.autograde_preprocessors = [IsolatedChecks, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
                                        AssignLatePenalties, CheckCellMetadata]

@@ -10,6 +10,7 @@ fills their own submission folder until it refuses, and writes nothing else of t
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -48,7 +49,7 @@ def place():
 
     release_exchanges(base)  # the exchanges the course put on file systems of their own
     shutil.rmtree(base, ignore_errors=True)
-    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-fill", "hostile-other", "hostile-cap", "hostile-honest"):
+    for user in (SANDBOX, "hostile-a", "hostile-b", "hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz", "hostile-fill", "hostile-other", "hostile-cap", "hostile-honest"):
         subprocess.run(["userdel", user], capture_output=True)
 
 
@@ -274,7 +275,8 @@ def test_submission_in_another_name_refused_time_is_the_servers_and_junk_blocks_
 
 def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     """A learner's markdown (or raw) cell with a script, rendered the way formgrader renders an
-    autograded submission for the teacher, arrives as text: no tag of the learner's is in the page."""
+    autograded submission for the teacher, arrives as text: no tag of the learner's is in the page, and no
+    ``javascript:`` link (however spelled), which would run in the teacher's page at a click."""
     from nbconvert.exporters import HTMLExporter
     from nbgrader.server_extensions.formgrader import handlers
     from traitlets.config import Config
@@ -282,7 +284,7 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
     from classroom.grading import inert
 
     attack = ('Answer: <img src=x onerror="fetch(\'/api/contents/\')">\n\n<script>alert(document.cookie)</script>'
-              " and $a < b$")
+              " and $a < b$\n\n[see my plot](java&#115;cript:alert(1)) and [the data][d]\n\n[d]: javascript:alert(2)\n")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell(attack), nbformat.v4.new_raw_cell(attack, metadata={"format": "text/html"})]
     config = Config()
@@ -293,11 +295,36 @@ def test_hostile_markdown_reaches_the_teachers_page_as_text_not_as_script():
                  "hide_header": False, "base_path": "/"}
     before, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
     assert "<script>alert" in before and 'onerror="fetch' in before  # what the page held before
+    assert 'href="javascript:alert(1)' in before and 'href="javascript:alert(2)' in before  # a click ran it
     for cell in nb.cells:
         inert(cell)
     after, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=dict(resources))
-    assert "<script>alert" not in after and "<img src=x" not in after, after
+    assert "<script>alert" not in after and "<img src=x" not in after and "href=\"javascript" not in after, after
     assert "alert(document.cookie)" in after  # shown, as text
+
+
+def test_hostile_an_attachment_named_many_times_is_not_copied_into_the_teachers_page_each_time():
+    """A learner's markdown cell names its attachment, an image, hundreds of times: nbconvert wrote the
+    whole image into the page at each (a cell of 136 KiB made 39 MB of HTML, so a notebook of collect's
+    16 MiB would make gigabytes, filling the exchange at the release of feedback). Made inert, the cell
+    names no attachment: the page stays about the size of the notebook."""
+    import base64
+
+    from nbconvert.exporters import HTMLExporter
+    from traitlets.config import Config
+
+    from classroom.grading import inert
+
+    cell = nbformat.v4.new_markdown_cell("![a](attachment:x.png)" * 300 + "\n\n![b][r]\n\n[r]: attachment:x.png\n")
+    cell.attachments = {"x.png": {"image/png": base64.b64encode(b"\x89PNG" + bytes(100_000)).decode()}}
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    config = Config()
+    config.HTMLExporter.template_name = "classic"
+    before, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    inert(cell)
+    after, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    size = len(nbformat.writes(nb))
+    assert len(before) > 100 * size and len(after) < 3 * size, (len(before), len(after), size)
 
 
 def test_hostile_a_run_shares_one_memory_limit_in_a_group_of_its_own(sandbox):
@@ -416,6 +443,18 @@ def as_learner_nbgrader(name: str, home: Path, place: Path, *args: str) -> subpr
                           timeout=300, env={"HOME": str(home), "USER": name, "PATH": "/usr/bin:/bin"})
 
 
+TAB = """\
+import json, sys
+from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+tab = AssignmentList()
+tab.root_dir = sys.argv[1]
+course = "isotropy-anisotropy"
+answers = {"fetched": tab.fetch_feedback(course, sys.argv[2]), "submitted": tab.submit_assignment(course, sys.argv[2]),
+           "listed": tab.list_assignments(course_id=course)}
+print(json.dumps(answers))
+"""
+
+
 def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submission(course, place):
     """Each learner submits into a folder of their own, ``inbound/NAME/``, on a file system of its own.
     A learner writes into theirs by hand (nbgrader submit's 100 MB rule is the command's, not the
@@ -487,6 +526,19 @@ def test_hostile_a_learner_filling_their_submission_folder_blocks_no_other_submi
     assert back.returncode == 0, back.stdout + back.stderr
     (feedback,) = (home / NB / "feedback").glob(f"*/{NB}.html")
     assert f"{NB} (Score: 5.0 / 5.0)" in feedback.read_text()
+    # and from JupyterLab's Assignments tab: nbgrader's server extension, which loads the environment's
+    # configuration itself, lists, submits and fetches the feedback with the same commands
+    shutil.rmtree(home / NB / "feedback")
+    tab = subprocess.run(["setpriv", f"--reuid={honest}", f"--regid={honest}", "--clear-groups", "--",
+                          str(place / "venv" / "bin" / "python"), "-c", TAB, str(home), NB], cwd=home, capture_output=True,
+                         text=True, timeout=300, env={"HOME": str(home), "USER": honest, "PATH": "/usr/bin:/bin"})
+    assert tab.returncode == 0, tab.stderr
+    answers = json.loads(tab.stdout.splitlines()[-1])
+    assert all(answer["success"] for answer in answers.values()), answers
+    assert {(a["assignment_id"], a["status"]) for a in answers["listed"]["value"]} >= {(NB, "fetched"), (NB, "submitted")}
+    (feedback,) = (home / NB / "feedback").glob(f"*/{NB}.html")
+    assert f"{NB} (Score: 5.0 / 5.0)" in feedback.read_text()
+    assert len(list((inbound / honest).glob(f"{honest}+{NB}+*"))) == 2  # the tab's submission, into their folder
     # the filler's writes stopped at their own folder's size, its image taking no more of the machine's disk
     assert written <= INBOX
     image = place / "inbox-images" / "-".join(inbound.parts[1:]) / f"{filler}.img"
@@ -961,3 +1013,109 @@ def test_hostile_a_folder_swapped_for_a_link_while_collect_reads_its_time_is_not
     monkeypatch.setattr(grading.os, "scandir", swapping)
     grading._server_time(str(mine))
     assert len(calls) >= 1
+
+
+
+def test_hostile_nbgrader_metadata_of_no_cell_of_the_gradebook_stops_no_autograde(course, place):
+    """Learners whose names come first submit notebook 01 with a cell carrying nbgrader's metadata that
+    names no cell of the gradebook: a graded cell pasted twice (nbgrader empties the copy's metadata),
+    metadata written by hand, empty or of a schema version to come, or a graded cell's schema version
+    changed. nbgrader's autograde stopped at the first of them ("an old version of the nbgrader metadata
+    format"), for every learner after it; now each is graded, and so is the honest learner after them."""
+    from nbgrader.api import Gradebook
+
+    nbgrader(course, "generate_assignment", NB, "--create", "--force")
+    inbound = place / "exchange" / "isotropy-anisotropy" / "inbound"
+    release = course / "release" / NB / f"{NB}.ipynb"
+    stamp = "2026-01-01 00:00:00.000000 UTC"
+    answers = {"ex01-1-answer": RIGHT, "ex01-3-answer": "answer = 10", "ex01-2-answer": 'answer = "c"'}
+    for name in ("hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz"):
+        uid = useradd(name, place / name)
+        nb = nbformat.read(release, 4)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            cell.source = answers.get(gid, cell.source)
+        test = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-test")
+        if name == "hostile-sa":  # pasted twice, as JupyterLab pastes a cell: with its metadata
+            nb.cells.append(nbformat.from_dict(json.loads(json.dumps(test))))
+            nb.cells[-1]["id"] = "pasted"
+        elif name == "hostile-sb":
+            nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {}}))
+        elif name == "hostile-sc":
+            nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {"schema_version": 99}}))
+        elif name == "hostile-sd":
+            test.metadata["nbgrader"]["schema_version"] = 2
+        path = inbound / f"{name}+{NB}+{stamp}+abcd"
+        path.mkdir()
+        nbformat.write(nb, path / f"{NB}.ipynb")
+        for p in (path, *path.iterdir()):
+            os.chown(p, uid, uid)
+    nbgrader(course, "collect", NB)
+    nbgrader(course, "autograde", NB, "--student", "hostile-s*", "--create")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {name: gb.find_submission(NB, name).score for name in
+                  ("hostile-sa", "hostile-sb", "hostile-sc", "hostile-sd", "hostile-sz")}
+    assert scores == dict.fromkeys(scores, 5.0), scores
+
+
+def test_hostile_folders_named_like_the_files_collect_writes_stop_no_collection(tmp_path):
+    """A learner's submission holds folders named ``submission_secret.txt`` and ``timestamp.txt``, the
+    files collect writes beside the notebook: collect's reading of the secret (Python's ``open`` of a
+    folder), and its writing of those files over the folders its copy made, raised ``IsADirectoryError``,
+    which stopped the collection of every learner after this one. Now the secret is the teacher's, the
+    copy leaves those folders behind and the files are written: the notebook is collected."""
+    import datetime
+    import logging
+
+    from classroom.grading import OwnedCollect
+
+    inbound, dest = tmp_path / "inbound", tmp_path / "dest"
+    name = f"nobody+{NB}+2026-01-01 00:00:00.000000 UTC+abcd"
+    mine = inbound / name
+    mine.mkdir(parents=True)
+    (mine / f"{NB}.ipynb").write_text("{}")
+    for folder in ("submission_secret.txt", "timestamp.txt"):
+        (mine / folder).mkdir()
+        (mine / folder / f"{NB}.ipynb").write_text("{}")
+    for path in (mine, *mine.rglob("*")):
+        os.chown(path, 65534, 65534)
+    collect = OwnedCollect.__new__(OwnedCollect)  # only what do_copy reads
+    collect.inbound_path, collect.log = str(inbound), logging.getLogger("named-like")
+    collect.src_records = [{"username": "nobody", "filename": name, "timestamp": datetime.datetime(2026, 1, 2)}]
+    collect.do_copy(str(mine), str(dest))
+    assert sorted(p.name for p in dest.iterdir()) == [f"{NB}.ipynb", "submission_secret.txt", "timestamp.txt"]
+    assert (dest / "timestamp.txt").read_text().startswith("2026-01-02")
+    assert len((dest / "submission_secret.txt").read_text()) == 128
+
+
+def test_hostile_a_notebook_of_megabytes_of_cells_is_shown_bounded_and_an_honest_one_whole():
+    """A learner's notebook as large as collect takes (16 MB), of code that nbconvert renders at some 55 s
+    of CPU and 12 MB of HTML a megabyte (generate_feedback for everyone after them, and the teacher's
+    formgrader page, held up for a quarter of an hour; 200 MB of feedback put into the exchange), or of
+    tokens that Pygments' lexer reads in a time that grows as their length squared, or of tens of
+    thousands of cells, its lexer named in its metadata: once graded, what the pages show of it stays
+    within ``MAX_SHOWN_CELL`` characters a cell, ``MAX_SHOWN`` in all and ``MAX_SHOWN_CELLS`` cells, every
+    cell of the gradebook kept in its place, highlighted as Python. Every notebook of the course,
+    answered, is shown whole."""
+    from classroom.grading import MAX_SHOWN, MAX_SHOWN_CELL, MAX_SHOWN_CELLS, shown
+
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        nb = make_assignments.source_notebook(path)
+        cells = list(nb.cells)
+        shown(nb)
+        assert nb.cells == cells, path.name
+    nb = make_assignments.source_notebook(ROOT / "notebooks" / f"{NB}.ipynb")
+    graded = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex01-1-answer")
+    answer.source = "a " * 2**20
+    nb.cells[:0] = [nbformat.v4.new_code_cell("a " * 2**21), nbformat.v4.new_code_cell("u'" + "\\N{" * 20000)] + \
+        [nbformat.v4.new_code_cell("\t\n" * (MAX_SHOWN_CELL // 2)) for _ in range(100)] + \
+        [nbformat.v4.new_markdown_cell("b") for _ in range(50000)]
+    nb.metadata["language_info"] = {"name": "some-lexer-of-the-learners"}
+    shown(nb)
+    assert [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata] == graded
+    assert max(len(c.source) for c in nb.cells) <= MAX_SHOWN_CELL
+    assert sum(len(c.source) for c in nb.cells if "not shown" not in c.source) <= MAX_SHOWN
+    assert len(nb.cells) <= MAX_SHOWN_CELLS + len(graded) + 1
+    assert "not shown" in answer.source and "not shown" in nb.cells[-1].source
+    assert nb.metadata["language_info"] == {"name": "python"}
