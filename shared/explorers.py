@@ -32,8 +32,8 @@ Drawn ahead: a live explorer, after each move, draws the settings one notch away
 slider just moved first, in the direction it moved) while the learner looks, one picture at a time so
 that a move in between waits for one at most, and sends them to the page (:class:`Ahead`), which
 holds the last :data:`AHEAD_KEPT`: a move to one of them shows its picture and readings at once, from
-the page, and the kernel, which drew it already, only sends it again. Any other move (a jump, a drag)
-is drawn when it comes. Nothing is drawn ahead where :data:`DRAW_AHEAD` is ``0`` in the environment
+the page, which tells the kernel so (before the slider's own message), and the kernel sends nothing
+back. Any other move (a jump, a drag) is drawn when it comes. Nothing is drawn ahead where :data:`DRAW_AHEAD` is ``0`` in the environment
 (the class server sets it: thirty learners' guesses would cost the machine's cores many times what
 they look at), nor outside a running kernel.
 
@@ -150,6 +150,7 @@ class Explorer(widgets.VBox):
         self._drawn: OrderedDict[str, tuple[bytes, dict]] = OrderedDict()  # key -> (picture, readings)
         self._in_page: OrderedDict[str, None] = OrderedDict()  # keys the page holds (Ahead), oldest first
         self._generation, self._moved, self._page_ready = 0, (next(iter(controls)), 1), False
+        self._page_holds: dict[str, bool] = {}  # setting -> whether every page that moved to it held it
         self._live = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self._readings = self.view.readings()
         _remembered(self._drawn, self._key(), lambda: (self._live.value, self._readings))
@@ -273,8 +274,15 @@ class Explorer(widgets.VBox):
             view.draw(self._scene())
             picture, self._readings = view.image(), view.readings()
             _remembered(self._drawn, key, lambda: (picture, self._readings))
-        self._live.value = picture
-        self.readout.value = _readout_html(self._readings)
+        shown = _readout_html(self._readings)
+        held = self._page_holds.pop(key, False) and key in self._in_page
+        for widget, value in ((self._live, picture), (self.readout, shown)):
+            if held:  # the page showed its own copy (it said so before the slider's message): not sent again
+                with widget._lock_property(value=value):  # as ipywidgets does for a value the page sent
+                    widget.value = value
+            else:
+                widget.value = value
+        self._page_holds.clear()
         self._draw_ahead_later(self._generation)
 
     def _page_says(self, _widget: Any, content: dict, _buffers: list) -> None:
@@ -285,6 +293,14 @@ class Explorer(widgets.VBox):
             self._in_page.clear()
             self._generation += 1
             self._draw_ahead_later(self._generation)
+        elif "shows" in content:  # a slider moved in a page, which held that setting's picture or not
+            key, held = str(content["shows"]), content.get("held") is True
+            if key == self._key() and not held and key not in self._page_holds:
+                # the move is shown in the kernel already (another window moved it): this page needs it
+                self._live.send_state("value")
+                self.readout.send_state("value")
+            else:
+                self._page_holds[key] = self._page_holds.get(key, True) and held
 
     def _settings_ahead(self) -> list[dict[str, Any]]:
         """The settings one notch away from the current one on each slider: the slider just moved first,

@@ -402,3 +402,25 @@ def test_in_a_running_kernel_the_settings_are_drawn_ahead_after_a_move_and_a_new
     assert first == ["10,0,0", "8,0,0", "9,1,0", "9,0,1"]
     # ahead of 0.12 (scale's end): 0.11 (drawn before, sent already), shift 1, then remedy centring, which fails
     assert second == ["11,1,0"] and errors == []
+
+
+def test_a_setting_the_page_held_is_not_sent_back_and_a_page_that_did_not_hold_it_gets_it(monkeypatch):
+    """The page says which setting a move shows, and whether it held its picture, before the slider's
+    own message: held, the kernel takes the setting in without sending picture or readings back; not
+    held, it sends them, also to a window that says so after the kernel took the move from another."""
+    explorer = ahead_explorer()
+    explorer._ahead.send = lambda content, buffers: None
+    sent: list[str] = []
+    for name, widget in (("picture", explorer._live), ("readings", explorer.readout)):
+        monkeypatch.setattr(widget, "send_state", lambda key=None, name=name: sent.append(name))
+    explorer._page_says(explorer._ahead, {"ready": True}, [])
+    explorer.draw_ahead()
+    explorer._page_says(explorer._ahead, {"shows": "10,0,0", "held": True}, [])
+    explorer.controls["scale"].value = 0.11
+    assert sent == [] and explorer.image.value == b"1.1+0" and "sum = 1.100" in repr(explorer)
+    explorer._page_says(explorer._ahead, {"shows": "10,0,0", "held": False}, [])  # a second window, later
+    assert sent == ["picture", "readings"]
+    sent.clear()
+    explorer._page_says(explorer._ahead, {"shows": "11,0,0", "held": False}, [])  # a jump: drawn, and sent
+    explorer.controls["scale"].value = 0.12
+    assert sent == ["picture", "readings"] and explorer.image.value == b"1.2+0"

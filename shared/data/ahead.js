@@ -1,10 +1,11 @@
 // Pictures a live explorer drew ahead (shared/explorers.py, class Ahead).
 // After each move the kernel draws the settings one notch away on each slider and sends them here
-// (a custom message: the setting's key and readings, the picture as a buffer). When the learner moves
-// a slider to one of them, this shows its picture and readings at once, from the page, before the
-// kernel has heard of the move; the kernel then sends the same picture again. Any other move waits
-// for the kernel, as before. A page (each window showing the notebook) says when it is ready, and the
-// kernel then sends it what it drew ahead of the current setting. A setting's key numbers each slider's notch (a choice: its index; a
+// (a custom message: the setting's key and readings, the picture as a buffer). When the learner
+// moves a slider to one of them, this shows its picture and readings at once, from the page, before
+// the kernel has heard of the move, and tells the kernel (before the slider's own message) that it
+// holds it, so the kernel sends nothing back. Any other move waits for the kernel, as before. A page
+// (each window showing the notebook) says when it is ready, and the kernel then sends it what it drew
+// ahead of the current setting. A setting's key numbers each slider's notch (a choice: its index; a
 // slider: round((value - low) / step)), the same in the kernel (Explorer._key).
 const KEEP = 32; // settings held, the oldest forgotten first (the kernel counts the same way)
 
@@ -29,7 +30,9 @@ export default {
     const axes = model.get("axes");
     const key = () => controls.map((control, i) => notch(control, axes[i])).join(",");
     const show = () => {
-      const frame = frames.get(key());
+      const shown = key(), frame = frames.get(shown);
+      // before the slider's own message: the kernel then knows whether to send this setting's picture
+      model.send({ shows: shown, held: frame !== undefined });
       if (frame === undefined) return;
       image.set("value", frame.picture);
       readout.set("value", frame.readout);
