@@ -52,6 +52,7 @@ import itertools
 import math
 import os
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -153,11 +154,12 @@ class Explorer(widgets.VBox):
         self._page_holds: dict[str, bool] = {}  # setting -> whether every page that moved to it held it
         self._live = widgets.Image(value=self.view.image(), format="jpeg", layout=widgets.Layout(width="100%"))
         self._readings = self.view.readings()
-        _remembered(self._drawn, self._key(), lambda: (self._live.value, self._readings))
+        if self._key() is not None:
+            _remembered(self._drawn, self._key(), lambda: (self._live.value, self._readings))
         self.readout = widgets.HTML(_readout_html(self._readings))
         shown = [heading, *controls.values(), self.readout, self._live]
         self._ahead = None
-        if os.environ.get(DRAW_AHEAD, "1") != "0":
+        if os.environ.get(DRAW_AHEAD, "1") != "0" and all(_notches(c) != "none" for c in controls.values()):
             self._ahead = Ahead(controls=[c.model_id for c in controls.values()], image=self._live.model_id,
                                 readout=self.readout.model_id, axes=[_notches(c) for c in controls.values()],
                                 layout=widgets.Layout(display="none"))
@@ -249,14 +251,16 @@ class Explorer(widgets.VBox):
     def _on_change(self, change: dict) -> None:
         name = next(n for n, c in self.controls.items() if c is change["owner"])
         old, new = (_notch(change["owner"], v) for v in (change["old"], change["new"]))
-        self._moved = (name, 1 if new >= old else -1)
+        self._moved = (name, -1 if None not in (old, new) and new < old else 1)
         self.refresh()
 
-    def _key(self, values: dict[str, Any] | None = None) -> str:
+    def _key(self, values: dict[str, Any] | None = None) -> str | None:
         """The setting ``values`` (the current one by default) as the page names it: each slider's notch
-        (shared/data/ahead.js)."""
+        (shared/data/ahead.js); None where a value is not on its slider's grid (set by code, or a
+        slider the page cannot number), which is drawn when shown and never held."""
         values = self.values() if values is None else values
-        return ",".join(str(_notch(control, values[name])) for name, control in self.controls.items())
+        notches = [_notch(control, values[name]) for name, control in self.controls.items()]
+        return None if None in notches else ",".join(map(str, notches))
 
     def refresh(self) -> None:
         """Recompute (if a computed slider moved), redraw the picture and the readings (a live
@@ -266,14 +270,15 @@ class Explorer(widgets.VBox):
             return
         self._generation += 1
         key = self._key()
-        if key in self._drawn:  # drawn ahead (the page shows it already, where it holds it) or drawn before
+        if key is not None and key in self._drawn:  # drawn ahead (the page shows it already, where it holds it) or before
             picture, self._readings = _remembered(self._drawn, key, None)
             self._stale = True
         else:
-            view = self.view
-            view.draw(self._scene())
-            picture, self._readings = view.image(), view.readings()
-            _remembered(self._drawn, key, lambda: (picture, self._readings))
+            self._view.draw(self._scene())
+            self._stale = False
+            picture, self._readings = self._view.image(), self._view.readings()
+            if key is not None:
+                _remembered(self._drawn, key, lambda: (picture, self._readings))
         shown = _readout_html(self._readings)
         held = self._page_holds.pop(key, False) and key in self._in_page
         for widget, value in ((self._live, picture), (self.readout, shown)):
@@ -293,7 +298,7 @@ class Explorer(widgets.VBox):
             self._in_page.clear()
             self._generation += 1
             self._draw_ahead_later(self._generation)
-        elif "shows" in content:  # a slider moved in a page, which held that setting's picture or not
+        elif content.get("shows") is not None:  # a slider moved in a page, which held that setting's picture or not
             key, held = str(content["shows"]), content.get("held") is True
             if key == self._key() and not held and key not in self._page_holds:
                 # the move is shown in the kernel already (another window moved it): this page needs it
@@ -336,10 +341,7 @@ class Explorer(widgets.VBox):
 
         def step() -> None:
             if generation == self._generation and todo:
-                try:
-                    self._draw_one_ahead(todo.pop(0))
-                except Exception:  # noqa: BLE001 (a setting that fails is drawn, and fails, if moved to)
-                    return
+                self._draw_one_ahead(todo.pop(0))
                 loop.call_later(AHEAD_PAUSE, step)
 
         loop.call_later(AHEAD_PAUSE, step)
@@ -351,9 +353,18 @@ class Explorer(widgets.VBox):
         drawn = key not in self._drawn
         if drawn:
             self._stale = True  # from here, the view no longer shows the current setting
-            data, options = self._inputs(setting)
-            self._view.draw(self.make_view.measure(*data, **options))
-            _remembered(self._drawn, key, lambda: (self._view.image(), self._view.readings()))
+            with warnings.catch_warnings(record=True) as caught:  # this setting's own, kept for its move
+                warnings.simplefilter("always")
+                try:
+                    data, options = self._inputs(setting)
+                    self._view.draw(self.make_view.measure(*data, **options))
+                    made = self._view.image(), self._view.readings()
+                except Exception:  # noqa: BLE001 (drawn, and failing, if moved to)
+                    caught.append(None)
+            if caught:  # not drawn ahead: when moved to, computed and drawn again, where it warns or fails
+                self._results.pop(tuple(setting[name] for name in self.computed), None)
+                return False
+            _remembered(self._drawn, key, lambda: made)
         if self._ahead is not None and self._page_ready and key not in self._in_page:
             picture, readings = self._drawn[key]
             self._ahead.send({"key": key, "readout": _readout_html(readings)}, [picture])
@@ -458,31 +469,48 @@ def _remembered(memory: OrderedDict, key: Any, make: Callable[[], Any] | None, k
     return memory[key]
 
 
-def _notches(control: widgets.Widget) -> list | None:
+GRID = 1e-9  # how far (in steps) a slider's value may lie from its grid and still name a notch
+
+
+def _notches(control: widgets.Widget) -> list | str | None:
     """How the page numbers ``control``'s notches (shared/data/ahead.js): None for a choice (its
-    index), else ``[low, step]``."""
-    return None if isinstance(control, widgets.SelectionSlider) else [control.min, control.step]
+    index), ``[low, step]`` for a slider, ``"none"`` for any other control (nothing drawn ahead)."""
+    if isinstance(control, widgets.SelectionSlider):
+        return None
+    if isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+        return [control.min, control.step]
+    return "none"
 
 
-def _notch(control: widgets.Widget, value: Any) -> int:
-    """The notch of ``value`` on ``control``, as the page numbers it (JavaScript's ``Math.round``)."""
+def _notch(control: widgets.Widget, value: Any) -> int | None:
+    """The notch of ``value`` on ``control``, as the page numbers it; None where ``value`` is off the
+    slider's grid from ``low`` by ``step`` (by more than :data:`GRID` of a step), or the control is no
+    slider (the page does the same)."""
     if isinstance(control, widgets.SelectionSlider):
         return list(control.options).index(value)
-    return math.floor((value - control.min) / control.step + 0.5)
+    if not isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+        return None
+    steps = (value - control.min) / control.step
+    notch = math.floor(steps + 0.5)  # JavaScript's Math.round
+    return notch if abs(steps - notch) <= GRID else None
 
 
 def _notch_value(control: widgets.Widget, value: Any, step: int) -> Any:
-    """The value ``step`` notches from ``value`` on ``control``, or None past its ends (a float
-    slider's rounded to its step's decimals, as the page's slider sets it)."""
-    notch = _notch(control, value) + step
+    """The value ``step`` notches from ``value`` on ``control``, or None past its ends or off its
+    grid (a float slider's rounded to the decimals of its low end and step, as the page's slider
+    sets it)."""
+    here = _notch(control, value)
+    if here is None:
+        return None
+    notch = here + step
     if isinstance(control, widgets.SelectionSlider):
         return control.options[notch] if 0 <= notch < len(control.options) else None
-    if not 0 <= notch <= _notch(control, control.max):
-        return None
     if isinstance(control, widgets.IntSlider):
-        return control.min + notch * control.step
-    places = max(0, -decimal.Decimal(repr(control.step)).as_tuple().exponent)
-    return round(control.min + notch * control.step, places)
+        found = control.min + notch * control.step
+    else:
+        places = max(0, *(-decimal.Decimal(repr(float(v))).as_tuple().exponent for v in (control.min, control.step)))
+        found = round(control.min + notch * control.step, places)
+    return found if control.min <= found <= control.max and _notch(control, found) == notch else None
 
 
 def explore(compute: Callable[..., Any], view: type, title: str = "Explorer",

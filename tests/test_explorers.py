@@ -355,7 +355,6 @@ def test_every_picture_drawn_ahead_is_the_one_the_explorer_draws_for_its_setting
             picture_ahead, readings_ahead = explorer._drawn[explorer._key(setting)]
             for name, value in setting.items():
                 explorer.controls[name].value = value
-            assert explorer.image.value == picture_ahead and explorer.readings() == readings_ahead
             view = explorer.view  # draws the setting shown, now
             assert view.readings() == readings_ahead, setting
             now = np.asarray(Image.open(io.BytesIO(view.image())).convert("RGB"), dtype=float)
@@ -424,3 +423,46 @@ def test_a_setting_the_page_held_is_not_sent_back_and_a_page_that_did_not_hold_i
     explorer._page_says(explorer._ahead, {"shows": "11,0,0", "held": False}, [])  # a jump: drawn, and sent
     explorer.controls["scale"].value = 0.12
     assert sent == ["picture", "readings"] and explorer.image.value == b"1.2+0"
+
+
+def test_a_move_not_held_draws_its_setting_once():
+    explorer = ahead_explorer()
+    explorer.draw_ahead()  # the view drew other settings since: the current one is drawn again when shown
+    drawn, FrameCountingView.pictures = len(explorer.view.drawn), 0
+    explorer.controls["shift"].value = 3  # two notches: not drawn ahead
+    assert FrameCountingView.pictures == 1 and len(explorer.view.drawn) == drawn + 1
+
+
+def test_a_value_off_its_sliders_grid_names_no_setting_and_nothing_past_an_end_is_drawn_ahead():
+    """A slider whose value lies between its notches (set by code, or made so) keys no setting: it is
+    drawn when shown and never taken for its neighbour; nor is a setting past a slider's end (a high
+    end off the grid) drawn ahead under the key of the end."""
+    off = explore(lambda scale: round(10 * scale, 6), FrameCountingView, scale=slider("scale", 0.15, 0.0, 1.0, 0.1))
+    assert off._key() is None and off._settings_ahead() == []
+    off.controls["scale"].value = 0.1
+    assert "sum = 1.000" in repr(off) and off.image.value == b"1.0+0.0"
+    off.controls["scale"].value = 0.15  # back, off the grid: drawn again, not read under 0.1's notch
+    assert "sum = 1.500" in repr(off)
+    for control, value, ahead in ((slider("scale", 0.8, 0.0, 1.0, 0.4), 0.8, [0.4]),
+                                  (slider("k", 8, 0, 10, 4), 8, [4]),
+                                  (slider("p", 0.25, 0.05, 0.95, 0.1), 0.25, [0.35, 0.15])):
+        explorer = explore(lambda scale: scale, FrameCountingView, scale=control)
+        explorer._moved = ("scale", 1)
+        assert [s["scale"] for s in explorer._settings_ahead()] == ahead, (control, value)
+
+
+def test_a_setting_that_warns_is_not_drawn_ahead_and_warns_when_moved_to():
+    import warnings as w
+
+    def compute(scale):
+        if scale > 0.1:
+            w.warn("a setting of its own", RuntimeWarning, stacklevel=1)
+        return round(10 * scale, 6)
+
+    explorer = explore(compute, FrameCountingView, scale=slider("scale", 0.1, 0.01, 0.12, 0.01))
+    with w.catch_warnings():
+        w.simplefilter("error")  # drawing ahead lets none out
+        assert explorer.draw_ahead() == 1 and explorer._key({"scale": 0.11}) not in explorer._drawn
+    with pytest.warns(RuntimeWarning, match="a setting of its own"):
+        explorer.controls["scale"].value = 0.11
+    assert "sum = 1.100" in repr(explorer)

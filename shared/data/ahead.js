@@ -9,8 +9,12 @@
 // slider: round((value - low) / step)), the same in the kernel (Explorer._key).
 const KEEP = 32; // settings held, the oldest forgotten first (the kernel counts the same way)
 
+const GRID = 1e-9; // how far (in steps) a value may lie from its slider's grid (explorers.py, GRID)
+
 function notch(model, axis) {
-  return axis === null ? model.get("index") : Math.round((model.get("value") - axis[0]) / axis[1]);
+  if (axis === null) return model.get("index");
+  const steps = (model.get("value") - axis[0]) / axis[1], n = Math.round(steps);
+  return Math.abs(steps - n) <= GRID ? n : null; // off the grid (set by code): no notch, nothing held
 }
 
 export default {
@@ -28,9 +32,13 @@ export default {
       manager.get_model(model.get("readout")),
     ]);
     const axes = model.get("axes");
-    const key = () => controls.map((control, i) => notch(control, axes[i])).join(",");
+    const key = () => {
+      const notches = controls.map((control, i) => notch(control, axes[i]));
+      return notches.includes(null) ? null : notches.join(",");
+    };
+    const held = () => { const k = key(); return k === null ? undefined : frames.get(k); };
     const show = () => {
-      const shown = key(), frame = frames.get(shown);
+      const shown = key(), frame = held();
       // before the slider's own message: the kernel then knows whether to send this setting's picture
       model.send({ shows: shown, held: frame !== undefined });
       if (frame === undefined) return;
@@ -38,6 +46,16 @@ export default {
       readout.set("value", frame.readout);
       globalThis.courseAheadShown = (globalThis.courseAheadShown ?? 0) + 1; // read by the browser tests
     };
+    // A picture or readings from the kernel that come after the page showed its own (the kernel's
+    // answer to an earlier move, or to another window): the page's, of the current setting, stay.
+    const mend = () => {
+      const frame = held();
+      if (frame === undefined) return;
+      if (image.get("value") !== frame.picture) image.set("value", frame.picture);
+      if (readout.get("value") !== frame.readout) readout.set("value", frame.readout);
+    };
+    image.on("change:value", mend);
+    readout.on("change:value", mend);
     controls.forEach((control, i) => control.on(axes[i] === null ? "change:index" : "change:value", show));
     model.send({ ready: true }); // this page holds nothing yet: the kernel sends what it drew ahead
   },
