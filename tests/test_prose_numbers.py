@@ -117,3 +117,24 @@ def test_every_number_in_a_document_is_printed_by_a_notebook(path, printed_anywh
     missing = sorted({f"{s}{v:g}" for s, v in numbers(prose)
                       if not ((-v if s == "-" else v) in have if s else (v in have or -v in have))})
     assert not missing, f"{path.name}: quoted but printed by no notebook: {missing}"
+
+
+def test_the_readmes_browser_figures_are_the_ones_the_benchmark_wrote():
+    """The README's line of one learner's slider medians in a browser quotes the run that
+    ``benchmarks/browser.py`` wrote to ``benchmarks/results/browser.json``: every notebook's median and
+    p95, the moves the page held, and the floor."""
+    import json
+
+    results = json.loads((ROOT / "benchmarks" / "results" / "browser.json").read_text())
+    readme = (ROOT / "README.md").read_text().splitlines()
+
+    def line(start: str) -> str:
+        return next(text for text in readme if text.startswith(start))
+
+    medians, held = line("one learner in a browser, slider median / p95"), line("moves whose picture the page held")
+    for stem, row in results["notebooks"].items():
+        assert f"{stem[:2]} {row['median_ms']} / {row['p95_ms']}" in medians, (stem, row)
+        if row["drawn_ahead"]:
+            assert f"{stem[:2]} {row['drawn_ahead']} of {row['moves']}" in held, (stem, row)
+    floor = results["live_floor"]
+    assert f"{floor['median_ms']} / {floor['p95_ms']}" in line("a live explorer whose kernel draws nothing")
