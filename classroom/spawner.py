@@ -50,7 +50,7 @@ from traitlets import Bool, Integer, List, Set, Unicode
 
 from classroom import limits, logcap
 
-DRAW_AHEAD = "ISOTROPY_DRAW_AHEAD"  # shared.explorers.DRAW_AHEAD (the hub loads no toolkit)
+DRAW_AHEAD = "ISOTROPY_DRAW_AHEAD"  # shared.ahead.DRAW_AHEAD (the hub loads no toolkit)
 
 
 def server_port() -> int:
@@ -95,7 +95,7 @@ class CourseSpawner(LocalProcessSpawner):
     def get_env(self):
         env = super().get_env()
         env.pop("PYTHONPATH", None)  # the hub's own (this clone) is no business of a learner's server
-        # a live explorer draws nothing ahead of the learner's next move (shared.explorers.DRAW_AHEAD):
+        # a live explorer draws nothing ahead of the learner's next move (shared.ahead.DRAW_AHEAD):
         # thirty learners' guesses would cost the class's cores many times what they look at
         env[DRAW_AHEAD] = "0"
         if self.runtime_root:

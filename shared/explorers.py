@@ -30,10 +30,10 @@ by the kernel on each move; a store this user cannot write is only read.
 
 Drawn ahead: a live explorer, after each move, draws the settings one notch away on each slider (the
 slider just moved first, in the direction it moved) while the learner looks, one picture at a time so
-that a move in between waits for one at most, and sends them to the page (:class:`Ahead`), which
-holds the last :data:`AHEAD_KEPT`: a move to one of them shows its picture and readings at once, from
+that a move in between waits for one at most, and sends them to the page (:class:`shared.ahead.Ahead`), which
+holds the last :data:`~shared.ahead.AHEAD_KEPT`: a move to one of them shows its picture and readings at once, from
 the page, which tells the kernel so (before the slider's own message), and the kernel sends nothing
-back. Any other move (a jump, a drag) is drawn when it comes. Nothing is drawn ahead where :data:`DRAW_AHEAD` is ``0`` in the environment
+back. Any other move (a jump, a drag) is drawn when it comes. Nothing is drawn ahead where :data:`~shared.ahead.DRAW_AHEAD` is ``0`` in the environment
 (the class server sets it: thirty learners' guesses would cost the machine's cores many times what
 they look at), nor outside a running kernel.
 
@@ -44,27 +44,23 @@ view's readings, so the regression tests compare the numbers it shows.
 from __future__ import annotations
 
 import asyncio
-import decimal
 import hashlib
 import html
 import inspect
 import itertools
-import math
 import os
 import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-import anywidget
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
-import traitlets
 
 from . import _checks
+from .ahead import AHEAD_KEPT, AHEAD_PAUSE, DRAW_AHEAD, Ahead, notch, notch_value, notches_of
 from ._stored import digest_content
 from .figures.engine import storable, stored_drawing
 
@@ -72,9 +68,6 @@ REMEMBERED = 32
 CSS_CLASS = "course-explorer"  # how a page (and the browser tests) finds an explorer
 FRAMES = 256  # at most this many settings are drawn ahead as frames
 FRAMES_KEY_SECONDS = 2.0  # computing every setting to key the frames may take this long, else the explorer stays live
-DRAW_AHEAD = "ISOTROPY_DRAW_AHEAD"  # "0" in the environment: a live explorer draws nothing ahead
-AHEAD_KEPT = 32  # settings drawn ahead that the page holds (shared/data/ahead.js, KEEP), and the kernel
-AHEAD_PAUSE = 0.002  # seconds between two pictures drawn ahead: the kernel reads a move that came meanwhile
 _STYLE = {"description_width": "240px"}
 _LAYOUT = {"width": "500px"}
 
@@ -112,18 +105,6 @@ def choice(description: str, options: Sequence[Any], value: Any = None) -> widge
                                    style=_STYLE, layout=widgets.Layout(**_LAYOUT))
 
 
-class Ahead(anywidget.AnyWidget):
-    """The pictures a live explorer drew ahead, held in the page (``shared/data/ahead.js``), which shows
-    one when a slider is moved to its setting. ``controls``, ``image`` and ``readout`` name the explorer's
-    widgets; ``axes`` says how to number each slider's notch (``[low, step]``, or None for a choice)."""
-
-    _esm = (Path(__file__).parent / "data" / "ahead.js").read_text(encoding="utf-8")
-    controls = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    axes = traitlets.List().tag(sync=True)
-    image = traitlets.Unicode().tag(sync=True)
-    readout = traitlets.Unicode().tag(sync=True)
-
-
 class Explorer(widgets.VBox):
     """Sliders, the view's readings and its picture (an ``ipywidgets.Image``), in one column."""
 
@@ -159,9 +140,9 @@ class Explorer(widgets.VBox):
         self.readout = widgets.HTML(_readout_html(self._readings))
         shown = [heading, *controls.values(), self.readout, self._live]
         self._ahead = None
-        if os.environ.get(DRAW_AHEAD, "1") != "0" and all(_notches(c) != "none" for c in controls.values()):
+        if os.environ.get(DRAW_AHEAD, "1") != "0" and all(notches_of(c) != "none" for c in controls.values()):
             self._ahead = Ahead(controls=[c.model_id for c in controls.values()], image=self._live.model_id,
-                                readout=self.readout.model_id, axes=[_notches(c) for c in controls.values()],
+                                readout=self.readout.model_id, axes=[notches_of(c) for c in controls.values()],
                                 layout=widgets.Layout(display="none"))
             self._ahead.on_msg(self._page_says)
             shown.append(self._ahead)
@@ -250,7 +231,7 @@ class Explorer(widgets.VBox):
 
     def _on_change(self, change: dict) -> None:
         name = next(n for n, c in self.controls.items() if c is change["owner"])
-        old, new = (_notch(change["owner"], v) for v in (change["old"], change["new"]))
+        old, new = (notch(change["owner"], v) for v in (change["old"], change["new"]))
         self._moved = (name, -1 if None not in (old, new) and new < old else 1)
         self.refresh()
 
@@ -259,7 +240,7 @@ class Explorer(widgets.VBox):
         (shared/data/ahead.js); None where a value is not on its slider's grid (set by code, or a
         slider the page cannot number), which is drawn when shown and never held."""
         values = self.values() if values is None else values
-        notches = [_notch(control, values[name]) for name, control in self.controls.items()]
+        notches = [notch(control, values[name]) for name, control in self.controls.items()]
         return None if None in notches else ",".join(map(str, notches))
 
     def refresh(self) -> None:
@@ -316,7 +297,7 @@ class Explorer(widgets.VBox):
         settings = []
         for name in order:
             for step in (direction, -direction):
-                value = _notch_value(self.controls[name], current[name], step)
+                value = notch_value(self.controls[name], current[name], step)
                 if value is not None:
                     settings.append({**current, name: value})
         return settings
@@ -467,50 +448,6 @@ def _remembered(memory: OrderedDict, key: Any, make: Callable[[], Any] | None, k
         if len(memory) > keep:
             memory.popitem(last=False)
     return memory[key]
-
-
-GRID = 1e-9  # how far (in steps) a slider's value may lie from its grid and still name a notch
-
-
-def _notches(control: widgets.Widget) -> list | str | None:
-    """How the page numbers ``control``'s notches (shared/data/ahead.js): None for a choice (its
-    index), ``[low, step]`` for a slider, ``"none"`` for any other control (nothing drawn ahead)."""
-    if isinstance(control, widgets.SelectionSlider):
-        return None
-    if isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
-        return [control.min, control.step]
-    return "none"
-
-
-def _notch(control: widgets.Widget, value: Any) -> int | None:
-    """The notch of ``value`` on ``control``, as the page numbers it; None where ``value`` is off the
-    slider's grid from ``low`` by ``step`` (by more than :data:`GRID` of a step), or the control is no
-    slider (the page does the same)."""
-    if isinstance(control, widgets.SelectionSlider):
-        return list(control.options).index(value)
-    if not isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
-        return None
-    steps = (value - control.min) / control.step
-    notch = math.floor(steps + 0.5)  # JavaScript's Math.round
-    return notch if abs(steps - notch) <= GRID else None
-
-
-def _notch_value(control: widgets.Widget, value: Any, step: int) -> Any:
-    """The value ``step`` notches from ``value`` on ``control``, or None past its ends or off its
-    grid (a float slider's rounded to the decimals of its low end and step, as the page's slider
-    sets it)."""
-    here = _notch(control, value)
-    if here is None:
-        return None
-    notch = here + step
-    if isinstance(control, widgets.SelectionSlider):
-        return control.options[notch] if 0 <= notch < len(control.options) else None
-    if isinstance(control, widgets.IntSlider):
-        found = control.min + notch * control.step
-    else:
-        places = max(0, *(-decimal.Decimal(repr(float(v))).as_tuple().exponent for v in (control.min, control.step)))
-        found = round(control.min + notch * control.step, places)
-    return found if control.min <= found <= control.max and _notch(control, found) == notch else None
 
 
 def explore(compute: Callable[..., Any], view: type, title: str = "Explorer",

@@ -131,7 +131,7 @@ def test_a_wrong_password_or_an_unlisted_name_is_refused(hub: TrialClass) -> Non
 
 @pytest.mark.classroom
 def test_a_learner_runs_notebooks_01_and_09_in_their_own_server(hub: TrialClass, running) -> None:
-    from shared.explorers import DRAW_AHEAD
+    from shared.ahead import DRAW_AHEAD
 
     learner = running[hub.students[0]]
     listing = learner.server("GET", "contents/notebooks").json()

@@ -276,7 +276,8 @@ ROUND_TRIP = """
 from shared import sphere_and_cone
 import os
 
-from shared.explorers import DRAW_AHEAD, explore, slider
+from shared.ahead import DRAW_AHEAD
+from shared.explorers import explore, slider
 from shared.figures import SphereConeView
 
 # three of notebook 01's explorer pictures (about 75 KB each), drawn once, here

@@ -331,7 +331,7 @@ def test_a_move_to_a_setting_drawn_ahead_shows_it_without_drawing_and_the_view_c
 
 
 def test_nothing_is_drawn_ahead_where_the_environment_says_so(monkeypatch):
-    from shared.explorers import DRAW_AHEAD, Ahead
+    from shared.ahead import DRAW_AHEAD, Ahead
 
     monkeypatch.setenv(DRAW_AHEAD, "0")
     explorer = ahead_explorer()

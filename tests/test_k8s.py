@@ -113,7 +113,7 @@ def test_the_config_gives_every_server_what_the_class_server_gives_it(config) ->
     single = config["singleuser"]
     assert _bytes(single["memory"]["guarantee"]) <= _bytes(single["memory"]["limit"])
     assert single["extraEnv"]["OPENBLAS_NUM_THREADS"] == "1"
-    from shared.explorers import DRAW_AHEAD
+    from shared.ahead import DRAW_AHEAD
 
     assert single["extraEnv"][DRAW_AHEAD] == "0", "the class's live explorers would draw ahead"
     mounts = {m["mountPath"]: m for m in single["storage"]["extraVolumeMounts"]}

@@ -152,7 +152,7 @@ def test_the_cycle_check_finds_a_cycle_inside_functions(tmp_path):
 #: The toolkit's layers from the bottom up: the rows of CONTRIBUTING.md's table, in its order.
 LAYERS = (("shared.events",), ("shared._checks",), ("shared.geometry",), ("shared.meters",), ("shared.report",), ("shared.mechanisms",),
           ("shared.remedies",), ("shared.store", "shared._stored"), ("shared.real",), ("shared.figures",),
-          ("shared.explorers", "shared.predictions"), ("shared.exercises",))
+          ("shared.explorers", "shared.ahead", "shared.predictions"), ("shared.exercises",))
 
 
 def _layer(module: str) -> int:
