@@ -203,6 +203,8 @@ def time_a_move(page, explorer, slider, key: str) -> tuple[float, float, str, bo
         page.keyboard.press(key)
     page.wait_for_function("() => window.courseMoveMs !== null", timeout=2_000)
     driver = time.perf_counter() - start
+    # one picture shown: a frame, the kernel's, or the one the page held in its place
+    assert explorer.locator(".widget-image:visible").count() == 1
     return page.evaluate("() => window.courseMoveMs") / 1000, driver, key, page.evaluate(AHEAD_SHOWN) > held
 
 

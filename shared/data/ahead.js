@@ -20,10 +20,21 @@ function notch(model, axis) {
 export default {
   async initialize({ model }) {
     const frames = new Map();
+    const forget = (frame) => URL.revokeObjectURL(frame.url);
     model.on("msg:custom", (msg, buffers) => {
+      // decoded now, while the learner looks: shown, it is only painted
+      const url = URL.createObjectURL(new Blob([buffers[0]], { type: "image/jpeg" }));
+      const picture = new Image();
+      picture.src = url;
+      picture.decode().catch(() => {});
+      if (frames.has(msg.key)) forget(frames.get(msg.key));
       frames.delete(msg.key);
-      frames.set(msg.key, { picture: buffers[0], readout: msg.readout });
-      while (frames.size > KEEP) frames.delete(frames.keys().next().value);
+      frames.set(msg.key, { picture: buffers[0], readout: msg.readout, url, img: picture });
+      while (frames.size > KEEP) {
+        const oldest = frames.keys().next().value;
+        forget(frames.get(oldest));
+        frames.delete(oldest);
+      }
     });
     const manager = model.widget_manager;
     const [controls, image, readout] = await Promise.all([
@@ -37,25 +48,55 @@ export default {
       return notches.includes(null) ? null : notches.join(",");
     };
     const held = () => { const k = key(); return k === null ? undefined : frames.get(k); };
+    // A held picture is shown in an image of this page's own, decoded already, in place of each view
+    // of the explorer's picture (hidden meanwhile; a picture it would decode is no longer painted);
+    // the model takes the picture's bytes without redrawing its views.
+    const shown = new Map(); // view -> this page's image shown in its place
+    const cover = (frame) => {
+      image.set("value", frame.picture, { silent: true });
+      for (const pending of Object.values(image.views ?? {})) {
+        pending.then((view) => {
+          if (held() !== frame) return; // moved on meanwhile
+          shown.get(view)?.remove();
+          // one image per view: a second view of the picture (the explorer shown twice) gets a copy
+          const mine = frame.img.isConnected ? frame.img.cloneNode() : frame.img;
+          if (view.el.style.display !== "none") mine.style.cssText = view.el.style.cssText;
+          else mine.style.cssText = shown.get(view)?.style.cssText ?? "";
+          mine.className = view.el.className;
+          view.el.style.display = "none";
+          view.el.after(mine);
+          shown.set(view, mine);
+        });
+      }
+    };
+    const uncover = () => {
+      for (const [view, mine] of shown) {
+        mine.remove();
+        view.el.style.display = "";
+      }
+      shown.clear();
+    };
     const show = () => {
-      const shown = key(), frame = held();
+      const frame = held();
       // before the slider's own message: the kernel then knows whether to send this setting's picture
-      model.send({ shows: shown, held: frame !== undefined });
+      model.send({ shows: key(), held: frame !== undefined });
       if (frame === undefined) return;
-      image.set("value", frame.picture);
+      cover(frame);
       readout.set("value", frame.readout);
       globalThis.courseAheadShown = (globalThis.courseAheadShown ?? 0) + 1; // read by the browser tests
     };
-    // A picture or readings from the kernel that come after the page showed its own (the kernel's
-    // answer to an earlier move, or to another window): the page's, of the current setting, stay.
-    const mend = () => {
+    // A picture or readings from the kernel: where the page holds the current setting (the kernel's
+    // answer came to an earlier move, or to another window), the page's stay; otherwise the kernel's
+    // picture is the one shown.
+    image.on("change:value", () => {
       const frame = held();
-      if (frame === undefined) return;
-      if (image.get("value") !== frame.picture) image.set("value", frame.picture);
-      if (readout.get("value") !== frame.readout) readout.set("value", frame.readout);
-    };
-    image.on("change:value", mend);
-    readout.on("change:value", mend);
+      if (frame === undefined) uncover();
+      else cover(frame);
+    });
+    readout.on("change:value", () => {
+      const frame = held();
+      if (frame !== undefined && readout.get("value") !== frame.readout) readout.set("value", frame.readout);
+    });
     controls.forEach((control, i) => control.on(axes[i] === null ? "change:index" : "change:value", show));
     model.send({ ready: true }); // this page holds nothing yet: the kernel sends what it drew ahead
   },
