@@ -54,17 +54,24 @@ export default {
     const shown = new Map(); // view -> this page's image shown in its place
     const cover = (frame) => {
       image.set("value", frame.picture, { silent: true });
+      const setting = key();
       for (const pending of Object.values(image.views ?? {})) {
         pending.then((view) => {
-          if (held() !== frame) return; // moved on meanwhile
-          shown.get(view)?.remove();
+          if (key() !== setting || held() === undefined) return; // moved on meanwhile
+          const current = held();
+          if (!view.el.parentNode) { // not in the page yet (shown again): it draws the model's picture
+            view.update();
+            return;
+          }
+          const before = shown.get(view);
+          before?.remove();
           // one image per view: a second view of the picture (the explorer shown twice) gets a copy
-          const mine = frame.img.isConnected ? frame.img.cloneNode() : frame.img;
-          if (view.el.style.display !== "none") mine.style.cssText = view.el.style.cssText;
-          else mine.style.cssText = shown.get(view)?.style.cssText ?? "";
+          const mine = current.img.parentNode ? current.img.cloneNode() : current.img;
+          mine.style.cssText = view.el.style.display !== "none" ? view.el.style.cssText : before?.style.cssText ?? "";
           mine.className = view.el.className;
           view.el.style.display = "none";
           view.el.after(mine);
+          if (before === undefined) view.once("remove", () => { shown.get(view)?.remove(); shown.delete(view); });
           shown.set(view, mine);
         });
       }
@@ -88,17 +95,28 @@ export default {
     // A picture or readings from the kernel: where the page holds the current setting (the kernel's
     // answer came to an earlier move, or to another window), the page's stay; otherwise the kernel's
     // picture is the one shown.
-    image.on("change:value", () => {
+    const fromKernel = () => {
       const frame = held();
       if (frame === undefined) uncover();
       else cover(frame);
-    });
-    readout.on("change:value", () => {
+    };
+    const keepReadings = () => {
       const frame = held();
       if (frame !== undefined && readout.get("value") !== frame.readout) readout.set("value", frame.readout);
-    });
-    controls.forEach((control, i) => control.on(axes[i] === null ? "change:index" : "change:value", show));
+    };
+    const moved = controls.map((_, i) => (axes[i] === null ? "change:index" : "change:value"));
+    image.on("change:value", fromKernel);
+    readout.on("change:value", keepReadings);
+    controls.forEach((control, i) => control.on(moved[i], show));
     model.send({ ready: true }); // this page holds nothing yet: the kernel sends what it drew ahead
+    return () => { // the explorer is gone (its cell run again, the kernel restarted): let go of everything
+      image.off("change:value", fromKernel);
+      readout.off("change:value", keepReadings);
+      controls.forEach((control, i) => control.off(moved[i], show));
+      uncover();
+      frames.forEach(forget);
+      frames.clear();
+    };
   },
   render() {}, // nothing to see: it only swaps the explorer's picture
 };
