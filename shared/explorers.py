@@ -224,9 +224,10 @@ class Explorer(widgets.VBox):
         data = _remembered(self._results, key, lambda: self.compute(**{name: values[name] for name in self.computed}))
         return data if isinstance(data, tuple) else (data,), {name: values[name] for name in self.shown}
 
-    def _scene(self) -> Any:
-        """What the view draws for the current sliders: its ``measure`` of :meth:`_inputs`."""
-        data, options = self._inputs()
+    def _scene(self, values: dict[str, Any] | None = None) -> Any:
+        """What the view draws for the current sliders (or the setting ``values``): its ``measure`` of
+        :meth:`_inputs`."""
+        data, options = self._inputs(values)
         return self.make_view.measure(*data, **options)
 
     def _on_change(self, change: dict) -> None:
@@ -337,8 +338,7 @@ class Explorer(widgets.VBox):
             with warnings.catch_warnings(record=True) as caught:  # this setting's own, kept for its move
                 warnings.simplefilter("always")
                 try:
-                    data, options = self._inputs(setting)
-                    self._view.draw(self.make_view.measure(*data, **options))
+                    self._view.draw(self._scene(setting))
                     made = self._view.image(), self._view.readings()
                 except Exception:  # noqa: BLE001 (drawn, and failing, if moved to)
                     caught.append(None)
@@ -428,8 +428,7 @@ def _draw_frames(explorer: Explorer, settings: list[dict[str, Any]]) -> dict:
     images, readings = [], []
     view = None
     for setting in settings:
-        data, options = explorer._inputs(setting)
-        scene = explorer.make_view.measure(*data, **options)
+        scene = explorer._scene(setting)
         if view is None:
             view = explorer.make_view.of(scene)
         else:
